@@ -1,0 +1,1 @@
+"""Builders: sources and probe families."""

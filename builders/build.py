@@ -1,0 +1,184 @@
+"""Build orchestration: spec -> family generator -> splits -> positions -> Hub-ready folder.
+
+``build(spec)`` is what ``probesmith build <family>`` runs; ``build_all()`` runs every registered
+family from its default spec, which is the README's main job.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+from probesmith.builders.registry import DraftItem, FamilyOutput, families, get_family, load_spec
+from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
+from probesmith.probes.spec import ProbeSpec, to_dict
+from probesmith.schemas.artifact import DatasetFolderWriter
+from probesmith.schemas.tables import MULTIPLE_CHOICE
+
+import probesmith
+
+log = logging.getLogger(__name__)
+
+DEFAULT_OUT_ROOT = Path("artifacts")
+SPLITS = ("train", "dev", "test")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build produced: where, its manifest, its summary and what it dropped."""
+
+    out: Path
+    manifest: dict
+    summary: pl.DataFrame
+    dropped: dict[str, int]
+    seconds: float
+
+    @property
+    def logical_hash(self) -> str:
+        """The build's logical content hash (independent of row order and encoding)."""
+        return self.manifest["logical_hash"]
+
+
+def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
+    """Build the dataset ``spec`` describes into ``out`` (default ``artifacts/<spec.name>``).
+
+    The folder appears complete or not at all; an existing folder is replaced only when the
+    new build has succeeded.
+    """
+    started = time.perf_counter()
+    out = Path(out) if out is not None else DEFAULT_OUT_ROOT / spec.name
+    family = get_family(spec.family)
+    log.info("building %s (family %s, seed %d) into %s", spec.name, family.name, spec.seed, out)
+    output = family.generate(spec)
+    tables = assemble_tables(output, spec)
+    summary = summarize(output)
+    with DatasetFolderWriter(out) as writer:
+        for (config, split), table in tables.items():
+            writer.add_table(config, split, table, MULTIPLE_CHOICE)
+        manifest_fields = {
+            "name": spec.name,
+            "family": family.name,
+            "spec": to_dict(spec),
+            "seed": spec.seed,
+            "sources": output.sources,
+            "probesmith_version": probesmith.__version__,
+            "dropped": dict(sorted(output.dropped.items())),
+        }
+        manifest = writer.commit(output.card, manifest_fields, summary_markdown(summary, output))
+    seconds = time.perf_counter() - started
+    log.info("built %s in %.1f s: logical hash %s", out, seconds, manifest["logical_hash"])
+    return BuildResult(out, manifest, summary, dict(output.dropped), seconds)
+
+
+def build_all(out_root: str | Path | None = None) -> list[BuildResult]:
+    """Build every registered family from its default spec into ``out_root/<spec name>``."""
+    root = Path(out_root) if out_root is not None else DEFAULT_OUT_ROOT
+    results = []
+    for family in families().values():
+        spec = load_spec(family.default_spec)
+        results.append(build(spec, root / spec.name))
+    return results
+
+
+def assemble_tables(output: FamilyOutput, spec: ProbeSpec) -> dict[tuple[str, str], pa.Table]:
+    """Split items by cluster (one split per concept across configs), place golds at balanced
+    positions, and build Arrow tables. Items that overflow a full train split are dropped and
+    counted in ``output.dropped``."""
+    sizes: dict[str, Counter] = defaultdict(Counter)
+    for config, items in output.items.items():
+        for item in items:
+            sizes[item.cluster][config] += 1
+    split_of, overflow = assign_splits(
+        sizes, spec.seed, spec.splits.train_items, spec.splits.dev_share
+    )
+    tables = {}
+    for config, items in output.items.items():
+        by_split: dict[str, list[DraftItem]] = defaultdict(list)
+        for item in items:
+            if (item.cluster, config) in overflow:
+                output.dropped[f"{config}: concept in train after this config's train was full"] += 1
+            else:
+                by_split[split_of[item.cluster]].append(item)
+        for split in SPLITS:
+            split_items = sorted(by_split.get(split, []), key=lambda i: i.id)
+            if split_items:
+                tables[(config, split)] = _to_table(split_items, spec.seed)
+    return tables
+
+
+def _to_table(items: list[DraftItem], seed: int) -> pa.Table:
+    positions: dict[str, int] = {}
+    by_width: dict[int, list[str]] = defaultdict(list)
+    for item in items:
+        by_width[len(item.distractors) + 1].append(item.id)
+    for width, ids in by_width.items():
+        positions.update(balanced_positions(ids, width, seed))
+    columns: dict[str, list] = {name: [] for name in MULTIPLE_CHOICE.schema.names}
+    for item in items:
+        distractors = list(item.distractors)
+        item_rng(seed, "order", item.id).shuffle(distractors)
+        choices = list(distractors)
+        answer = positions[item.id]
+        choices.insert(answer, item.gold)
+        columns["id"].append(item.id)
+        columns["probe"].append(item.probe)
+        columns["question"].append(item.question)
+        columns["choices"].append([c.text for c in choices])
+        columns["answer_index"].append(answer)
+        columns["cluster"].append(item.cluster)
+        columns["concept"].append(item.concept)
+        columns["hops"].append(item.hops)
+        columns["distractor_types"].append([c.kind for c in distractors])
+        columns["distractor_hops"].append([c.hops for c in distractors])
+        columns["choice_concepts"].append([c.concept for c in choices])
+        columns["pos"].append(item.pos)
+        columns["framing"].append(item.framing)
+        columns["perturbation"].append(item.perturbation)
+        columns["source"].append(item.source)
+    return pa.Table.from_pydict(columns, schema=MULTIPLE_CHOICE.schema)
+
+
+def summarize(output: FamilyOutput) -> pl.DataFrame:
+    """Items per config x hops x distractor type (an item counts once per type it contains)."""
+    rows = Counter()
+    for config, items in output.items.items():
+        for item in items:
+            for kind in {d.kind for d in item.distractors}:
+                rows[(config, item.hops, kind)] += 1
+    return pl.DataFrame(
+        [{"config": c, "hops": h, "distractor_type": k, "items": n} for (c, h, k), n in rows.items()],
+        schema={"config": pl.String, "hops": pl.Int32, "distractor_type": pl.String, "items": pl.Int64},
+    ).sort("config", "hops", "distractor_type")
+
+
+def summary_markdown_table(summary: pl.DataFrame) -> str:
+    """Items per config x hops (rows) x distractor type (columns), as a Markdown table."""
+    if summary.is_empty():
+        return "No items."
+    wide = summary.pivot(on="distractor_type", index=["config", "hops"], values="items")
+    wide = wide.fill_null(0).sort("config", "hops")
+    lines = ["| " + " | ".join(wide.columns) + " |", "|" + "---|" * len(wide.columns)]
+    for row in wide.iter_rows():
+        lines.append("| " + " | ".join(f"{v:,}" if isinstance(v, int) else str(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def summary_markdown(summary: pl.DataFrame, output: FamilyOutput) -> str:
+    """The card's summary: items per config, the config x hops x type table, and drops."""
+    totals = {config: len(items) for config, items in output.items.items()}
+    lines = [
+        "Items per config: " + ", ".join(f"`{c}` {n:,}" for c, n in totals.items()) + ".",
+        "",
+        "Items containing each distractor type, per config and ISA hops:",
+        "",
+        summary_markdown_table(summary),
+    ]
+    if output.dropped:
+        lines += ["", "Candidates dropped, by reason:", "", "| reason | count |", "|---|---|"]
+        lines += [f"| {reason} | {n:,} |" for reason, n in sorted(output.dropped.items())]
+    return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""Which knowledge sources are available, where, and the fix for each missing one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from probesmith.builders.gcide import DEBIAN_GCIDE_DIR, GcideSource
+from probesmith.builders.gcide import INSTALL_HINT as GCIDE_HINT
+from probesmith.builders.wordnet import (
+    DEBIAN_WORDNET_DIR,
+    missing_source_files,
+    nltk_wordnet_dir,
+    prepare_wordnet,
+)
+from probesmith.builders.wordnet import INSTALL_HINT as WORDNET_HINT
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    """One source's availability."""
+
+    name: str
+    available: bool
+    where: str
+    detail: str
+    fix: str = ""
+
+
+def check_sources(
+    wordnet_dir: Path = DEBIAN_WORDNET_DIR, gcide_dir: Path = DEBIAN_GCIDE_DIR
+) -> list[SourceStatus]:
+    """The status of every source the builders read."""
+    statuses = []
+    missing = missing_source_files(wordnet_dir)
+    statuses.append(
+        SourceStatus(
+            "wordnet", not missing, str(wordnet_dir),
+            "WordNet 3.0 files present" if not missing else f"missing {', '.join(missing)}",
+            "" if not missing else WORDNET_HINT,
+        )
+    )
+    prepared = nltk_wordnet_dir()
+    ready = (prepared / "lexnames").is_file()
+    statuses.append(
+        SourceStatus(
+            "wordnet-nltk", ready, str(prepared),
+            "NLTK copy prepared" if ready else "NLTK copy not prepared yet (made on first build)",
+            "" if ready else "Run `probesmith data prepare`.",
+        )
+    )
+    gcide = GcideSource(gcide_dir)
+    present = gcide.index_path.is_file() and gcide.dict_path.is_file()
+    statuses.append(
+        SourceStatus(
+            "gcide", present, str(gcide_dir),
+            "gcide.index and gcide.dict.dz present" if present else "gcide files missing",
+            "" if present else GCIDE_HINT,
+        )
+    )
+    return statuses
+
+
+def prepare_sources(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> Path:
+    """Prepare the offline copies the builders need (WordNet for NLTK); return where."""
+    return prepare_wordnet(wordnet_dir)

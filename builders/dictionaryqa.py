@@ -1,0 +1,186 @@
+"""DictionaryQA: word-sense multiple-choice probes from GCIDE.
+
+After the DictionaryQA probe of Richardson & Sabharwal (TACL 2020): a word shown in one of
+GCIDE's usage examples ("as, a bank of clouds") must be matched to the definition of the sense
+it is used in. The distractors are, first, the definitions of the same word's other senses (up
+to ``other_senses``), then random definitions of other words with the same part of speech.
+Every sense of one word shares the cluster ``gcide:<word>``, so that no word's definitions are
+split between train and test. GCIDE is GPL-3.0-or-later; so is this config.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from tqdm.auto import tqdm
+
+from probesmith.builders.gcide import GcideSource, Sense
+from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
+from probesmith.builders.sampling import item_rng, stable_hash
+from probesmith.builders.text import contains_word, find_in_examples, normalize_choice
+from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.schemas.card import CardInfo
+
+log = logging.getLogger(__name__)
+
+CONFIG = "word_sense"
+_RANDOM_TRIES = 64
+
+
+@dataclass(frozen=True)
+class DictionarySpec(ProbeSpec):
+    """Spec of the DictionaryQA family."""
+
+    min_senses: int = spec_field(
+        2, help="Only words with at least this many distinct senses (definitions) qualify."
+    )
+    distractors: int = spec_field(4, help="Distractors per item (choices = distractors + 1).")
+    other_senses: int = spec_field(
+        4, help="At most this many distractors are the word's other senses; the rest are random."
+    )
+    examples_per_sense: int = spec_field(
+        1, help="Questions per sense: one per usage example containing the word, up to this many."
+    )
+    perturbations: int = spec_field(
+        1, help="Items per (sense, example): the same question with different distractor sets."
+    )
+    pos: tuple[str, ...] = spec_field(
+        (), help="Only senses of these parts of speech (noun, verb, adjective, ...); empty = all."
+    )
+    words: tuple[str, ...] = spec_field((), help="Only these headwords; empty = every word.")
+    limit: int = spec_field(0, help="Keep at most this many words, chosen by keyed hash; 0 = all.")
+    framings: tuple[str, ...] = spec_field(
+        (
+            'In "{example}", what does "{word}" mean?',
+            'What is the meaning of "{word}" in the phrase "{example}"?',
+            'The word "{word}" in "{example}" means',
+        ),
+        help="Question templates, one chosen per question by the seed; "
+        "placeholders {word} (as it appears in the example) and {example}.",
+    )
+    source_dir: str = spec_field("/usr/share/dictd", help="Folder with gcide.index and gcide.dict.dz.")
+
+    def __post_init__(self) -> None:
+        if self.distractors < 1 or self.min_senses < 2 or self.perturbations < 1:
+            raise ValueError("distractors >= 1, min_senses >= 2 and perturbations >= 1 are required")
+        if not 0 <= self.other_senses <= self.distractors:
+            raise ValueError("other_senses must be between 0 and distractors")
+        for template in self.framings:
+            if "{word}" not in template or "{example}" not in template:
+                raise ValueError(f"framings: template {template!r} must use {{word}} and {{example}}")
+
+
+GCIDE_LICENCE = """\
+Derived from GCIDE, the GNU Collaborative International Dictionary of English, which is free
+software under the GNU General Public License, version 3 or later. This config is therefore
+distributed under GPL-3.0-or-later: see https://www.gnu.org/licenses/gpl-3.0.html. GCIDE is
+based on Webster's Revised Unabridged Dictionary (1913) and WordNet."""
+
+
+@register_family(
+    "dictionary",
+    DictionarySpec,
+    default_spec="dictionary",
+    description="DictionaryQA: a word in a GCIDE usage example -> its sense's definition",
+)
+def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
+    """Generate a DictionaryQA item per (sense, usage example, perturbation)."""
+    source = GcideSource(spec.source_dir)
+    senses = source.senses()
+    by_word: dict[str, list[Sense]] = defaultdict(list)
+    by_pos: dict[str, list[Sense]] = defaultdict(list)
+    for sense in senses:
+        if sense.definition.startswith("See "):
+            continue  # a cross-reference ("See Cowpox."), not a definition
+        by_word[sense.word].append(sense)
+        by_pos[sense.pos].append(sense)
+    dropped: Counter = Counter()
+    words = [w for w in sorted(by_word) if not spec.words or w in set(spec.words)]
+    if spec.limit:
+        words = sorted(sorted(words, key=lambda w: stable_hash(spec.seed, w))[: spec.limit])
+    items: list[DraftItem] = []
+    for word in tqdm(words, desc="gcide words", unit="word", mininterval=1.0):
+        word_senses = _distinct_senses(by_word[word])
+        if len(word_senses) < spec.min_senses:
+            continue
+        for sense in word_senses:
+            if spec.pos and sense.pos not in spec.pos:
+                continue
+            questions = _contexts(sense)[: spec.examples_per_sense]
+            if sense.examples and not questions:
+                dropped["word_sense: no usage example contains the word"] += 1
+            if questions and contains_word(sense.definition, questions[0][1]):
+                dropped["word_sense: definition contains the word"] += 1
+                continue
+            for e, (example, surface) in enumerate(questions):
+                items.extend(_items(spec, sense, e, example, surface, word_senses, by_pos, dropped))
+    card = CardInfo(
+        pretty_name="DictionaryQA word-sense probes from GCIDE (probesmith)",
+        description=spec.description or __doc__.split("\n\n")[1],
+        license="gpl-3.0",
+        licence_text=GCIDE_LICENCE,
+        tags=("probing", "gcide", "word-sense", "multiple-choice"),
+    )
+    return FamilyOutput({CONFIG: items}, card, {"gcide": source.version()}, dropped)
+
+
+def _distinct_senses(senses: list[Sense]) -> list[Sense]:
+    seen: set[str] = set()
+    distinct = []
+    for sense in senses:
+        key = normalize_choice(sense.definition)
+        if key not in seen:
+            seen.add(key)
+            distinct.append(sense)
+    return distinct
+
+
+def _contexts(sense: Sense) -> list[tuple[str, str]]:
+    found = []
+    for example in sense.examples:
+        match = find_in_examples((sense.word,), (example,))
+        if match:
+            found.append(match)
+    return found
+
+
+def _items(spec, sense, e, example, surface, word_senses, by_pos, dropped) -> list[DraftItem]:
+    key = (sense.key, e)
+    framings = list(enumerate(spec.framings))
+    framing_id, template = item_rng(spec.seed, "framing", *key).choice(framings)
+    question = template.format(word=surface, example=example)
+    others = [s for s in word_senses if s.key != sense.key]
+    random_pool = by_pos.get(sense.pos) or by_pos[next(iter(by_pos))]
+    items = []
+    for p in range(spec.perturbations):
+        rng = item_rng(spec.seed, CONFIG, *key, p)
+        taken = {normalize_choice(sense.definition)}
+        chosen: list[DraftChoice] = []
+        for other in rng.sample(others, min(spec.other_senses, len(others))):
+            if normalize_choice(other.definition) not in taken:
+                taken.add(normalize_choice(other.definition))
+                chosen.append(DraftChoice(other.definition, other.key, "other_sense", None))
+        while len(chosen) < spec.distractors:
+            for _try in range(_RANDOM_TRIES):
+                candidate = rng.choice(random_pool)
+                norm = normalize_choice(candidate.definition)
+                if candidate.word != sense.word and norm not in taken:
+                    taken.add(norm)
+                    chosen.append(DraftChoice(candidate.definition, candidate.key, "random", None))
+                    break
+            else:
+                break
+        if len(chosen) < spec.distractors:
+            dropped["word_sense: too few distinct distractors"] += 1
+            continue
+        items.append(
+            DraftItem(
+                id=f"{CONFIG}:{sense.key}:{e}:{p}", probe=CONFIG, question=question,
+                gold=DraftChoice(sense.definition, sense.key, "gold", None), distractors=chosen,
+                cluster=f"gcide:{sense.word}", concept=sense.key, hops=0, pos=sense.pos,
+                framing=f"{CONFIG}-{framing_id}", perturbation=p, source="gcide-0.48",
+            )
+        )
+    return items

@@ -1,0 +1,242 @@
+"""GCIDE source: Debian's ``dict-gcide`` files parsed into word senses with usage examples.
+
+``gcide.index`` lists ``headword<TAB>offset<TAB>length`` (dictd's base-64 numbers) into the
+uncompressed text of ``gcide.dict.dz`` (dictzip, readable as gzip). Each block is one entry of
+Webster's 1913 layout::
+
+    Bank \\Bank\\ (b[a^][ng]k), n. [OE. banke; ...]
+       1. A mound, pile, or ridge of earth, ...; as, a bank of clouds; a bank of snow.
+          [1913 Webster]
+
+:func:`parse_entry` turns a block into :class:`Sense` records: headword, part of speech, sense
+number, definition, and the inline ``as, ...`` usage examples. GCIDE is licensed under the GPL
+(version 3 or later); datasets derived from it carry that licence.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import re
+import unicodedata
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from probesmith.schemas.manifest import file_sha256
+
+from probesmith.errors import SourceError
+
+log = logging.getLogger(__name__)
+
+DEBIAN_GCIDE_DIR = Path("/usr/share/dictd")
+INSTALL_HINT = "Install it with `apt-get install dict-gcide` (or run the README's setup command)."
+_B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
+
+POS_MARKERS = {
+    "n.": "noun", "v. t.": "verb", "v. i.": "verb", "v.": "verb", "a.": "adjective",
+    "adv.": "adverb", "prep.": "preposition", "conj.": "conjunction", "interj.": "interjection",
+    "pron.": "pronoun",
+}
+_POS_RE = re.compile(
+    r"(?<![A-Za-z.])(" + "|".join(re.escape(m) for m in sorted(POS_MARKERS, key=len, reverse=True)) + r")"
+)
+_ACCENTS = {"'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", ",": "\u0327"}
+_ENTITIES = {"ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "deg": "°", "frac12": "½", "frac14": "¼",
+             "frac34": "¾", "sect": "§", "pound": "£", "mdash": "—", "ndash": "–", "hand": "☞"}
+_SKIP_PARAGRAPH = re.compile(r"^\s*(\{|Syn:|Usage:|Note:|Syn\.|See also|Stress)")
+_SENSE_START = re.compile(r"^ {3}(\d+)\.\s+")
+_SUBSENSE = re.compile(r"^\s*\(([a-z])\)\s+")
+_SOURCE_TAG_LINE = re.compile(r"^\s*\[[^\]]*\]\s*$")
+_CITATION = re.compile(r"\s*(?:\"[^\"]*\"\s*)?--(?=[A-Z0-9])")
+_USAGE = re.compile(r"[;:,]\s*as,\s+")
+
+
+@dataclass(frozen=True)
+class Sense:
+    """One sense of a GCIDE entry."""
+
+    word: str
+    pos: str
+    entry: int
+    number: str
+    definition: str
+    examples: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        """``headword#entry.sense``, unique within the dictionary."""
+        return f"{self.word}#{self.entry}.{self.number}"
+
+
+def decode_number(text: str) -> int:
+    """Decode dictd's base-64 numbers (``"KpRV"`` -> offset)."""
+    value = 0
+    for char in text:
+        value = value * 64 + _B64[char]
+    return value
+
+
+def clean_text(text: str) -> str:
+    """GCIDE markup to plain text: accent codes, entities, braces, tags, whitespace."""
+    text = re.sub(r"\[([`'\"^~,])([A-Za-z])\]", lambda m: m.group(2) + _ACCENTS[m.group(1)], text)
+    text = re.sub(r"\[([A-Za-z]+\d*)\]", lambda m: _ENTITIES.get(m.group(1), f"[{m.group(1)}]"), text)
+    text = re.sub(r"\[[^\]]*\]", "", text)  # remaining tags: [Obs.], [R.], source notes
+    text = text.replace("{", "").replace("}", "")
+    text = unicodedata.normalize("NFC", re.sub(r"\s+", " ", text)).strip()
+    return text
+
+
+def split_usage(text: str) -> tuple[str, tuple[str, ...]]:
+    """Split a sense text into its definition and its inline ``as, ...`` examples."""
+    match = _USAGE.search(text)
+    if match is None:
+        return text.rstrip(" ;,:"), ()
+    definition = text[: match.start()].rstrip(" ;,:")
+    examples = []
+    for part in text[match.end():].split(";"):
+        example = re.split(r"\.\s+(?=[A-Z])", part, maxsplit=1)[0]
+        example = re.sub(r",?\s*etc\.?$", "", example.strip().rstrip(".").strip())
+        if example and '"' not in example and "--" not in example:
+            examples.append(example)
+    return definition, tuple(examples)
+
+
+def parse_entry(block: str, word: str, entry: int) -> list[Sense]:
+    """Parse one dictionary block into its senses (numbered, lettered or a single one)."""
+    header_end = _header_end(block)
+    header, body = block[:header_end], block[header_end:]
+    pos_match = _POS_RE.search(header.rsplit("\\", 1)[-1])
+    pos = POS_MARKERS[pos_match.group(1)] if pos_match else "unknown"
+    senses: list[tuple[str, str]] = []
+    for paragraph in re.split(r"\n\s*\n", body):
+        lines = [line for line in paragraph.split("\n") if line.strip() and not _SOURCE_TAG_LINE.match(line)]
+        if not lines or _SKIP_PARAGRAPH.match(lines[0]):
+            continue
+        start = _SENSE_START.match(lines[0])
+        if start:
+            number = start.group(1)
+            lines[0] = lines[0][start.end():]
+        elif not senses and lines[0].startswith("   ") and not lines[0].startswith("    "):
+            number = "1"
+            lines[0] = lines[0].strip()
+        else:
+            continue  # quotations and notes are indented deeper
+        subsenses = [i for i, line in enumerate(lines) if _SUBSENSE.match(line)]
+        if not subsenses:
+            senses.append((number, " ".join(lines)))
+            continue
+        bounds = [*subsenses, len(lines)]
+        for begin, end in zip(bounds, bounds[1:], strict=False):
+            letter = _SUBSENSE.match(lines[begin]).group(1)
+            first = _SUBSENSE.sub("", lines[begin], count=1)
+            senses.append((f"{number}{letter}", " ".join([first, *lines[begin + 1:end]])))
+    result = []
+    seen_numbers: dict[str, int] = {}
+    for number, raw in senses:
+        repeats = seen_numbers.get(number, 0)
+        seen_numbers[number] = repeats + 1
+        if repeats:  # the source numbers two senses alike now and then; keys must stay unique
+            number = f"{number}-{repeats + 1}"
+        text = _CITATION.split(raw, maxsplit=1)[0]
+        definition, examples = split_usage(clean_text(text))
+        if len(definition.split()) >= 2:
+            definition = definition.rstrip(" .;,:") + "."  # one ending for all, no length cue
+            result.append(Sense(word, pos, entry, number, definition, examples))
+    return result
+
+
+def _header_end(block: str) -> int:
+    """Index of the newline that ends the headword line(s) and the etymology."""
+    depth = 0
+    for i, char in enumerate(block):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth = max(0, depth - 1)
+        elif char == "\n" and depth == 0:
+            return i
+    return len(block)
+
+
+class GcideSource:
+    """GCIDE as shipped by Debian's ``dict-gcide``."""
+
+    def __init__(self, directory: Path = DEBIAN_GCIDE_DIR):
+        self.directory = Path(directory)
+        self.index_path = self.directory / "gcide.index"
+        self.dict_path = self.directory / "gcide.dict.dz"
+
+    def check(self) -> None:
+        """Raise :class:`SourceError` unless both files are present."""
+        for path in (self.index_path, self.dict_path):
+            if not path.is_file():
+                raise SourceError(f"GCIDE file {path} is missing. {INSTALL_HINT}")
+
+    def _corrupt(self, path: Path, problem: str) -> SourceError:
+        return SourceError(
+            f"GCIDE file {path} is truncated or corrupt ({problem}). "
+            "Reinstall it with `apt-get install --reinstall dict-gcide`."
+        )
+
+    def read_text(self) -> bytes:
+        """The whole uncompressed dictionary."""
+        self.check()
+        try:
+            return gzip.decompress(self.dict_path.read_bytes())
+        except (OSError, EOFError, zlib.error) as exc:
+            raise self._corrupt(self.dict_path, str(exc)) from None
+
+    def index(self) -> list[tuple[str, int, int]]:
+        """(headword, offset, length) for every index line, the "00-..." info entries excluded."""
+        self.check()
+        rows = []
+        with open(self.index_path, encoding="utf-8", errors="strict") as fh:
+            for line_no, line in enumerate(fh, 1):
+                parts = line.rstrip("\n").split("\t")
+                try:
+                    word, offset, length = parts
+                    row = (word, decode_number(offset), decode_number(length))
+                except (ValueError, KeyError):
+                    raise self._corrupt(self.index_path, f"line {line_no} is malformed: {line!r}") from None
+                if not word.startswith("00-"):  # database and edition notes
+                    rows.append(row)
+        return rows
+
+    def version(self) -> dict[str, str]:
+        """Version and file hashes for the manifest."""
+        return {
+            "name": "GCIDE",
+            "version": self._database_short(),
+            "gcide.index_sha256": file_sha256(self.index_path),
+            "gcide.dict.dz_sha256": file_sha256(self.dict_path),
+        }
+
+    def _database_short(self) -> str:
+        text = self.read_text()
+        match = re.search(rb"00-database-short\n\s*(.+)\n", text)
+        return match.group(1).decode().strip() if match else "unknown"
+
+    def senses(self) -> list[Sense]:
+        """Every sense of every entry, in index order; entries are numbered per word."""
+        text = self.read_text()
+        size = len(text)
+        seen: set[tuple[int, int]] = set()
+        entries_per_word: dict[str, int] = {}
+        senses: list[Sense] = []
+        for word, offset, length in self.index():
+            if (offset, length) in seen:
+                continue
+            seen.add((offset, length))
+            if offset + length > size:
+                raise self._corrupt(
+                    self.dict_path,
+                    f"index entry {word!r} points past the end of the text ({offset + length} > {size})",
+                )
+            key = word.lower()
+            entry = entries_per_word.get(key, 0) + 1
+            entries_per_word[key] = entry
+            block = text[offset: offset + length].decode("utf-8", errors="replace")
+            senses.extend(parse_entry(block, key, entry))
+        log.info("parsed %d GCIDE senses from %d entries", len(senses), len(seen))
+        return senses

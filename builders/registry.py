@@ -1,0 +1,128 @@
+"""The registry of probe families, filled by the family modules themselves.
+
+A family module in ``probesmith.builders`` declares its spec dataclass and its generator with
+``@register_family(...)``; :func:`families` imports every module of the package once, so a new
+family needs no registration code anywhere else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from probesmith.probes.spec import ProbeSpec, _did_you_mean, from_dict, load_spec_dict
+from probesmith.schemas.card import CardInfo
+
+from probesmith.errors import SpecError
+
+
+@dataclass(slots=True)
+class DraftChoice:
+    """One answer option before positions are assigned."""
+
+    text: str
+    concept: str
+    kind: str  # "gold", or the distractor type
+    hops: int | None
+
+
+@dataclass(slots=True)
+class DraftItem:
+    """A multiple-choice item as a family generates it: the gold and its distractors."""
+
+    id: str
+    probe: str
+    question: str
+    gold: DraftChoice
+    distractors: list[DraftChoice]
+    cluster: str
+    concept: str
+    hops: int
+    pos: str
+    framing: str
+    perturbation: int
+    source: str
+
+
+@dataclass
+class FamilyOutput:
+    """What a family's generator returns: items per config, card text, source versions."""
+
+    items: dict[str, list[DraftItem]]
+    card: CardInfo
+    sources: dict[str, dict[str, str]]
+    dropped: Counter = field(default_factory=Counter)
+
+
+GenerateFn = Callable[[Any], FamilyOutput]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A registered probe family."""
+
+    name: str
+    spec_class: type[ProbeSpec]
+    generate: GenerateFn
+    default_spec: str
+    description: str
+
+
+_FAMILIES: dict[str, Family] = {}
+_DISCOVERED = False
+
+
+def register_family(
+    name: str, spec_class: type[ProbeSpec], default_spec: str, description: str
+) -> Callable[[GenerateFn], GenerateFn]:
+    """Register ``generate(spec) -> FamilyOutput`` as the builder of family ``name``."""
+
+    def decorator(generate: GenerateFn) -> GenerateFn:
+        _FAMILIES[name] = Family(name, spec_class, generate, default_spec, description)
+        return generate
+
+    return decorator
+
+
+def families() -> dict[str, Family]:
+    """Every registered family, after importing every module of ``probesmith.builders``."""
+    global _DISCOVERED
+    if not _DISCOVERED:
+        import probesmith.builders as package
+
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"probesmith.builders.{module.name}")
+        _DISCOVERED = True
+    return dict(sorted(_FAMILIES.items()))
+
+
+def get_family(name: str) -> Family:
+    """The family called ``name``; fail with the known names."""
+    known = families()
+    if name not in known:
+        raise SpecError(
+            f"unknown probe family {name!r}{_did_you_mean(name, list(known))}. "
+            f"Known families: {', '.join(known)}."
+        )
+    return known[name]
+
+
+def load_spec(name_or_path: str | Path, *, seed: int | None = None) -> ProbeSpec:
+    """Load a spec by bundled name or path, resolve includes, type-check it, apply overrides."""
+    data = load_spec_dict(name_or_path)
+    family_name = data.get("family")
+    if not isinstance(family_name, str):
+        raise SpecError(
+            f"spec {name_or_path}: key 'family' is missing or not a string; "
+            f"set it to one of {', '.join(families())}."
+        )
+    family = get_family(family_name)
+    spec = from_dict(family.spec_class, data, where=f"spec {Path(str(name_or_path)).name}")
+    if seed is not None:
+        spec = replace(spec, seed=seed)
+    return spec

@@ -1,0 +1,274 @@
+"""WordNet 3.0 source: Debian's WordNet files, read through NLTK's reader, offline.
+
+NLTK cannot download here and rejects symlinks and folders outside its data path, so
+``prepare_wordnet`` copies Debian's ``wordnet-base`` and ``wordnet-sense-index`` files into an
+NLTK data folder of probesmith's own and writes the ``lexnames`` file Debian does not ship.
+``WordNetSource.load`` then reads every synset of the requested parts of speech into a
+:class:`WordNetGraph`: integer ids, lemmas, glosses, examples and ISA edges (hypernyms and
+instance hypernyms), the shape the probe builders walk.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import uuid
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from probesmith.schemas.manifest import file_sha256
+
+from probesmith.errors import SourceError
+
+log = logging.getLogger(__name__)
+
+DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
+INSTALL_HINT = (
+    "Install it with `apt-get install wordnet-base wordnet-sense-index` "
+    "(or run the README's setup command), then `probesmith data prepare`."
+)
+
+#: WordNet's 45 lexicographer files, in the order of their numbers (see lexnames(5WN)).
+LEXNAMES = (
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute "
+    "noun.body noun.cognition noun.communication noun.event noun.feeling noun.food noun.group "
+    "noun.location noun.motive noun.object noun.person noun.phenomenon noun.plant "
+    "noun.possession noun.process noun.quantity noun.relation noun.shape noun.state "
+    "noun.substance noun.time verb.body verb.change verb.cognition verb.communication "
+    "verb.competition verb.consumption verb.contact verb.creation verb.emotion verb.motion "
+    "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
+).split()
+_LEXFILE_POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+
+#: Files NLTK's reader opens; the sense index comes from ``wordnet-sense-index``.
+REQUIRED_FILES = tuple(
+    f"{kind}.{pos}" for pos in ("noun", "verb", "adj", "adv") for kind in ("data", "index")
+) + ("noun.exc", "verb.exc", "adj.exc", "adv.exc", "cntlist.rev", "index.sense")
+
+POS_CODES = {"noun": "n", "verb": "v"}
+_GRAPH_CACHE: dict[tuple, WordNetGraph] = {}
+
+
+def data_home() -> Path:
+    """Probesmith's data folder: ``$PROBESMITH_DATA`` or ``~/.local/share/probesmith``."""
+    return Path(os.environ.get("PROBESMITH_DATA", Path.home() / ".local/share/probesmith"))
+
+
+def nltk_wordnet_dir(home: Path | None = None) -> Path:
+    """Where the prepared WordNet lives: ``<data home>/nltk_data/corpora/wordnet``."""
+    return (home or data_home()) / "nltk_data" / "corpora" / "wordnet"
+
+
+def lexnames_text() -> str:
+    """The ``lexnames`` file NLTK needs: number, name and part-of-speech number per line."""
+    return "".join(
+        f"{i:02d}\t{name}\t{_LEXFILE_POS[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES)
+    )
+
+
+def missing_source_files(source_dir: Path) -> list[str]:
+    """Required WordNet files absent from ``source_dir``."""
+    return [name for name in REQUIRED_FILES if not (source_dir / name).is_file()]
+
+
+def prepare_wordnet(source_dir: Path = DEBIAN_WORDNET_DIR, home: Path | None = None) -> Path:
+    """Copy WordNet's files into probesmith's NLTK data folder (atomically) and return it.
+
+    A folder already prepared from the same files (same sizes) is kept as it is.
+    """
+    missing = missing_source_files(source_dir)
+    if missing:
+        raise SourceError(f"WordNet files {missing} are missing from {source_dir}. {INSTALL_HINT}")
+    target = nltk_wordnet_dir(home)
+    if _is_prepared_from(target, source_dir):
+        return target
+    staging = target.parent / f".wordnet.tmp-{uuid.uuid4().hex[:8]}"
+    staging.mkdir(parents=True)
+    try:
+        for name in REQUIRED_FILES:
+            shutil.copyfile(source_dir / name, staging / name)
+        (staging / "lexnames").write_text(lexnames_text())
+        if target.exists():
+            shutil.rmtree(target)
+        os.rename(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    log.info("prepared WordNet for NLTK: %s -> %s", source_dir, target)
+    return target
+
+
+def _is_prepared_from(target: Path, source_dir: Path) -> bool:
+    if not (target / "lexnames").is_file():
+        return False
+    return all(
+        (target / n).is_file() and (target / n).stat().st_size == (source_dir / n).stat().st_size
+        for n in REQUIRED_FILES
+    )
+
+
+@dataclass
+class WordNetGraph:
+    """Synsets of some parts of speech as integer-indexed arrays with ISA edges.
+
+    ``parents[i]`` are the hypernyms and instance hypernyms of synset ``i``; ``children[i]``
+    the inverse. Lemmas are display forms (underscores replaced by spaces).
+    """
+
+    names: list[str] = field(default_factory=list)
+    pos: list[str] = field(default_factory=list)
+    lemmas: list[tuple[str, ...]] = field(default_factory=list)
+    glosses: list[str] = field(default_factory=list)
+    examples: list[tuple[str, ...]] = field(default_factory=list)
+    parents: list[tuple[int, ...]] = field(default_factory=list)
+    children: list[tuple[int, ...]] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)
+    by_pos: dict[str, list[int]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def ancestors_by_hops(self, node: int, max_hops: int) -> list[set[int]]:
+        """``result[k]`` = synsets exactly ``k`` ISA hops above ``node`` on some path (k=0: itself)."""
+        return self._levels(node, max_hops, self.parents)
+
+    def descendants_by_hops(self, node: int, max_hops: int) -> list[set[int]]:
+        """``result[k]`` = synsets exactly ``k`` ISA hops below ``node`` on some path."""
+        return self._levels(node, max_hops, self.children)
+
+    @staticmethod
+    def _levels(node: int, max_hops: int, edges: list[tuple[int, ...]]) -> list[set[int]]:
+        levels = [{node}]
+        for _ in range(max_hops):
+            nxt = {m for n in levels[-1] for m in edges[n]}
+            levels.append(nxt)
+        return levels
+
+    def all_ancestors(self, node: int) -> set[int]:
+        """Every synset above ``node`` at any distance."""
+        return self._closure(node, self.parents)
+
+    def all_descendants(self, node: int) -> set[int]:
+        """Every synset below ``node`` at any distance."""
+        return self._closure(node, self.children)
+
+    @staticmethod
+    def _closure(node: int, edges: list[tuple[int, ...]]) -> set[int]:
+        seen: set[int] = set()
+        stack = list(edges[node])
+        while stack:
+            n = stack.pop()
+            if n not in seen:
+                seen.add(n)
+                stack.extend(edges[n])
+        return seen
+
+
+class WordNetSource:
+    """WordNet 3.0 read through NLTK from a prepared data folder."""
+
+    def __init__(self, source_dir: Path = DEBIAN_WORDNET_DIR, home: Path | None = None):
+        self.source_dir = Path(source_dir)
+        self.home = home
+
+    def reader(self):
+        """An NLTK ``WordNetCorpusReader`` over the prepared copy (prepared on first use)."""
+        import nltk
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+        root = prepare_wordnet(self.source_dir, self.home)
+        nltk_data = str(root.parent.parent)
+        if nltk_data not in nltk.data.path:  # NLTK reads only below its data folders
+            nltk.data.path.insert(0, nltk_data)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return WordNetCorpusReader(str(root), None)
+        except Exception as exc:  # NLTK raises bare asserts and ValueErrors on bad files
+            raise self._corrupt(exc) from None
+
+    def _corrupt(self, exc: BaseException) -> SourceError:
+        return SourceError(
+            f"WordNet files in {self.source_dir} are unreadable, truncated or corrupt "
+            f"({type(exc).__name__}: {exc}). Reinstall them with "
+            "`apt-get install --reinstall wordnet-base wordnet-sense-index`."
+        )
+
+    def version(self) -> dict[str, str]:
+        """Version and file hashes for the manifest."""
+        return {
+            "name": "WordNet",
+            "version": "3.0",
+            "data.noun_sha256": file_sha256(self.source_dir / "data.noun"),
+            "data.verb_sha256": file_sha256(self.source_dir / "data.verb"),
+        }
+
+    def load(self, parts_of_speech: tuple[str, ...] = ("noun", "verb")) -> WordNetGraph:
+        """Read every synset of the given parts of speech into a :class:`WordNetGraph`.
+
+        Graphs are cached per process, keyed by the files' sizes and modification times, so
+        building several specs in one process reads WordNet once. Treat the graph as read-only.
+        """
+        stamp = tuple(
+            (name, p.stat().st_size, p.stat().st_mtime_ns)
+            for name in REQUIRED_FILES
+            if (p := self.source_dir / name).is_file()
+        )
+        key = (str(self.source_dir.resolve()), stamp, tuple(parts_of_speech))
+        if key not in _GRAPH_CACHE:
+            _GRAPH_CACHE.clear()  # one graph at a time: each holds ~100k synsets
+            _GRAPH_CACHE[key] = self._load_uncached(parts_of_speech)
+        return _GRAPH_CACHE[key]
+
+    def _load_uncached(self, parts_of_speech: tuple[str, ...]) -> WordNetGraph:
+        for pos in parts_of_speech:
+            if pos not in POS_CODES:
+                raise SourceError(
+                    f"part of speech {pos!r} has no ISA hierarchy in WordNet; use noun or verb."
+                )
+        for pos in parts_of_speech:
+            data_file = self.source_dir / f"data.{pos}"
+            if data_file.is_file() and not _ends_with_newline(data_file):
+                raise self._corrupt(EOFError(f"{data_file} does not end with a complete line"))
+        wn = self.reader()
+        graph = WordNetGraph()
+        synsets = []
+        try:
+            for pos in parts_of_speech:
+                ids = graph.by_pos.setdefault(pos, [])
+                for synset in wn.all_synsets(POS_CODES[pos]):
+                    graph.index[synset.name()] = len(graph.names)
+                    ids.append(len(graph.names))
+                    synsets.append(synset)
+                    graph.names.append(synset.name())
+                    graph.pos.append(pos)
+                    graph.lemmas.append(tuple(n.replace("_", " ") for n in synset.lemma_names()))
+                    graph.glosses.append(synset.definition())
+                    graph.examples.append(tuple(synset.examples()))
+            for synset in synsets:
+                graph.parents.append(
+                    tuple(
+                        graph.index[p.name()]
+                        for p in synset.hypernyms() + synset.instance_hypernyms()
+                        if p.name() in graph.index
+                    )
+                )
+        except Exception as exc:  # noqa: BLE001 - any parse failure means a damaged file
+            raise self._corrupt(exc) from None
+        children: list[list[int]] = [[] for _ in graph.names]
+        for child, parents in enumerate(graph.parents):
+            for parent in parents:
+                children[parent].append(child)
+        graph.children = [tuple(c) for c in children]
+        log.info("read %d WordNet synsets (%s)", len(graph), ", ".join(parts_of_speech))
+        return graph
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            return False
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"

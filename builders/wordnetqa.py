@@ -1,0 +1,406 @@
+"""WordNetQA: definition, hypernymy, hyponymy and synonymy multiple-choice probes.
+
+After Richardson & Sabharwal (TACL 2020), "What Does My QA Model Know? Devising Controlled
+Probes using Expert Knowledge". For each WordNet concept ``c``:
+
+* **definitions** — ``c`` introduced in context (an example sentence containing its word) -> its gloss;
+* **hypernymy** — ``c`` -> the concept ``k`` ISA hops above it, for every ``k <= max_hops``;
+* **hyponymy** — ``c`` -> a concept ``k`` ISA hops below it;
+* **synonymy** — the gloss of ``c`` -> the lemmas of its synset.
+
+Distractors are tagged with their type and distance:
+
+* ``sister`` — the l-deep sister family (l=1 siblings, l=2 adds the siblings' children, ...)
+  of the gold for hypernymy, and of ``c`` for the other probes (the gold's own siblings are
+  correct answers of a hyponymy question);
+* ``isa_down`` / ``isa_up`` — ISA hops in the opposite direction of the question (hyponyms of
+  ``c`` for hypernymy, hypernyms for hyponymy; both directions for definitions and synonymy);
+* ``random`` — a random synset of the same part of speech.
+
+No distractor is a correct answer (any ancestor of ``c`` for hypernymy, any descendant for
+hyponymy, the same gloss for definitions, a shared lemma for synonymy), no two choices share a
+text, and the question never contains the word the gold choice names. Every question about
+``c`` shares the cluster ``wn:<synset>``, and splits are by cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
+from probesmith.builders.sampling import item_rng, stable_hash
+from probesmith.builders.text import contains_word, find_in_examples, normalize_choice
+from probesmith.builders.wordnet import WordNetGraph, WordNetSource
+from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.schemas.card import CardInfo
+from tqdm.auto import tqdm
+
+log = logging.getLogger(__name__)
+
+PROBE_TYPES = ("definitions", "hypernymy", "hyponymy", "synonymy")
+DISTRACTOR_TYPES = ("sister", "opposite", "random")
+_FAMILY_LEVEL_CAP = 400  # sister-family members kept per level, so hub concepts stay cheap
+_RANDOM_TRIES = 64
+
+
+@dataclass(frozen=True)
+class DistractorSpec:
+    """How the wrong answers of each item are drawn."""
+
+    count: int = spec_field(4, help="Distractors per item (choices = count + 1).")
+    mix: Mapping[str, int] = spec_field(
+        default_factory=lambda: {"sister": 2, "opposite": 1, "random": 1},
+        help="Distractors of each type per item: sister, opposite (ISA hops the other way), "
+        "random. Must add up to `count`; a type whose pool runs short is filled with random.",
+    )
+    sister_depth: int = spec_field(
+        2, help="Depth L of the sister family: 1 = siblings only, 2 adds the siblings' children, ..."
+    )
+    opposite_hops: int = spec_field(4, help="Farthest ISA hop of opposite-direction distractors.")
+
+    def __post_init__(self) -> None:
+        unknown = [k for k in self.mix if k not in DISTRACTOR_TYPES]
+        if unknown:
+            raise ValueError(f"distractors.mix: unknown type {unknown[0]!r}; use {DISTRACTOR_TYPES}")
+        if sum(self.mix.values()) != self.count or any(v < 0 for v in self.mix.values()):
+            raise ValueError(
+                f"distractors.mix adds up to {sum(self.mix.values())}, but distractors.count is "
+                f"{self.count}; make the non-negative counts add up to it"
+            )
+        if self.sister_depth < 1 or self.opposite_hops < 1:
+            raise ValueError("distractors.sister_depth and distractors.opposite_hops must be >= 1")
+
+
+@dataclass(frozen=True)
+class ConceptSpec:
+    """Which synsets questions are asked about (distractors come from all of WordNet)."""
+
+    pos: tuple[Literal["noun", "verb"], ...] = spec_field(
+        ("noun", "verb"), help="Parts of speech of the concepts: noun, verb."
+    )
+    roots: tuple[str, ...] = spec_field(
+        (), help="Only concepts at or below these synsets (e.g. canine.n.02); empty = all."
+    )
+    limit: int = spec_field(
+        0, help="Keep at most this many concepts, chosen by keyed hash of the seed; 0 = all."
+    )
+
+
+@dataclass(frozen=True)
+class WordNetSpec(ProbeSpec):
+    """Spec of the WordNetQA family."""
+
+    probes: tuple[Literal["definitions", "hypernymy", "hyponymy", "synonymy"], ...] = spec_field(
+        PROBE_TYPES, help="Probe types to build; each becomes one config of the dataset."
+    )
+    concepts: ConceptSpec = spec_field(default_factory=ConceptSpec, help="Concept selection.")
+    max_hops: int = spec_field(4, help="K: hypernymy and hyponymy questions for every k in 1..K.")
+    perturbations: int = spec_field(
+        2, help="Items per (concept, hop): the same question with different distractor sets."
+    )
+    choice_format: Literal["lemma_gloss", "lemma"] = spec_field(
+        "lemma_gloss", help="How ISA choices are shown: 'lemma: gloss', or the lemma alone."
+    )
+    distractors: DistractorSpec = spec_field(
+        default_factory=DistractorSpec, help="Distractor policy."
+    )
+    framings: Mapping[str, tuple[str, ...]] = spec_field(
+        default_factory=dict,
+        help="Question templates per probe type, one chosen per question by the seed. "
+        "Placeholders: {word} (the word as it appears), {example}, {gloss}. A template with "
+        "{example} is used only for concepts with an example sentence containing their word.",
+    )
+    source_dir: str = spec_field("/usr/share/wordnet", help="Folder of WordNet 3.0's files.")
+
+    def __post_init__(self) -> None:
+        if self.max_hops < 1 or self.perturbations < 1:
+            raise ValueError("max_hops and perturbations must be >= 1")
+        for probe in self.probes:
+            if not self.framings.get(probe):
+                raise ValueError(f"framings: no question template for probe type {probe!r}")
+        for probe, templates in self.framings.items():
+            if probe not in PROBE_TYPES:
+                raise ValueError(f"framings: unknown probe type {probe!r}; use {PROBE_TYPES}")
+            for template in templates:
+                fields = set(re.findall(r"{(\w+)}", template))
+                if not fields <= {"word", "example", "gloss"} or "word" not in fields and probe != "synonymy":
+                    raise ValueError(
+                        f"framings.{probe}: template {template!r} must use {{word}} and only "
+                        "{word}, {example}, {gloss}"
+                    )
+
+
+class _Builder:
+    """Generates the items of one WordNetQA spec over one WordNet graph."""
+
+    def __init__(self, spec: WordNetSpec, graph: WordNetGraph):
+        self.spec = spec
+        self.g = graph
+        self.d = spec.distractors
+        self.dropped: Counter = Counter()
+        self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
+
+    # ---- concept selection -------------------------------------------------------------
+    def concepts(self) -> list[int]:
+        selected = [i for pos in self.spec.concepts.pos for i in self.g.by_pos.get(pos, [])]
+        if self.spec.concepts.roots:
+            allowed: set[int] = set()
+            for root in self.spec.concepts.roots:
+                if root not in self.g.index:
+                    from probesmith.errors import SpecError
+
+                    raise SpecError(
+                        f"concepts.roots: {root!r} is not a WordNet synset of the selected parts "
+                        "of speech; use a synset name such as 'canine.n.02'."
+                    )
+                node = self.g.index[root]
+                allowed |= {node} | self.g.all_descendants(node)
+            selected = [i for i in selected if i in allowed]
+        if self.spec.concepts.limit:
+            selected = sorted(selected, key=lambda i: stable_hash(self.spec.seed, self.g.names[i]))
+            selected = sorted(selected[: self.spec.concepts.limit])
+        return selected
+
+    # ---- distractor pools ---------------------------------------------------------------
+    def _sister_family_uncached(self, anchor: int) -> tuple[tuple[int, int], ...]:
+        siblings = {s for p in self.g.parents[anchor] for s in self.g.children[p]} - {anchor}
+        members: list[tuple[int, int]] = []
+        level = sorted(siblings)
+        rng = random.Random(stable_hash(self.spec.seed, "family", anchor))
+        for depth in range(1, self.d.sister_depth + 1):
+            if len(level) > _FAMILY_LEVEL_CAP:
+                level = sorted(rng.sample(level, _FAMILY_LEVEL_CAP))
+            members.extend((n, depth) for n in level)
+            level = sorted({c for n in level for c in self.g.children[n]})
+            if not level:
+                break
+        return tuple(members)
+
+    def _isa_pool(self, node: int, direction: str) -> list[tuple[int, int, str]]:
+        levels = (
+            self.g.ancestors_by_hops(node, self.d.opposite_hops)
+            if direction == "up"
+            else self.g.descendants_by_hops(node, self.d.opposite_hops)
+        )
+        kind = f"isa_{direction}"
+        seen: set[int] = set()
+        pool = []
+        for hops, level in enumerate(levels[1:], 1):
+            for n in sorted(level - seen):
+                pool.append((n, hops, kind))
+            seen |= level
+        return pool
+
+    def pick_distractors(
+        self,
+        rng: random.Random,
+        pools: dict[str, list[tuple[int, int | None, str]]],
+        pos: str,
+        invalid: set[int],
+        render,
+        taken_texts: set[str],
+        is_valid_text=lambda text: True,
+    ) -> list[DraftChoice] | None:
+        chosen: list[DraftChoice] = []
+        used: set[int] = set()
+
+        def accept(node: int, hops: int | None, kind: str) -> bool:
+            if node in invalid or node in used:
+                return False
+            text = render(node)
+            key = normalize_choice(text)
+            if key in taken_texts or not is_valid_text(text):
+                return False
+            used.add(node)
+            taken_texts.add(key)
+            chosen.append(DraftChoice(text, self.g.names[node], kind, hops))
+            return True
+
+        shortfall = 0
+        for kind, wanted in self.d.mix.items():
+            if kind == "random" or wanted == 0:
+                shortfall += wanted if kind == "random" else 0
+                continue
+            candidates = list(pools.get(kind, []))
+            rng.shuffle(candidates)
+            got = 0
+            for node, hops, tag in candidates:
+                if got == wanted:
+                    break
+                got += accept(node, hops, tag)
+            shortfall += wanted - got
+        random_pool = self.g.by_pos[pos]
+        for _ in range(shortfall):
+            for _try in range(_RANDOM_TRIES):
+                if accept(rng.choice(random_pool), None, "random"):
+                    break
+            else:
+                return None
+        return chosen
+
+    # ---- rendering -------------------------------------------------------------------------
+    def isa_text(self, node: int, lemma: str | None = None) -> str:
+        lemma = lemma or self.g.lemmas[node][0]
+        return f"{lemma}: {self.g.glosses[node]}" if self.spec.choice_format == "lemma_gloss" else lemma
+
+    def lemmas_text(self, node: int) -> str:
+        return ", ".join(self.g.lemmas[node])
+
+    # ---- items -------------------------------------------------------------------------------
+    def framing_order(self, probe: str, key: tuple, has_example: bool) -> list[tuple[str, str]]:
+        templates = [
+            (f"{probe}-{i}", t)
+            for i, t in enumerate(self.spec.framings[probe])
+            if has_example or "{example}" not in t
+        ]
+        item_rng(self.spec.seed, "framing", *key).shuffle(templates)
+        return templates
+
+    def items_for(self, c: int) -> dict[str, list[DraftItem]]:
+        g, spec = self.g, self.spec
+        context = find_in_examples(g.lemmas[c], g.examples[c])
+        word = context[1] if context else g.lemmas[c][0]
+        in_context = {"word": word, "example": context[0] if context else "", "gloss": g.glosses[c]}
+        out_of_context = {"word": g.lemmas[c][0], "example": "", "gloss": g.glosses[c]}
+        name, pos = g.names[c], g.pos[c]
+        out: dict[str, list[DraftItem]] = {}
+
+        def make(probe, hops, gold_node, gold_text_for, pools, invalid, render, valid_text=None):
+            for framing, template in self.framing_order(probe, (name, hops), context is not None):
+                question = template.format(**(in_context if "{example}" in template else out_of_context))
+                gold_text = gold_text_for(question)
+                if gold_text is not None:
+                    break
+            else:
+                self.dropped[f"{probe}: gold names a word in the question"] += 1
+                return
+            for p in range(spec.perturbations):
+                rng = item_rng(spec.seed, probe, name, hops, p)
+                taken = {normalize_choice(gold_text)}
+                picked = self.pick_distractors(
+                    rng, pools, pos, invalid, render, taken, valid_text or (lambda t: True)
+                )
+                if picked is None:
+                    self.dropped[f"{probe}: too few valid distractors"] += 1
+                    continue
+                out.setdefault(probe, []).append(
+                    DraftItem(
+                        id=f"{probe}:{name}:{hops}:{p}", probe=probe, question=question,
+                        gold=DraftChoice(gold_text, g.names[gold_node], "gold", hops),
+                        distractors=picked, cluster=f"wn:{name}", concept=name, hops=hops,
+                        pos=pos, framing=framing, perturbation=p, source="wordnet-3.0",
+                    )
+                )
+
+        neighbours = self._isa_pool(c, "up") + self._isa_pool(c, "down")
+        sisters_of_c = [(n, d, "sister") for n, d in self._sister_family(c)]
+        if "definitions" in spec.probes:
+            if context is None:
+                self.dropped["definitions: no example sentence contains the word"] += 1
+            elif contains_word(g.glosses[c], word):
+                self.dropped["definitions: gloss contains the word"] += 1
+            else:
+                gloss = g.glosses[c]
+                make(
+                    "definitions", 0, c, lambda q: gloss,
+                    {"sister": sisters_of_c, "opposite": neighbours},
+                    {c}, lambda n: g.glosses[n], lambda t: normalize_choice(t) != normalize_choice(gloss),
+                )
+        if "synonymy" in spec.probes:
+            own = {lemma.lower() for lemma in g.lemmas[c]}
+            make(
+                "synonymy", 0, c,
+                lambda q: None if any(contains_word(q, lemma) for lemma in g.lemmas[c]) else self.lemmas_text(c),
+                {"sister": sisters_of_c, "opposite": neighbours},
+                {c}, self.lemmas_text,
+                lambda t: not own & {x.strip().lower() for x in t.split(",")},
+            )
+        if "hypernymy" in spec.probes:
+            levels = g.ancestors_by_hops(c, spec.max_hops)
+            invalid = {c} | g.all_ancestors(c)
+            down = self._isa_pool(c, "down")
+            for k in range(1, spec.max_hops + 1):
+                if not levels[k]:
+                    break
+                gold = item_rng(spec.seed, "gold", "hypernymy", name, k).choice(sorted(levels[k]))
+                sisters = [(n, d, "sister") for n, d in self._sister_family(gold)]
+                make(
+                    "hypernymy", k, gold, self._gold_isa_text(gold),
+                    {"sister": sisters, "opposite": down}, invalid, self.isa_text,
+                )
+        if "hyponymy" in spec.probes:
+            levels = g.descendants_by_hops(c, spec.max_hops)
+            if levels[1]:
+                invalid = {c} | g.all_descendants(c)
+                up = self._isa_pool(c, "up")
+                for k in range(1, spec.max_hops + 1):
+                    if not levels[k]:
+                        break
+                    gold = item_rng(spec.seed, "gold", "hyponymy", name, k).choice(sorted(levels[k]))
+                    make(
+                        "hyponymy", k, gold, self._gold_isa_text(gold),
+                        {"sister": sisters_of_c, "opposite": up}, invalid, self.isa_text,
+                    )
+        return out
+
+    def _gold_isa_text(self, gold: int):
+        def text_for(question: str) -> str | None:
+            for lemma in self.g.lemmas[gold]:
+                if not contains_word(question, lemma):
+                    return self.isa_text(gold, lemma)
+            return None
+
+        return text_for
+
+
+WORDNET_LICENCE = """\
+Derived from WordNet 3.0, (c) 2006 Princeton University, under the WordNet 3.0 licence:
+permission to use, copy, modify and distribute this software and database and its
+documentation for any purpose and without fee or royalty is hereby granted, provided that the
+copyright notice and these statements appear on all copies. WordNet 3.0 is provided "as is".
+See https://wordnet.princeton.edu/license-and-commercial-use."""
+
+CITATION = """\
+@article{richardson-sabharwal-2020-qa,
+  title = {What Does My {QA} Model Know? Devising Controlled Probes Using Expert Knowledge},
+  author = {Richardson, Kyle and Sabharwal, Ashish},
+  journal = {Transactions of the Association for Computational Linguistics},
+  volume = {8}, pages = {572--588}, year = {2020}
+}"""
+
+
+@register_family(
+    "wordnet",
+    WordNetSpec,
+    default_spec="wordnet",
+    description="WordNetQA: definitions, hypernymy, hyponymy, synonymy (WordNet 3.0)",
+)
+def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
+    """Generate every WordNetQA item ``spec`` asks for, grouped by probe type."""
+    source = WordNetSource(spec.source_dir)
+    graph = source.load(("noun", "verb"))
+    builder = _Builder(spec, graph)
+    items: dict[str, list[DraftItem]] = {probe: [] for probe in spec.probes}
+    concepts = builder.concepts()
+    log.info("asking about %d WordNet concepts", len(concepts))
+    for c in tqdm(concepts, desc="wordnet concepts", unit="concept", mininterval=1.0):
+        for probe, probe_items in builder.items_for(c).items():
+            items[probe].extend(probe_items)
+    card = CardInfo(
+        pretty_name="WordNetQA probes (probesmith)",
+        description=spec.description or __doc__.split("\n\n")[1],
+        license="other",
+        license_name="wordnet",
+        license_link="https://wordnet.princeton.edu/license-and-commercial-use",
+        licence_text=WORDNET_LICENCE,
+        tags=("probing", "wordnet", "knowledge-probing", "multiple-choice"),
+        citation=CITATION,
+    )
+    return FamilyOutput(items, card, {"wordnet": source.version()}, builder.dropped)

@@ -1,0 +1,249 @@
+"""Declarative probe specs: frozen dataclasses loaded from YAML.
+
+A spec is a YAML file in ``probes/`` (or anywhere on disk). Its ``family`` key picks the
+dataclass that reads it; every field of that dataclass carries help text in its metadata, which
+serves the YAML reference, ``--dry-run`` and the docs alike. A spec can ``include:`` another spec
+(a bundled name or a path relative to the including file) and override any of its keys::
+
+    include: wordnet          # the bundled probes/wordnet.yaml
+    name: wordnet-shallow
+    distractors:
+      sister_depth: 1         # only siblings, no nieces
+
+Unknown keys, wrong types and unknown names fail with a message that says where and, where it
+can, what was meant ("did you mean ...").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from probesmith.errors import SpecError
+
+T = TypeVar("T")
+
+
+def spec_field(default: Any = dataclasses.MISSING, *, help: str, **kwargs: Any) -> Any:  # noqa: A002
+    """A dataclass field with help text; mutable defaults are given as tuples or factories."""
+    metadata = {"help": help}
+    if default is dataclasses.MISSING:
+        return field(metadata=metadata, **kwargs)
+    return field(default=default, metadata=metadata, **kwargs)
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    """How items are divided into train, dev and test (always by cluster)."""
+
+    train_items: int = spec_field(
+        3000, help="Maximum number of items in train; clusters are added whole until it is full."
+    )
+    dev_share: float = spec_field(
+        0.5, help="Share of the remaining clusters that go to dev; the rest go to test."
+    )
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """Fields every probe spec has."""
+
+    family: str = spec_field(help="Probe family; selects the builder (see `probesmith build --help`).")
+    name: str = spec_field(help="Name of the dataset this spec builds; the output folder's name.")
+    version: int = spec_field(1, help="Version of this spec; bump it when its output changes.")
+    seed: int = spec_field(0, help="Seed of every random choice; same seed, same dataset.")
+    description: str = spec_field("", help="One paragraph for the dataset card.")
+    splits: SplitSpec = spec_field(default_factory=SplitSpec, help="Split sizes.")
+
+
+def bundled_spec_names() -> list[str]:
+    """Names of the specs shipped in ``probesmith.probes`` (file names without ``.yaml``)."""
+    return sorted(
+        p.name[: -len(".yaml")]
+        for p in resources.files("probesmith.probes").iterdir()
+        if p.name.endswith(".yaml")
+    )
+
+
+def resolve_spec_path(name_or_path: str | Path, relative_to: Path | None = None) -> Path:
+    """Find a spec by bundled name (``wordnet``) or by path; fail with the choices."""
+    candidate = Path(name_or_path)
+    if relative_to is not None and not candidate.is_absolute():
+        relative = relative_to / candidate
+        if relative.is_file():
+            return relative
+    if candidate.is_file():
+        return candidate
+    name = str(name_or_path)
+    name = name[: -len(".yaml")] if name.endswith(".yaml") else name
+    bundled = resources.files("probesmith.probes") / f"{name}.yaml"
+    if bundled.is_file():
+        return Path(str(bundled))
+    choices = bundled_spec_names()
+    hint = _did_you_mean(name, choices)
+    raise SpecError(
+        f"spec {str(name_or_path)!r} is neither a file nor a bundled spec{hint}. "
+        f"Bundled specs: {', '.join(choices)}; or pass the path of a YAML file."
+    )
+
+
+def load_spec_dict(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """Read a spec's YAML and everything it includes, merged; no type checking yet."""
+    path = resolve_spec_path(name_or_path).resolve()
+    if path in _seen:
+        chain = " -> ".join(str(p) for p in (*_seen, path))
+        raise SpecError(f"spec includes itself: {chain}. Remove one of the `include:` keys.")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise SpecError(f"spec {path} is not valid YAML: {exc}. Fix the syntax and retry.") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SpecError(
+            f"spec {path} must be a mapping of keys to values, not a {type(data).__name__}."
+        )
+    include = data.pop("include", None)
+    if include is None:
+        return data
+    includes = include if isinstance(include, list) else [include]
+    merged: dict[str, Any] = {}
+    for parent in includes:
+        parent_path = resolve_spec_path(parent, relative_to=path.parent)
+        merged = deep_merge(merged, load_spec_dict(parent_path, _seen=(*_seen, path)))
+    return deep_merge(merged, data)
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge ``override`` into ``base``: mappings merge key by key, everything else replaces."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def from_dict(cls: type[T], data: Mapping[str, Any], where: str = "spec") -> T:
+    """Build the frozen dataclass ``cls`` from ``data``, checking keys and types."""
+    if not isinstance(data, Mapping):
+        raise SpecError(f"{where} must be a mapping, got {type(data).__name__} {data!r}.")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = [key for key in data if key not in fields]
+    if unknown:
+        key = unknown[0]
+        raise SpecError(
+            f"{where}: unknown key {key!r}{_did_you_mean(str(key), list(fields))}. "
+            f"Known keys: {', '.join(fields)}."
+        )
+    values = {}
+    for name, f in fields.items():
+        if name in data:
+            values[name] = _coerce(hints[name], data[name], f"{where}.{name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise SpecError(f"{where}: required key {name!r} is missing ({f.metadata.get('help')}).")
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(f"{where}: {exc}") from None
+
+
+def _coerce(hint: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if dataclasses.is_dataclass(hint):
+        return from_dict(hint, value, where)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        non_none = [a for a in args if a is not type(None)]
+        return _coerce(non_none[0], value, where)
+    if origin is typing.Literal:
+        if value not in args:
+            choices = ", ".join(map(str, args))
+            raise SpecError(
+                f"{where}: {value!r} is not one of {choices}{_did_you_mean(str(value), list(map(str, args)))}."
+            )
+        return value
+    if origin in (tuple, list):
+        if not isinstance(value, list | tuple):
+            raise SpecError(f"{where}: expected a list, got {type(value).__name__} {value!r}.")
+        item_hint = args[0] if args else Any
+        return tuple(_coerce(item_hint, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin in (dict, Mapping) or hint is dict:
+        if not isinstance(value, Mapping):
+            raise SpecError(f"{where}: expected a mapping, got {type(value).__name__} {value!r}.")
+        value_hint = args[1] if len(args) == 2 else Any
+        return types.MappingProxyType(
+            {str(k): _coerce(value_hint, v, f"{where}.{k}") for k, v in value.items()}
+        )
+    if hint is Any:
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise SpecError(f"{where}: expected true or false, got {value!r}.")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SpecError(f"{where}: expected an integer, got {value!r}.")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SpecError(f"{where}: expected a number, got {value!r}.")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise SpecError(f"{where}: expected a string, got {type(value).__name__} {value!r}.")
+        return value
+    return value
+
+
+def to_dict(spec: Any) -> Any:
+    """The plain-data form of a spec (for YAML, JSON and manifests)."""
+    if dataclasses.is_dataclass(spec):
+        return {f.name: to_dict(getattr(spec, f.name)) for f in dataclasses.fields(spec)}
+    if isinstance(spec, Mapping):
+        return {k: to_dict(v) for k, v in spec.items()}
+    if isinstance(spec, list | tuple):
+        return [to_dict(v) for v in spec]
+    return spec
+
+
+def spec_to_yaml(spec: Any) -> str:
+    """The resolved spec as YAML, the form ``--dry-run`` prints."""
+    return yaml.safe_dump(to_dict(spec), sort_keys=False, allow_unicode=True)
+
+
+def describe_fields(cls: type, prefix: str = "") -> list[tuple[str, str, str]]:
+    """(key, default, help) for every field of a spec class, nested ones flattened with dots."""
+    rows = []
+    for f in dataclasses.fields(cls):
+        hint = typing.get_type_hints(cls)[f.name]
+        key = f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(hint):
+            rows.extend(describe_fields(hint, f"{key}."))
+            continue
+        if f.default is not dataclasses.MISSING:
+            default = repr(to_dict(f.default))
+        elif f.default_factory is not dataclasses.MISSING:
+            default = repr(to_dict(f.default_factory()))
+        else:
+            default = "(required)"
+        rows.append((key, default, f.metadata.get("help", "")))
+    return rows
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -1,0 +1,173 @@
+"""The ``probesmith`` command: a thin layer over importable functions.
+
+Every subcommand calls one function of the library (``probesmith.builders.build.build``,
+``build_all``, ``probesmith.builders.data.check_sources``, ``probesmith.schemas.verify_folder``),
+so a notebook can do the same without the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from probesmith import __version__
+from probesmith.errors import ProbesmithError
+
+EPILOG_BUILD = """\
+examples:
+  probesmith build all                          every family from its default spec into artifacts/
+  probesmith build wordnet --out /tmp/wn        the WordNet probes
+  probesmith build wordnet --spec my.yaml       a spec of your own (it may `include: wordnet`)
+  probesmith build dictionary --seed 3 --dry-run   print the resolved spec, build nothing
+  probesmith build wordnet --help-spec          every spec key with its default and meaning
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``probesmith`` console command."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    if not hasattr(args, "run"):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args) or 0
+    except ProbesmithError as exc:
+        print(f"probesmith: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    from probesmith.builders.registry import families
+
+    parser = argparse.ArgumentParser(
+        prog="probesmith", description="Build, audit, score and publish knowledge probes."
+    )
+    parser.add_argument("--version", action="version", version=f"probesmith {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", help="Only warnings and errors.")
+    commands = parser.add_subparsers(title="commands")
+
+    build = commands.add_parser(
+        "build", help="Build probe datasets.", epilog=EPILOG_BUILD,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    targets = build.add_subparsers(title="what to build", dest="target")
+    all_parser = targets.add_parser("all", help="Every family from its default spec.")
+    all_parser.add_argument("--out", type=Path, default=Path("artifacts"),
+                            help="Folder that receives one dataset folder per family.")
+    all_parser.set_defaults(run=_run_build_all)
+    for family in families().values():
+        sub = targets.add_parser(family.name, help=family.description, epilog=EPILOG_BUILD,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        group = sub.add_argument_group("spec")
+        group.add_argument("--spec", default=family.default_spec,
+                           help=f"Spec name or YAML path (default: {family.default_spec}).")
+        group.add_argument("--seed", type=int, help="Override the spec's seed.")
+        group.add_argument("--dry-run", action="store_true",
+                           help="Print the resolved spec and exit.")
+        group.add_argument("--help-spec", action="store_true",
+                           help="List every spec key with its default and help text.")
+        sub.add_argument("--out", type=Path, help="Output folder (default: artifacts/<spec name>).")
+        sub.set_defaults(run=_run_build, family=family.name)
+
+    data = commands.add_parser("data", help="Knowledge sources: check and prepare.")
+    data_commands = data.add_subparsers(title="data commands")
+    data_commands.add_parser("check", help="Which sources are available, and fixes.").set_defaults(
+        run=_run_data_check
+    )
+    data_commands.add_parser("prepare", help="Prepare offline WordNet for NLTK.").set_defaults(
+        run=_run_data_prepare
+    )
+
+    verify = commands.add_parser("verify", help="Check a build folder against its manifest.")
+    verify.add_argument("folder", type=Path)
+    verify.set_defaults(run=_run_verify)
+    return parser
+
+
+def _run_build_all(args: argparse.Namespace) -> int:
+    from probesmith.builders.build import build_all
+
+    for result in build_all(args.out):
+        _print_result(result)
+    return 0
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import get_family, load_spec
+    from probesmith.probes.spec import describe_fields, spec_to_yaml
+
+    family = get_family(args.family)
+    if args.help_spec:
+        for key, default, help_text in describe_fields(family.spec_class):
+            print(f"{key:28} {default:24} {help_text}")
+        return 0
+    spec = load_spec(args.spec, seed=args.seed)
+    if spec.family != family.name:
+        raise_spec_family_mismatch(args.spec, spec.family, family.name)
+    if args.dry_run:
+        print(spec_to_yaml(spec), end="")
+        return 0
+    _print_result(build(spec, args.out))
+    return 0
+
+
+def raise_spec_family_mismatch(spec: str, found: str, wanted: str) -> None:
+    """A spec of one family was given to another family's build command."""
+    from probesmith.errors import SpecError
+
+    raise SpecError(
+        f"spec {spec} is of family {found!r}, not {wanted!r}: run `probesmith build {found} "
+        f"--spec {spec}`."
+    )
+
+
+def _print_result(result) -> None:
+    from probesmith.builders.build import summary_markdown_table
+
+    print(f"\n{result.out}  ({result.seconds:.1f} s, logical hash {result.logical_hash[:16]})")
+    print(summary_markdown_table(result.summary))
+    for reason, count in sorted(result.dropped.items()):
+        print(f"  dropped {count:>8,}  {reason}")
+
+
+def _run_data_check(args: argparse.Namespace) -> int:
+    from probesmith.builders.data import check_sources
+
+    statuses = check_sources()
+    for status in statuses:
+        mark = "ok     " if status.available else "MISSING"
+        print(f"{mark} {status.name:14} {status.where}  {status.detail}")
+        if status.fix:
+            print(f"        fix: {status.fix}")
+    return 0 if all(s.available or s.name == "wordnet-nltk" for s in statuses) else 1
+
+
+def _run_data_prepare(args: argparse.Namespace) -> int:
+    from probesmith.builders.data import prepare_sources
+
+    print(f"WordNet for NLTK: {prepare_sources()}")
+    return 0
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from probesmith.schemas.manifest import verify_folder
+
+    problems = verify_folder(args.folder)
+    for problem in problems:
+        print(f"MISMATCH {problem}")
+    if not problems:
+        print(f"{args.folder}: every file matches the manifest")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""Dataset-card rendering: the README.md that makes a build folder a Hub dataset repository."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import datasets
+import yaml
+from probesmith.schemas.tables import TableSchema
+
+
+@dataclass(frozen=True)
+class CardInfo:
+    """What a builder says about its dataset for the card."""
+
+    pretty_name: str
+    description: str
+    license: str
+    license_name: str | None = None
+    license_link: str | None = None
+    licence_text: str = ""
+    tags: tuple[str, ...] = ()
+    task_categories: tuple[str, ...] = ("multiple-choice", "question-answering")
+    citation: str = ""
+    extra_sections: tuple[tuple[str, str], ...] = field(default=())
+
+
+def hf_features(schema: TableSchema) -> datasets.Features:
+    """The Hugging Face features equivalent to a table schema."""
+    return datasets.Features.from_arrow_schema(schema.schema.remove_metadata())
+
+
+def _size_category(rows: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                        (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
+        if rows < limit:
+            return name
+    return "10M<n<100M"
+
+
+def render_card(
+    info: CardInfo,
+    configs: dict[str, dict[str, dict[str, Any]]],
+    schemas: dict[str, TableSchema],
+    manifest: dict[str, Any],
+    summary_markdown: str,
+) -> str:
+    """Render README.md: YAML metadata (configs, features, licence) and a readable body.
+
+    ``configs`` maps config name -> split name -> {"rows": int, "files": [relative paths]}.
+    """
+    total_rows = sum(s["rows"] for splits in configs.values() for s in splits.values())
+    metadata: dict[str, Any] = {"pretty_name": info.pretty_name, "license": info.license}
+    if info.license_name:
+        metadata["license_name"] = info.license_name
+    if info.license_link:
+        metadata["license_link"] = info.license_link
+    metadata.update(
+        language=["en"],
+        task_categories=list(info.task_categories),
+        size_categories=[_size_category(total_rows)],
+        tags=list(info.tags),
+        configs=[
+            {
+                "config_name": config,
+                "data_files": [
+                    {"split": split, "path": f"{config}/{split}-*.parquet"} for split in splits
+                ],
+            }
+            for config, splits in configs.items()
+        ],
+        dataset_info=[
+            {
+                "config_name": config,
+                "features": hf_features(schemas[config])._to_yaml_list(),
+                "splits": [
+                    {"name": split, "num_examples": entry["rows"]} for split, entry in splits.items()
+                ],
+            }
+            for config, splits in configs.items()
+        ],
+    )
+    header = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=1000)
+    counts = "\n".join(
+        f"| `{config}` | {split} | {entry['rows']:,} |"
+        for config, splits in configs.items()
+        for split, entry in splits.items()
+    )
+    sources = "\n".join(
+        f"- **{name}**: " + ", ".join(f"{k} `{v}`" for k, v in sorted(src.items()))
+        for name, src in sorted(manifest.get("sources", {}).items())
+    )
+    first_config = next(iter(configs))
+    body = [
+        f"# {info.pretty_name}",
+        "",
+        info.description.strip(),
+        "",
+        "## Configs and splits",
+        "",
+        "| config | split | rows |",
+        "|---|---|---|",
+        counts,
+        "",
+        "Splits are by semantic cluster: no concept appears in two splits.",
+        "",
+        "## Summary",
+        "",
+        summary_markdown.strip(),
+        "",
+        "## Loading",
+        "",
+        "```python",
+        "import datasets",
+        f'ds = datasets.load_dataset("PATH_OR_REPO_ID", "{first_config}")',
+        "```",
+        "",
+        "## Reproducing this build",
+        "",
+        f"Built by probesmith {manifest.get('probesmith_version')} from spec "
+        f"`{manifest.get('spec', {}).get('name')}` (version {manifest.get('spec', {}).get('version')})"
+        f" with seed {manifest.get('seed')}. Logical content hash: `{manifest.get('logical_hash')}`.",
+        "`manifest.json` holds the resolved spec, the source versions and per-file sha256.",
+        "",
+        "Sources:",
+        "",
+        sources,
+        "",
+        "## Licence",
+        "",
+        info.licence_text.strip() or f"`{info.license}`",
+    ]
+    for title, text in info.extra_sections:
+        body += ["", f"## {title}", "", text.strip()]
+    if info.citation:
+        body += ["", "## Citation", "", "```bibtex", info.citation.strip(), "```"]
+    return f"---\n{header}---\n\n" + "\n".join(body) + "\n"

@@ -1,0 +1,164 @@
+"""Explicit, versioned Arrow schemas for every table probesmith writes, and their validation.
+
+Schemas are never inferred from data: a table is built against its declared ``pyarrow.Schema``
+and checked on write and on read. Errors name the table, the column and the problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from probesmith.errors import SchemaError
+
+RowCheck = Callable[[pa.Table], "list[str]"]
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """A named, versioned table layout: its Arrow schema plus checks across columns."""
+
+    name: str
+    version: int
+    schema: pa.Schema
+    description: str
+    checks: tuple[RowCheck, ...] = field(default=())
+
+    @property
+    def id(self) -> str:
+        """``name/vN``, the form written into manifests and Parquet metadata."""
+        return f"{self.name}/v{self.version}"
+
+    def validate(self, table: pa.Table, where: str) -> None:
+        """Raise :class:`SchemaError` unless ``table`` conforms; ``where`` names it in errors."""
+        problems = schema_differences(self.schema, table.schema)
+        if not problems:
+            for column in self.schema:
+                if not column.nullable and table.column(column.name).null_count:
+                    problems.append(
+                        f"column {column.name!r}: {table.column(column.name).null_count} null "
+                        "values in a column that must not be null"
+                    )
+        if not problems:
+            for check in self.checks:
+                problems.extend(check(table))
+        if problems:
+            listed = "; ".join(problems)
+            raise SchemaError(
+                f"table {where!r} does not conform to schema {self.id}: {listed}. "
+                "This is a bug in the code that built the table, or the file was written by "
+                "another tool or version: rebuild it with this version of probesmith."
+            )
+
+
+def schema_differences(expected: pa.Schema, actual: pa.Schema) -> list[str]:
+    """Human-readable differences between two schemas (names, order-insensitive types)."""
+    problems = []
+    actual_fields = {f.name: f for f in actual}
+    for f in expected:
+        got = actual_fields.get(f.name)
+        if got is None:
+            problems.append(f"column {f.name!r} ({f.type}) is missing")
+        elif not got.type.equals(f.type):
+            problems.append(f"column {f.name!r} has type {got.type}, expected {f.type}")
+    extra = [name for name in actual_fields if name not in expected.names]
+    if extra:
+        problems.append(f"unexpected columns {extra}")
+    return problems
+
+
+def _first_rows(mask: pa.ChunkedArray, limit: int = 3) -> list[int]:
+    return [int(i) for i in pc.indices_nonzero(mask).to_pylist()[:limit]]
+
+
+def _check_multiple_choice(table: pa.Table) -> list[str]:
+    problems = []
+    n_choices = pc.list_value_length(table.column("choices"))
+    answer = table.column("answer_index")
+    bad = pc.or_(pc.less(answer, 0), pc.greater_equal(answer, n_choices.cast(pa.int32())))
+    if pc.any(bad).as_py():
+        problems.append(
+            f"column 'answer_index': out of range of 'choices' at rows {_first_rows(bad)}"
+        )
+    for column in ("distractor_types", "distractor_hops", "choice_concepts"):
+        lengths = pc.list_value_length(table.column(column))
+        expected = pc.subtract(n_choices, 1) if column != "choice_concepts" else n_choices
+        bad = pc.not_equal(lengths, expected)
+        if pc.any(bad).as_py():
+            problems.append(
+                f"column {column!r}: length does not match 'choices' at rows {_first_rows(bad)}"
+            )
+    too_few = pc.less(n_choices, 2)
+    if pc.any(too_few).as_py():
+        problems.append(f"column 'choices': fewer than 2 choices at rows {_first_rows(too_few)}")
+    return problems
+
+
+def _unique_ids(table: pa.Table) -> list[str]:
+    ids = table.column("id")
+    if pc.count_distinct(ids).as_py() != len(ids):
+        return ["column 'id': ids are not unique"]
+    return []
+
+
+MULTIPLE_CHOICE = TableSchema(
+    name="multiple_choice",
+    version=1,
+    description=(
+        "One multiple-choice question per row, one gold answer; distractors tagged with their "
+        "type and distance."
+    ),
+    schema=pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("probe", pa.string(), nullable=False),
+            pa.field("question", pa.string(), nullable=False),
+            pa.field("choices", pa.list_(pa.string()), nullable=False),
+            pa.field("answer_index", pa.int32(), nullable=False),
+            pa.field("cluster", pa.string(), nullable=False),
+            pa.field("concept", pa.string(), nullable=False),
+            pa.field("hops", pa.int32(), nullable=False),
+            pa.field("distractor_types", pa.list_(pa.string()), nullable=False),
+            pa.field("distractor_hops", pa.list_(pa.int32()), nullable=False),
+            pa.field("choice_concepts", pa.list_(pa.string()), nullable=False),
+            pa.field("pos", pa.string(), nullable=False),
+            pa.field("framing", pa.string(), nullable=False),
+            pa.field("perturbation", pa.int32(), nullable=False),
+            pa.field("source", pa.string(), nullable=False),
+        ],
+        metadata={
+            "id": "unique item id: <probe>:<concept>:<hops>:<perturbation>",
+            "probe": "probe type (definitions, hypernymy, hyponymy, synonymy, word_sense)",
+            "question": "question text, the concept introduced in context",
+            "choices": "answer options",
+            "answer_index": "index of the gold answer in choices",
+            "cluster": "semantic cluster: every question about one concept shares it",
+            "concept": "the concept asked about (WordNet synset name, or GCIDE headword#sense)",
+            "hops": "ISA hops between the concept and the gold (0 where not an ISA probe)",
+            "distractor_types": "type of each distractor, in choice order without the gold",
+            "distractor_hops": "distance of each distractor (sister depth, ISA hops; null: random)",
+            "choice_concepts": "the concept behind each choice, in choice order",
+            "pos": "part of speech of the concept",
+            "framing": "id of the question template used",
+            "perturbation": "index of the distractor set among the same question's perturbations",
+            "source": "knowledge source and version",
+        },
+    ),
+    checks=(_check_multiple_choice, _unique_ids),
+)
+
+#: Every table layout by name, for readers that find a schema id in a file.
+SCHEMAS: dict[str, TableSchema] = {s.name: s for s in (MULTIPLE_CHOICE,)}
+
+
+def schema_by_id(schema_id: str) -> TableSchema:
+    """Look up a schema by ``name/vN``; fail with the known ids."""
+    name, _, version = schema_id.partition("/v")
+    schema = SCHEMAS.get(name)
+    if schema is None or str(schema.version) != version:
+        known = ", ".join(s.id for s in SCHEMAS.values())
+        raise SchemaError(f"unknown table schema {schema_id!r}; this probesmith knows {known}.")
+    return schema

@@ -1,0 +1,81 @@
+"""The small GCIDE build, end to end, with every rule checked on every item."""
+
+from collections import Counter, defaultdict
+
+import datasets
+import pytest
+
+from probesmith.builders.build import build
+from probesmith.builders.gcide import GcideSource
+from probesmith.builders.registry import load_spec
+from probesmith.builders.text import contains_word, normalize_choice
+from probesmith.errors import SourceError
+from probesmith.schemas.parquet import read_parquet
+
+from ..conftest import FIXTURES, needs_gcide
+
+pytestmark = [pytest.mark.integration, needs_gcide]
+
+
+@pytest.fixture(scope="module")
+def senses_by_key():
+    return {s.key: s for s in GcideSource().senses()}
+
+
+def rows_of(result):
+    rows = []
+    for path in sorted(result.out.glob("*/*.parquet")):
+        rows += [dict(r, split=path.name.split("-")[0]) for r in read_parquet(path).to_pylist()]
+    return rows
+
+
+def test_every_item_obeys_the_rules(small_dictionary_build, senses_by_key):
+    rows = rows_of(small_dictionary_build)
+    assert len(rows) > 200
+    split_of = {}
+    positions = defaultdict(Counter)
+    for row in rows:
+        gold = senses_by_key[row["concept"]]
+        answer = row["answer_index"]
+        assert row["choices"][answer] == gold.definition
+        assert row["choice_concepts"][answer] == gold.key
+        assert len({normalize_choice(c) for c in row["choices"]}) == 5
+        assert any(e in row["question"] for e in gold.examples)
+        word_in_question = row["question"].split('"')[1 if "meaning of" in row["question"] else 3]
+        assert not contains_word(gold.definition, word_in_question) or word_in_question not in gold.definition
+        for key, kind in zip(
+            [k for i, k in enumerate(row["choice_concepts"]) if i != answer], row["distractor_types"]
+        ):
+            other = senses_by_key[key]
+            if kind == "other_sense":
+                assert other.word == gold.word and other.key != gold.key
+            else:
+                assert kind == "random" and other.word != gold.word and other.pos == gold.pos
+        assert split_of.setdefault(row["cluster"], row["split"]) == row["split"]
+        positions[row["split"]][answer] += 1
+    for counts in positions.values():
+        assert max(counts.values()) - min(counts.values()) <= 1
+
+
+def test_card_carries_the_gpl_and_loads_with_datasets(small_dictionary_build):
+    card = (small_dictionary_build.out / "README.md").read_text()
+    assert "license: gpl-3.0" in card and "GNU General Public License" in card
+    ds = datasets.load_dataset(str(small_dictionary_build.out), "word_sense")
+    assert set(ds) == {"train", "dev", "test"} and ds["train"].num_rows <= 100
+
+
+def test_deterministic(small_dictionary_build, tmp_path):
+    again = build(load_spec(FIXTURES / "dictionary_small.yaml"), tmp_path / "again")
+    assert again.logical_hash == small_dictionary_build.logical_hash
+
+
+def test_corrupt_source_leaves_no_output(tmp_path):
+    folder = tmp_path / "dictd"
+    folder.mkdir()
+    (folder / "gcide.index").write_bytes(open("/usr/share/dictd/gcide.index", "rb").read())
+    (folder / "gcide.dict.dz").write_bytes(b"\x1f\x8b\x08\x00" + b"not really gzip")
+    spec_path = tmp_path / "spec.yaml"
+    spec_path.write_text(f"include: {FIXTURES / 'dictionary_small.yaml'}\nsource_dir: {folder}\n")
+    with pytest.raises(SourceError, match="truncated or corrupt"):
+        build(load_spec(spec_path), tmp_path / "out")
+    assert not (tmp_path / "out").exists()

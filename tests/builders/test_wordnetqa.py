@@ -1,0 +1,196 @@
+"""The small WordNet build, end to end, with every rule checked on every item."""
+
+import shutil
+from collections import Counter
+
+import datasets
+import pytest
+
+from probesmith.builders.build import build
+from probesmith.builders.registry import load_spec
+from probesmith.builders.text import contains_word, normalize_choice
+from probesmith.builders.wordnet import REQUIRED_FILES, WordNetSource
+from probesmith.errors import SourceError
+from probesmith.schemas.manifest import verify_folder
+from probesmith.schemas.parquet import read_parquet
+
+from ..conftest import FIXTURES, needs_wordnet
+
+pytestmark = [pytest.mark.integration, needs_wordnet]
+CONFIGS = ("definitions", "hypernymy", "hyponymy", "synonymy")
+
+
+def items(build_result):
+    rows = []
+    for path in sorted(build_result.out.glob("*/*.parquet")):
+        split = path.name.split("-")[0]
+        rows += [dict(r, split=split) for r in read_parquet(path).to_pylist()]
+    return rows
+
+
+def shown_lemma(choice):
+    return choice.split(":")[0]
+
+
+def sister_family(graph, anchor, depth):
+    return {n for p in graph.parents[anchor] for n in graph.descendants_by_hops(p, depth)[depth]} - {anchor}
+
+
+def test_build_has_every_config_and_split(small_wordnet_build):
+    tables = small_wordnet_build.manifest["tables"]
+    assert {k.split("/")[0] for k in tables} == set(CONFIGS)
+    for config in CONFIGS:
+        assert {f"{config}/{s}" for s in ("train", "dev", "test")} <= set(tables)
+        assert tables[f"{config}/train"]["rows"] <= 150
+    assert verify_folder(small_wordnet_build.out) == []
+
+
+def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph):
+    g = wordnet_graph
+    rows = items(small_wordnet_build)
+    assert len(rows) > 5000
+    for row in rows:
+        c = g.index[row["concept"]]
+        choices, answer = row["choices"], row["answer_index"]
+        gold_concept = row["choice_concepts"][answer]
+        distractor_concepts = [x for i, x in enumerate(row["choice_concepts"]) if i != answer]
+        assert len(choices) == 5
+        assert len({normalize_choice(t) for t in choices}) == 5, row  # no two choices alike
+        assert gold_concept not in distractor_concepts, row
+        probe, k = row["probe"], row["hops"]
+        if probe == "hypernymy":
+            assert g.index[gold_concept] in g.ancestors_by_hops(c, k)[k]
+            correct = g.all_ancestors(c) | {c}
+        elif probe == "hyponymy":
+            assert g.index[gold_concept] in g.descendants_by_hops(c, k)[k]
+            correct = g.all_descendants(c) | {c}
+        else:
+            assert gold_concept == row["concept"] and k == 0
+            correct = {c}
+        for concept in distractor_concepts:
+            assert g.index[concept] not in correct, (row["id"], concept)
+        if probe in ("hypernymy", "hyponymy"):
+            assert not contains_word(row["question"], shown_lemma(choices[answer])), row
+        if probe == "synonymy":
+            own = {lemma.lower() for lemma in g.lemmas[c]}
+            for lemma in g.lemmas[c]:
+                assert not contains_word(row["question"], lemma), row
+            for concept in distractor_concepts:
+                assert not own & {lemma.lower() for lemma in g.lemmas[g.index[concept]]}, row
+        if probe == "definitions":
+            assert choices[answer] == g.glosses[c]
+        for concept, kind, hops in zip(distractor_concepts, row["distractor_types"], row["distractor_hops"]):
+            node = g.index[concept]
+            if kind == "isa_up":
+                assert node in g.ancestors_by_hops(c, hops)[hops]
+            elif kind == "isa_down":
+                assert node in g.descendants_by_hops(c, hops)[hops]
+            elif kind == "sister":
+                anchor = g.index[gold_concept] if probe == "hypernymy" else c
+                assert node in sister_family(g, anchor, hops), (row["id"], concept, hops)
+            else:
+                assert kind == "random" and hops is None
+                assert g.pos[node] == row["pos"]
+
+
+def test_gold_position_is_uniform_in_every_split(small_wordnet_build):
+    by_split = Counter()
+    for row in items(small_wordnet_build):
+        by_split[(row["probe"], row["split"], row["answer_index"])] += 1
+    for probe in CONFIGS:
+        for split in ("train", "dev", "test"):
+            counts = [by_split[(probe, split, i)] for i in range(5)]
+            assert max(counts) - min(counts) <= 1, (probe, split, counts)
+
+
+def test_splits_are_by_cluster(small_wordnet_build):
+    split_of = {}
+    for row in items(small_wordnet_build):
+        assert split_of.setdefault(row["cluster"], row["split"]) == row["split"], row["cluster"]
+
+
+def test_perturbations_share_the_question_but_not_the_distractors(small_wordnet_build):
+    by_question = {}
+    for row in items(small_wordnet_build):
+        key = row["id"].rsplit(":", 1)[0]
+        by_question.setdefault(key, []).append(row)
+    pairs = [group for group in by_question.values() if len(group) == 2]
+    assert len(pairs) > 1000
+    assert all(a["question"] == b["question"] for a, b in pairs)
+    differing = sum(set(a["choices"]) != set(b["choices"]) for a, b in pairs)
+    assert differing / len(pairs) > 0.9
+
+
+def test_loads_with_datasets_offline_with_declared_features(small_wordnet_build):
+    for config in CONFIGS:
+        ds = datasets.load_dataset(str(small_wordnet_build.out), config)
+        assert set(ds) == {"train", "dev", "test"}
+        assert ds["train"].features["choices"] == datasets.List(datasets.Value("string"))
+        assert ds["train"].features["answer_index"] == datasets.Value("int32")
+        rows = small_wordnet_build.manifest["tables"][f"{config}/test"]["rows"]
+        assert ds["test"].num_rows == rows
+
+
+def test_same_spec_same_logical_hash_other_seed_other_hash(small_wordnet_build, tmp_path):
+    spec = load_spec(FIXTURES / "wordnet_small.yaml")
+    again = build(spec, tmp_path / "again")
+    assert again.logical_hash == small_wordnet_build.logical_hash
+    other = build(load_spec(FIXTURES / "wordnet_small.yaml", seed=1), tmp_path / "other")
+    assert other.logical_hash != small_wordnet_build.logical_hash
+
+
+def test_controlled_distractor_depth_is_one_spec_edit(tmp_path):
+    spec_path = tmp_path / "siblings.yaml"
+    spec_path.write_text(
+        f"include: {FIXTURES / 'wordnet_small.yaml'}\nname: siblings\nprobes: [hypernymy]\n"
+        "distractors:\n  sister_depth: 1\n  mix: {sister: 3, opposite: 0, random: 1}\n"
+    )
+    result = build(load_spec(spec_path), tmp_path / "out")
+    rows = items(result)
+    kinds = Counter(k for r in rows for k in r["distractor_types"])
+    assert kinds["sister"] > kinds["random"] and "isa_down" not in kinds
+    assert {h for r in rows for k, h in zip(r["distractor_types"], r["distractor_hops"]) if k == "sister"} == {1}
+
+
+def wordnet_copy(tmp_path):
+    folder = tmp_path / "wordnet"
+    folder.mkdir()
+    for name in REQUIRED_FILES:
+        shutil.copyfile(f"/usr/share/wordnet/{name}", folder / name)
+    return folder
+
+
+def spec_with_source(tmp_path, folder):
+    path = tmp_path / "spec.yaml"
+    path.write_text(f"include: {FIXTURES / 'wordnet_small.yaml'}\nsource_dir: {folder}\n")
+    return load_spec(path)
+
+
+def test_missing_source_is_named_with_its_fix(tmp_path):
+    folder = wordnet_copy(tmp_path)
+    (folder / "data.noun").unlink()
+    out = tmp_path / "out"
+    with pytest.raises(SourceError, match=r"\['data.noun'\] are missing.*apt-get install wordnet-base"):
+        build(spec_with_source(tmp_path, folder), out)
+    assert not out.exists() and not list(tmp_path.glob(".out*"))
+
+
+def test_truncated_source_is_reported_and_nothing_is_written(tmp_path, isolated_data_home, monkeypatch):
+    folder = wordnet_copy(tmp_path)
+    data = (folder / "data.noun").read_bytes()
+    (folder / "data.noun").write_bytes(data[: len(data) * 2 // 3])
+    monkeypatch.setenv("PROBESMITH_DATA", str(tmp_path / "home"))
+    out = tmp_path / "out"
+    with pytest.raises(SourceError, match=r"truncated or corrupt.*--reinstall wordnet-base"):
+        build(spec_with_source(tmp_path, folder), out)
+    assert not out.exists()
+
+
+def test_truncated_at_a_line_boundary_is_caught_too(tmp_path, monkeypatch):
+    folder = wordnet_copy(tmp_path)
+    data = (folder / "data.noun").read_bytes()
+    cut = data.rindex(b"\n", 0, len(data) // 2) + 1
+    (folder / "data.noun").write_bytes(data[:cut])
+    monkeypatch.setenv("PROBESMITH_DATA", str(tmp_path / "home"))
+    with pytest.raises(SourceError, match="truncated or corrupt"):
+        WordNetSource(folder).load(("noun",))

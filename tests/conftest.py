@@ -1,0 +1,64 @@
+"""Shared fixtures: isolated data home, real sources, small builds made once per session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from probesmith.builders.gcide import DEBIAN_GCIDE_DIR
+from probesmith.builders.wordnet import DEBIAN_WORDNET_DIR, missing_source_files
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+needs_wordnet = pytest.mark.skipif(
+    bool(missing_source_files(DEBIAN_WORDNET_DIR)),
+    reason="WordNet 3.0 is not installed: apt-get install wordnet-base wordnet-sense-index",
+)
+needs_gcide = pytest.mark.skipif(
+    not (DEBIAN_GCIDE_DIR / "gcide.index").is_file(),
+    reason="GCIDE is not installed: apt-get install dict-gcide",
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """probesmith's data folder (the NLTK copy of WordNet) lives in a session temp dir."""
+    home = tmp_path_factory.mktemp("probesmith-data")
+    previous = os.environ.get("PROBESMITH_DATA")
+    os.environ["PROBESMITH_DATA"] = str(home)
+    yield home
+    if previous is None:
+        os.environ.pop("PROBESMITH_DATA", None)
+    else:
+        os.environ["PROBESMITH_DATA"] = previous
+
+
+@pytest.fixture(scope="session")
+def wordnet_graph():
+    """The real WordNet 3.0 noun and verb graph, loaded once."""
+    from probesmith.builders.wordnet import WordNetSource
+
+    return WordNetSource().load(("noun", "verb"))
+
+
+@pytest.fixture(scope="session")
+def small_wordnet_build(tmp_path_factory: pytest.TempPathFactory):
+    """The small WordNet config of tests/fixtures, built once."""
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+
+    out = tmp_path_factory.mktemp("builds") / "wordnet-small"
+    return build(load_spec(FIXTURES / "wordnet_small.yaml"), out)
+
+
+@pytest.fixture(scope="session")
+def small_dictionary_build(tmp_path_factory: pytest.TempPathFactory):
+    """The small GCIDE config of tests/fixtures, built once."""
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+
+    out = tmp_path_factory.mktemp("builds") / "dictionary-small"
+    return build(load_spec(FIXTURES / "dictionary_small.yaml"), out)
