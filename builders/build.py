@@ -6,6 +6,7 @@ family from its default spec, which is the README's main job.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections import Counter, defaultdict
@@ -25,6 +26,7 @@ import probesmith
 log = logging.getLogger(__name__)
 
 DEFAULT_OUT_ROOT = Path("artifacts")
+REFERENCE_DIR = "reference"
 SPLITS = ("train", "dev", "test")
 
 
@@ -37,6 +39,7 @@ class BuildResult:
     summary: pl.DataFrame
     dropped: dict[str, int]
     seconds: float
+    timings: dict[str, float]
 
     @property
     def logical_hash(self) -> str:
@@ -54,9 +57,12 @@ def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
     out = Path(out) if out is not None else DEFAULT_OUT_ROOT / spec.name
     family = get_family(spec.family)
     log.info("building %s (family %s, seed %d) into %s", spec.name, family.name, spec.seed, out)
+    timings = {}
     output = family.generate(spec)
+    timings["generate_s"] = time.perf_counter() - started
     tables = assemble_tables(output, spec)
     summary = summarize(output)
+    timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
     with DatasetFolderWriter(out) as writer:
         for (config, split), table in tables.items():
             writer.add_table(config, split, table, MULTIPLE_CHOICE)
@@ -71,24 +77,57 @@ def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
         }
         manifest = writer.commit(output.card, manifest_fields, summary_markdown(summary, output))
     seconds = time.perf_counter() - started
-    log.info("built %s in %.1f s: logical hash %s", out, seconds, manifest["logical_hash"])
-    return BuildResult(out, manifest, summary, dict(output.dropped), seconds)
+    timings["write_s"] = seconds - timings["generate_s"] - timings["assemble_s"]
+    log.info("built %s in %.1f s (%s): logical hash %s", out, seconds,
+             ", ".join(f"{k} {v:.1f}" for k, v in timings.items()), manifest["logical_hash"])
+    return BuildResult(out, manifest, summary, dict(output.dropped), seconds, timings)
 
 
 def build_all(out_root: str | Path | None = None) -> list[BuildResult]:
-    """Build every registered family from its default spec into ``out_root/<spec name>``."""
+    """Build every registered family from its default spec into ``out_root/<spec name>``.
+
+    Each build is compared with the reference manifest ``out_root/reference/<name>.manifest.json``
+    where one exists (the repository commits those of the default specs), and the outcome logged.
+    """
     root = Path(out_root) if out_root is not None else DEFAULT_OUT_ROOT
     results = []
     for family in families().values():
         spec = load_spec(family.default_spec)
-        results.append(build(spec, root / spec.name))
+        result = build(spec, root / spec.name)
+        differences = compare_with_reference(result.manifest, root / REFERENCE_DIR)
+        if differences is None:
+            log.info("%s: no reference manifest to compare with", spec.name)
+        elif differences:
+            log.warning("%s differs from its reference build: %s", spec.name, "; ".join(differences))
+        else:
+            log.info("%s matches its reference build (logical hash %s)", spec.name,
+                     result.logical_hash[:16])
+        results.append(result)
     return results
 
 
+def compare_with_reference(manifest: dict, reference_dir: Path) -> list[str] | None:
+    """Tables whose logical hash differs from the reference manifest; None without a reference."""
+    path = reference_dir / f"{manifest['name']}.manifest.json"
+    if not path.is_file():
+        return None
+    reference = json.loads(path.read_text())
+    differences = []
+    for table in sorted(set(reference["tables"]) | set(manifest["tables"])):
+        ours = manifest["tables"].get(table, {}).get("logical_hash")
+        theirs = reference["tables"].get(table, {}).get("logical_hash")
+        if ours != theirs:
+            differences.append(f"{table}: {'missing' if ours is None else ours[:12]} "
+                               f"vs reference {'missing' if theirs is None else theirs[:12]}")
+    return differences
+
+
 def assemble_tables(output: FamilyOutput, spec: ProbeSpec) -> dict[tuple[str, str], pa.Table]:
-    """Split items by cluster (one split per concept across configs), place golds at balanced
-    positions, and build Arrow tables. Items that overflow a full train split are dropped and
-    counted in ``output.dropped``."""
+    """Split items, place golds at balanced positions, and build one Arrow table per split.
+
+    Splits are by cluster, one split per concept across all configs. Items that overflow a
+    full train split are dropped and counted in ``output.dropped``.
+    """
     sizes: dict[str, Counter] = defaultdict(Counter)
     for config, items in output.items.items():
         for item in items:

@@ -14,14 +14,13 @@ import logging
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from tqdm.auto import tqdm
-
 from probesmith.builders.gcide import GcideSource, Sense
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.text import contains_word, find_in_examples, normalize_choice
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
+from tqdm.auto import tqdm
 
 log = logging.getLogger(__name__)
 

@@ -1,10 +1,10 @@
-"""GCIDE source: Debian's ``dict-gcide`` files parsed into word senses with usage examples.
+r"""GCIDE source: Debian's ``dict-gcide`` files parsed into word senses with usage examples.
 
 ``gcide.index`` lists ``headword<TAB>offset<TAB>length`` (dictd's base-64 numbers) into the
 uncompressed text of ``gcide.dict.dz`` (dictzip, readable as gzip). Each block is one entry of
 Webster's 1913 layout::
 
-    Bank \\Bank\\ (b[a^][ng]k), n. [OE. banke; ...]
+    Bank \Bank\ (b[a^][ng]k), n. [OE. banke; ...]
        1. A mound, pile, or ridge of earth, ...; as, a bank of clouds; a bank of snow.
           [1913 Webster]
 

@@ -273,14 +273,20 @@ class _Builder:
         out: dict[str, list[DraftItem]] = {}
 
         def make(probe, hops, gold_node, gold_text_for, pools, invalid, render, valid_text=None):
-            for framing, template in self.framing_order(probe, (name, hops), context is not None):
-                question = template.format(**(in_context if "{example}" in template else out_of_context))
-                gold_text = gold_text_for(question)
-                if gold_text is not None:
-                    break
-            else:
+            # the first framing (in seeded order) whose question leaves the gold's word unsaid
+            def fill(template: str) -> dict[str, str]:
+                return in_context if "{example}" in template else out_of_context
+
+            candidates = (
+                (framing, question, gold_text_for(question))
+                for framing, template in self.framing_order(probe, (name, hops), context is not None)
+                for question in [template.format(**fill(template))]
+            )
+            found = next((c for c in candidates if c[2] is not None), None)
+            if found is None:
                 self.dropped[f"{probe}: gold names a word in the question"] += 1
                 return
+            framing, question, gold_text = found
             for p in range(spec.perturbations):
                 rng = item_rng(spec.seed, probe, name, hops, p)
                 taken = {normalize_choice(gold_text)}
@@ -317,7 +323,7 @@ class _Builder:
             own = {lemma.lower() for lemma in g.lemmas[c]}
             make(
                 "synonymy", 0, c,
-                lambda q: None if any(contains_word(q, lemma) for lemma in g.lemmas[c]) else self.lemmas_text(c),
+                lambda q: None if any(contains_word(q, x) for x in g.lemmas[c]) else self.lemmas_text(c),
                 {"sister": sisters_of_c, "opposite": neighbours},
                 {c}, self.lemmas_text,
                 lambda t: not own & {x.strip().lower() for x in t.split(",")},

@@ -171,9 +171,10 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
         return _coerce(non_none[0], value, where)
     if origin is typing.Literal:
         if value not in args:
-            choices = ", ".join(map(str, args))
+            choices = [str(a) for a in args]
             raise SpecError(
-                f"{where}: {value!r} is not one of {choices}{_did_you_mean(str(value), list(map(str, args)))}."
+                f"{where}: {value!r} is not one of {', '.join(choices)}"
+                f"{_did_you_mean(str(value), choices)}."
             )
         return value
     if origin in (tuple, list):

@@ -1,8 +1,14 @@
 import gzip
 
 import pytest
+from probesmith.builders.gcide import (
+    GcideSource,
+    clean_text,
+    decode_number,
+    parse_entry,
+    split_usage,
+)
 
-from probesmith.builders.gcide import GcideSource, clean_text, decode_number, parse_entry, split_usage
 from probesmith.errors import SourceError
 
 from ..conftest import needs_gcide

@@ -1,8 +1,8 @@
 import pytest
-
 from probesmith.builders.registry import load_spec
-from probesmith.errors import SpecError
 from probesmith.probes.spec import bundled_spec_names, spec_to_yaml, to_dict
+
+from probesmith.errors import SpecError
 
 
 def write(tmp_path, name, text):

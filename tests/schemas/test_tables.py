@@ -1,8 +1,8 @@
 import pyarrow as pa
 import pytest
+from probesmith.schemas.tables import MULTIPLE_CHOICE
 
 from probesmith.errors import SchemaError
-from probesmith.schemas.tables import MULTIPLE_CHOICE
 
 
 def rows(n=3, **overrides):
