@@ -23,7 +23,9 @@ def run_one(family: str, out: Path) -> dict:
     result = build(spec, out / spec.name)
     rows = sum(t["rows"] for t in result.manifest["tables"].values())
     return {
-        "family": family, "items": rows, "seconds": round(result.seconds, 1),
+        "family": family,
+        "items": rows,
+        "seconds": round(result.seconds, 1),
         **{k: round(v, 1) for k, v in result.timings.items()},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
@@ -42,18 +44,28 @@ def main() -> None:
     from probesmith.builders.registry import families
 
     names = args.family or list(families())
-    print(f"machine: {platform.processor() or platform.machine()}, "
-          f"{len(__import__('os').sched_getaffinity(0))} cores, Python {platform.python_version()}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, "
+        f"{len(__import__('os').sched_getaffinity(0))} cores, Python {platform.python_version()}"
+    )
     header = ("family", "items", "total s", "generate", "assemble", "write", "peak MB")
     print(f"{header[0]:12} " + " ".join(f"{h:>9}" for h in header[1:]))
     for name in names:
         proc = subprocess.run(
             [sys.executable, __file__, "--one", name, "--out", str(out)],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         r = json.loads(proc.stdout.strip().splitlines()[-1])
-        values = (f"{r['items']:,}", r["seconds"], r["generate_s"], r["assemble_s"], r["write_s"],
-                  f"{r['peak_rss_mb']:,}")
+        values = (
+            f"{r['items']:,}",
+            r["seconds"],
+            r["generate_s"],
+            r["assemble_s"],
+            r["write_s"],
+            f"{r['peak_rss_mb']:,}",
+        )
         print(f"{r['family']:12} " + " ".join(f"{v:>9}" for v in values))
 
 

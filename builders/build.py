@@ -10,18 +10,18 @@ import json
 import logging
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
+
+import probesmith
 from probesmith.builders.registry import DraftItem, FamilyOutput, families, get_family, load_spec
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
 from probesmith.probes.spec import ProbeSpec, to_dict
 from probesmith.schemas.artifact import DatasetFolderWriter
 from probesmith.schemas.tables import MULTIPLE_CHOICE
-
-import probesmith
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +60,12 @@ def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
     timings = {}
     output = family.generate(spec)
     timings["generate_s"] = time.perf_counter() - started
-    tables = assemble_tables(output, spec)
-    summary = summarize(output)
+    tables, overflow = assemble_tables(output, spec)
+    filter_report = None
+    if spec.artifact_filter.enabled:
+        tables, overflow, filter_report = _filter_artifacts(output, spec, tables)
+    output.dropped.update(overflow)
+    summary = summarize(tables)
     timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
     with DatasetFolderWriter(out) as writer:
         for (config, split), table in tables.items():
@@ -75,11 +79,20 @@ def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
             "probesmith_version": probesmith.__version__,
             "dropped": dict(sorted(output.dropped.items())),
         }
-        manifest = writer.commit(output.card, manifest_fields, summary_markdown(summary, output))
+        if filter_report is not None:
+            manifest_fields["artifact_filter"] = asdict(filter_report)
+        manifest = writer.commit(
+            output.card, manifest_fields, summary_markdown(summary, _totals(tables), output.dropped)
+        )
     seconds = time.perf_counter() - started
     timings["write_s"] = seconds - timings["generate_s"] - timings["assemble_s"]
-    log.info("built %s in %.1f s (%s): logical hash %s", out, seconds,
-             ", ".join(f"{k} {v:.1f}" for k, v in timings.items()), manifest["logical_hash"])
+    log.info(
+        "built %s in %.1f s (%s): logical hash %s",
+        out,
+        seconds,
+        ", ".join(f"{k} {v:.1f}" for k, v in timings.items()),
+        manifest["logical_hash"],
+    )
     return BuildResult(out, manifest, summary, dict(output.dropped), seconds, timings)
 
 
@@ -100,8 +113,7 @@ def build_all(out_root: str | Path | None = None) -> list[BuildResult]:
         elif differences:
             log.warning("%s differs from its reference build: %s", spec.name, "; ".join(differences))
         else:
-            log.info("%s matches its reference build (logical hash %s)", spec.name,
-                     result.logical_hash[:16])
+            log.info("%s matches its reference build (logical hash %s)", spec.name, result.logical_hash[:16])
         results.append(result)
     return results
 
@@ -117,37 +129,61 @@ def compare_with_reference(manifest: dict, reference_dir: Path) -> list[str] | N
         ours = manifest["tables"].get(table, {}).get("logical_hash")
         theirs = reference["tables"].get(table, {}).get("logical_hash")
         if ours != theirs:
-            differences.append(f"{table}: {'missing' if ours is None else ours[:12]} "
-                               f"vs reference {'missing' if theirs is None else theirs[:12]}")
+            differences.append(
+                f"{table}: {'missing' if ours is None else ours[:12]} "
+                f"vs reference {'missing' if theirs is None else theirs[:12]}"
+            )
     return differences
 
 
-def assemble_tables(output: FamilyOutput, spec: ProbeSpec) -> dict[tuple[str, str], pa.Table]:
+def assemble_tables(output: FamilyOutput, spec: ProbeSpec) -> tuple[dict[tuple[str, str], pa.Table], Counter]:
     """Split items, place golds at balanced positions, and build one Arrow table per split.
 
     Splits are by cluster, one split per concept across all configs. Items that overflow a
-    full train split are dropped and counted in ``output.dropped``.
+    full train split are left out; their counts per reason are returned beside the tables.
     """
     sizes: dict[str, Counter] = defaultdict(Counter)
     for config, items in output.items.items():
         for item in items:
             sizes[item.cluster][config] += 1
-    split_of, overflow = assign_splits(
-        sizes, spec.seed, spec.splits.train_items, spec.splits.dev_share
-    )
+    split_of, overflow = assign_splits(sizes, spec.seed, spec.splits.train_items, spec.splits.dev_share)
+    dropped: Counter = Counter()
     tables = {}
     for config, items in output.items.items():
         by_split: dict[str, list[DraftItem]] = defaultdict(list)
         for item in items:
             if (item.cluster, config) in overflow:
-                output.dropped[f"{config}: concept in train after this config's train was full"] += 1
+                dropped[f"{config}: concept in train after this config's train was full"] += 1
             else:
                 by_split[split_of[item.cluster]].append(item)
         for split in SPLITS:
             split_items = sorted(by_split.get(split, []), key=lambda i: i.id)
             if split_items:
                 tables[(config, split)] = _to_table(split_items, spec.seed)
-    return tables
+    return tables, dropped
+
+
+def _filter_artifacts(output: FamilyOutput, spec: ProbeSpec, tables: dict):
+    """Remove what the choice-only baseline exploits, then assemble again (fresh positions)."""
+    from probesmith.eval.audit import filter_artifacts
+    from probesmith.eval.mcqa import COLUMNS
+
+    frames: dict[str, list[pl.DataFrame]] = defaultdict(list)
+    for (config, split), table in tables.items():
+        frames[config].append(pl.from_arrow(table).with_columns(split=pl.lit(split)).select(list(COLUMNS)))
+    options = spec.artifact_filter
+    removed, report = filter_artifacts(
+        {config: pl.concat(parts) for config, parts in frames.items()},
+        margin=options.margin,
+        max_rounds=options.max_rounds,
+        folds=options.folds,
+        seed=spec.seed,
+    )
+    for config, ids in removed.items():
+        output.items[config] = [item for item in output.items[config] if item.id not in ids]
+        output.dropped[f"{config}: removed by the artifact filter"] += len(ids)
+    tables, overflow = assemble_tables(output, spec)
+    return tables, overflow, report
 
 
 def _to_table(items: list[DraftItem], seed: int) -> pa.Table:
@@ -182,17 +218,32 @@ def _to_table(items: list[DraftItem], seed: int) -> pa.Table:
     return pa.Table.from_pydict(columns, schema=MULTIPLE_CHOICE.schema)
 
 
-def summarize(output: FamilyOutput) -> pl.DataFrame:
+def _totals(tables: dict[tuple[str, str], pa.Table]) -> dict[str, int]:
+    totals: Counter = Counter()
+    for (config, _split), table in tables.items():
+        totals[config] += table.num_rows
+    return dict(totals)
+
+
+def summarize(tables: dict[tuple[str, str], pa.Table]) -> pl.DataFrame:
     """Items per config x hops x distractor type (an item counts once per type it contains)."""
-    rows = Counter()
-    for config, items in output.items.items():
-        for item in items:
-            for kind in {d.kind for d in item.distractors}:
-                rows[(config, item.hops, kind)] += 1
-    return pl.DataFrame(
-        [{"config": c, "hops": h, "distractor_type": k, "items": n} for (c, h, k), n in rows.items()],
-        schema={"config": pl.String, "hops": pl.Int32, "distractor_type": pl.String, "items": pl.Int64},
-    ).sort("config", "hops", "distractor_type")
+    frames = [
+        pl.from_arrow(table.select(["hops", "distractor_types"])).with_columns(config=pl.lit(config))
+        for (config, _split), table in tables.items()
+    ]
+    schema = {"config": pl.String, "hops": pl.Int32, "distractor_type": pl.String, "items": pl.UInt32}
+    if not frames:
+        return pl.DataFrame(schema=schema)
+    return (
+        pl.concat(frames)
+        .with_columns(distractor_type=pl.col("distractor_types").list.unique())
+        .explode("distractor_type")
+        .group_by("config", "hops", "distractor_type")
+        .agg(items=pl.len())
+        .select(list(schema))
+        .cast(schema)
+        .sort("config", "hops", "distractor_type")
+    )
 
 
 def summary_markdown_table(summary: pl.DataFrame) -> str:
@@ -207,17 +258,16 @@ def summary_markdown_table(summary: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def summary_markdown(summary: pl.DataFrame, output: FamilyOutput) -> str:
+def summary_markdown(summary: pl.DataFrame, totals: dict[str, int], dropped: Counter) -> str:
     """The card's summary: items per config, the config x hops x type table, and drops."""
-    totals = {config: len(items) for config, items in output.items.items()}
     lines = [
-        "Items per config: " + ", ".join(f"`{c}` {n:,}" for c, n in totals.items()) + ".",
+        "Items per config: " + ", ".join(f"`{c}` {n:,}" for c, n in sorted(totals.items())) + ".",
         "",
         "Items containing each distractor type, per config and ISA hops:",
         "",
         summary_markdown_table(summary),
     ]
-    if output.dropped:
+    if dropped:
         lines += ["", "Candidates dropped, by reason:", "", "| reason | count |", "|---|---|"]
-        lines += [f"| {reason} | {n:,} |" for reason, n in sorted(output.dropped.items())]
+        lines += [f"| {reason} | {n:,} |" for reason, n in sorted(dropped.items())]
     return "\n".join(lines)

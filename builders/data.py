@@ -35,7 +35,9 @@ def check_sources(
     missing = missing_source_files(wordnet_dir)
     statuses.append(
         SourceStatus(
-            "wordnet", not missing, str(wordnet_dir),
+            "wordnet",
+            not missing,
+            str(wordnet_dir),
             "WordNet 3.0 files present" if not missing else f"missing {', '.join(missing)}",
             "" if not missing else WORDNET_HINT,
         )
@@ -44,7 +46,9 @@ def check_sources(
     ready = (prepared / "lexnames").is_file()
     statuses.append(
         SourceStatus(
-            "wordnet-nltk", ready, str(prepared),
+            "wordnet-nltk",
+            ready,
+            str(prepared),
             "NLTK copy prepared" if ready else "NLTK copy not prepared yet (made on first build)",
             "" if ready else "Run `probesmith data prepare`.",
         )
@@ -53,7 +57,9 @@ def check_sources(
     present = gcide.index_path.is_file() and gcide.dict_path.is_file()
     statuses.append(
         SourceStatus(
-            "gcide", present, str(gcide_dir),
+            "gcide",
+            present,
+            str(gcide_dir),
             "gcide.index and gcide.dict.dz present" if present else "gcide files missing",
             "" if present else GCIDE_HINT,
         )

@@ -14,13 +14,14 @@ import logging
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from tqdm.auto import tqdm
+
 from probesmith.builders.gcide import GcideSource, Sense
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.text import contains_word, find_in_examples, normalize_choice
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
-from tqdm.auto import tqdm
 
 log = logging.getLogger(__name__)
 
@@ -176,10 +177,18 @@ def _items(spec, sense, e, example, surface, word_senses, by_pos, dropped) -> li
             continue
         items.append(
             DraftItem(
-                id=f"{CONFIG}:{sense.key}:{e}:{p}", probe=CONFIG, question=question,
-                gold=DraftChoice(sense.definition, sense.key, "gold", None), distractors=chosen,
-                cluster=f"gcide:{sense.word}", concept=sense.key, hops=0, pos=sense.pos,
-                framing=f"{CONFIG}-{framing_id}", perturbation=p, source="gcide-0.48",
+                id=f"{CONFIG}:{sense.key}:{e}:{p}",
+                probe=CONFIG,
+                question=question,
+                gold=DraftChoice(sense.definition, sense.key, "gold", None),
+                distractors=chosen,
+                cluster=f"gcide:{sense.word}",
+                concept=sense.key,
+                hops=0,
+                pos=sense.pos,
+                framing=f"{CONFIG}-{framing_id}",
+                perturbation=p,
+                source="gcide-0.48",
             )
         )
     return items

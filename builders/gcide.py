@@ -23,9 +23,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from probesmith.schemas.manifest import file_sha256
-
 from probesmith.errors import SourceError
+from probesmith.schemas.manifest import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -34,16 +33,36 @@ INSTALL_HINT = "Install it with `apt-get install dict-gcide` (or run the README'
 _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
 
 POS_MARKERS = {
-    "n.": "noun", "v. t.": "verb", "v. i.": "verb", "v.": "verb", "a.": "adjective",
-    "adv.": "adverb", "prep.": "preposition", "conj.": "conjunction", "interj.": "interjection",
+    "n.": "noun",
+    "v. t.": "verb",
+    "v. i.": "verb",
+    "v.": "verb",
+    "a.": "adjective",
+    "adv.": "adverb",
+    "prep.": "preposition",
+    "conj.": "conjunction",
+    "interj.": "interjection",
     "pron.": "pronoun",
 }
 _POS_RE = re.compile(
     r"(?<![A-Za-z.])(" + "|".join(re.escape(m) for m in sorted(POS_MARKERS, key=len, reverse=True)) + r")"
 )
 _ACCENTS = {"'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", ",": "\u0327"}
-_ENTITIES = {"ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "deg": "°", "frac12": "½", "frac14": "¼",
-             "frac34": "¾", "sect": "§", "pound": "£", "mdash": "—", "ndash": "–", "hand": "☞"}
+_ENTITIES = {
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "deg": "°",
+    "frac12": "½",
+    "frac14": "¼",
+    "frac34": "¾",
+    "sect": "§",
+    "pound": "£",
+    "mdash": "—",
+    "ndash": "–",
+    "hand": "☞",
+}
 _SKIP_PARAGRAPH = re.compile(r"^\s*(\{|Syn:|Usage:|Note:|Syn\.|See also|Stress)")
 _SENSE_START = re.compile(r"^ {3}(\d+)\.\s+")
 _SUBSENSE = re.compile(r"^\s*\(([a-z])\)\s+")
@@ -94,7 +113,7 @@ def split_usage(text: str) -> tuple[str, tuple[str, ...]]:
         return text.rstrip(" ;,:"), ()
     definition = text[: match.start()].rstrip(" ;,:")
     examples = []
-    for part in text[match.end():].split(";"):
+    for part in text[match.end() :].split(";"):
         example = re.split(r"\.\s+(?=[A-Z])", part, maxsplit=1)[0]
         example = re.sub(r",?\s*etc\.?$", "", example.strip().rstrip(".").strip())
         if example and '"' not in example and "--" not in example:
@@ -116,7 +135,7 @@ def parse_entry(block: str, word: str, entry: int) -> list[Sense]:
         start = _SENSE_START.match(lines[0])
         if start:
             number = start.group(1)
-            lines[0] = lines[0][start.end():]
+            lines[0] = lines[0][start.end() :]
         elif not senses and lines[0].startswith("   ") and not lines[0].startswith("    "):
             number = "1"
             lines[0] = lines[0].strip()
@@ -130,7 +149,7 @@ def parse_entry(block: str, word: str, entry: int) -> list[Sense]:
         for begin, end in zip(bounds, bounds[1:], strict=False):
             letter = _SUBSENSE.match(lines[begin]).group(1)
             first = _SUBSENSE.sub("", lines[begin], count=1)
-            senses.append((f"{number}{letter}", " ".join([first, *lines[begin + 1:end]])))
+            senses.append((f"{number}{letter}", " ".join([first, *lines[begin + 1 : end]])))
     result = []
     seen_numbers: dict[str, int] = {}
     for number, raw in senses:
@@ -236,7 +255,7 @@ class GcideSource:
             key = word.lower()
             entry = entries_per_word.get(key, 0) + 1
             entries_per_word[key] = entry
-            block = text[offset: offset + length].decode("utf-8", errors="replace")
+            block = text[offset : offset + length].decode("utf-8", errors="replace")
             senses.extend(parse_entry(block, key, entry))
         log.info("parsed %d GCIDE senses from %d entries", len(senses), len(seen))
         return senses

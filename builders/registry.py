@@ -15,10 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, _did_you_mean, from_dict, load_spec_dict
 from probesmith.schemas.card import CardInfo
-
-from probesmith.errors import SpecError
 
 
 @dataclass(slots=True)

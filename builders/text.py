@@ -31,7 +31,7 @@ def find_in_examples(lemmas: tuple[str, ...], examples: tuple[str, ...]) -> tupl
             if " " in low or "-" in low:
                 match = re.search(re.escape(low), example, re.IGNORECASE)
                 if match:
-                    return example, example[match.start(): match.end()]
+                    return example, example[match.start() : match.end()]
                 continue
             forms = inflections(low)
             for token in tokens:

@@ -18,9 +18,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from probesmith.schemas.manifest import file_sha256
-
 from probesmith.errors import SourceError
+from probesmith.schemas.manifest import file_sha256
 
 log = logging.getLogger(__name__)
 

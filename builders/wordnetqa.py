@@ -34,13 +34,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from tqdm.auto import tqdm
+
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.text import contains_word, find_in_examples, normalize_choice
 from probesmith.builders.wordnet import WordNetGraph, WordNetSource
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
-from tqdm.auto import tqdm
 
 log = logging.getLogger(__name__)
 
@@ -108,9 +109,7 @@ class WordNetSpec(ProbeSpec):
     choice_format: Literal["lemma_gloss", "lemma"] = spec_field(
         "lemma_gloss", help="How ISA choices are shown: 'lemma: gloss', or the lemma alone."
     )
-    distractors: DistractorSpec = spec_field(
-        default_factory=DistractorSpec, help="Distractor policy."
-    )
+    distractors: DistractorSpec = spec_field(default_factory=DistractorSpec, help="Distractor policy.")
     framings: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=dict,
         help="Question templates per probe type, one chosen per question by the seed. "
@@ -298,10 +297,18 @@ class _Builder:
                     continue
                 out.setdefault(probe, []).append(
                     DraftItem(
-                        id=f"{probe}:{name}:{hops}:{p}", probe=probe, question=question,
+                        id=f"{probe}:{name}:{hops}:{p}",
+                        probe=probe,
+                        question=question,
                         gold=DraftChoice(gold_text, g.names[gold_node], "gold", hops),
-                        distractors=picked, cluster=f"wn:{name}", concept=name, hops=hops,
-                        pos=pos, framing=framing, perturbation=p, source="wordnet-3.0",
+                        distractors=picked,
+                        cluster=f"wn:{name}",
+                        concept=name,
+                        hops=hops,
+                        pos=pos,
+                        framing=framing,
+                        perturbation=p,
+                        source="wordnet-3.0",
                     )
                 )
 
@@ -315,17 +322,25 @@ class _Builder:
             else:
                 gloss = g.glosses[c]
                 make(
-                    "definitions", 0, c, lambda q: gloss,
+                    "definitions",
+                    0,
+                    c,
+                    lambda q: gloss,
                     {"sister": sisters_of_c, "opposite": neighbours},
-                    {c}, lambda n: g.glosses[n], lambda t: normalize_choice(t) != normalize_choice(gloss),
+                    {c},
+                    lambda n: g.glosses[n],
+                    lambda t: normalize_choice(t) != normalize_choice(gloss),
                 )
         if "synonymy" in spec.probes:
             own = {lemma.lower() for lemma in g.lemmas[c]}
             make(
-                "synonymy", 0, c,
+                "synonymy",
+                0,
+                c,
                 lambda q: None if any(contains_word(q, x) for x in g.lemmas[c]) else self.lemmas_text(c),
                 {"sister": sisters_of_c, "opposite": neighbours},
-                {c}, self.lemmas_text,
+                {c},
+                self.lemmas_text,
                 lambda t: not own & {x.strip().lower() for x in t.split(",")},
             )
         if "hypernymy" in spec.probes:
@@ -338,8 +353,13 @@ class _Builder:
                 gold = item_rng(spec.seed, "gold", "hypernymy", name, k).choice(sorted(levels[k]))
                 sisters = [(n, d, "sister") for n, d in self._sister_family(gold)]
                 make(
-                    "hypernymy", k, gold, self._gold_isa_text(gold),
-                    {"sister": sisters, "opposite": down}, invalid, self.isa_text,
+                    "hypernymy",
+                    k,
+                    gold,
+                    self._gold_isa_text(gold),
+                    {"sister": sisters, "opposite": down},
+                    invalid,
+                    self.isa_text,
                 )
         if "hyponymy" in spec.probes:
             levels = g.descendants_by_hops(c, spec.max_hops)
@@ -351,8 +371,13 @@ class _Builder:
                         break
                     gold = item_rng(spec.seed, "gold", "hyponymy", name, k).choice(sorted(levels[k]))
                     make(
-                        "hyponymy", k, gold, self._gold_isa_text(gold),
-                        {"sister": sisters_of_c, "opposite": up}, invalid, self.isa_text,
+                        "hyponymy",
+                        k,
+                        gold,
+                        self._gold_isa_text(gold),
+                        {"sister": sisters_of_c, "opposite": up},
+                        invalid,
+                        self.isa_text,
                     )
         return out
 

@@ -54,6 +54,18 @@ class SplitSpec:
 
 
 @dataclass(frozen=True)
+class ArtifactFilterSpec:
+    """The optional pass that removes what a choice-only baseline exploits, before writing."""
+
+    enabled: bool = spec_field(False, help="Run the artifact filter before writing the build.")
+    margin: float = spec_field(
+        0.05, help="Target: choice-only accuracy at most chance + margin in every cell."
+    )
+    max_rounds: int = spec_field(10, help="Rounds of retraining and removal at most.")
+    folds: int = spec_field(5, help="Cross-fitting folds (by cluster) that score every item.")
+
+
+@dataclass(frozen=True)
 class ProbeSpec:
     """Fields every probe spec has."""
 
@@ -63,6 +75,9 @@ class ProbeSpec:
     seed: int = spec_field(0, help="Seed of every random choice; same seed, same dataset.")
     description: str = spec_field("", help="One paragraph for the dataset card.")
     splits: SplitSpec = spec_field(default_factory=SplitSpec, help="Split sizes.")
+    artifact_filter: ArtifactFilterSpec = spec_field(
+        default_factory=ArtifactFilterSpec, help="Artifact filtering before writing."
+    )
 
 
 def bundled_spec_names() -> list[str]:
@@ -109,9 +124,7 @@ def load_spec_dict(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) ->
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise SpecError(
-            f"spec {path} must be a mapping of keys to values, not a {type(data).__name__}."
-        )
+        raise SpecError(f"spec {path} must be a mapping of keys to values, not a {type(data).__name__}.")
     include = data.pop("include", None)
     if include is None:
         return data
@@ -173,8 +186,7 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
         if value not in args:
             choices = [str(a) for a in args]
             raise SpecError(
-                f"{where}: {value!r} is not one of {', '.join(choices)}"
-                f"{_did_you_mean(str(value), choices)}."
+                f"{where}: {value!r} is not one of {', '.join(choices)}{_did_you_mean(str(value), choices)}."
             )
         return value
     if origin in (tuple, list):

@@ -55,25 +55,38 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands")
 
     build = commands.add_parser(
-        "build", help="Build probe datasets.", epilog=EPILOG_BUILD,
+        "build",
+        help="Build probe datasets.",
+        epilog=EPILOG_BUILD,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     targets = build.add_subparsers(title="what to build", dest="target")
     all_parser = targets.add_parser("all", help="Every family from its default spec.")
-    all_parser.add_argument("--out", type=Path, default=Path("artifacts"),
-                            help="Folder that receives one dataset folder per family.")
+    all_parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("artifacts"),
+        help="Folder that receives one dataset folder per family.",
+    )
     all_parser.set_defaults(run=_run_build_all)
     for family in families().values():
-        sub = targets.add_parser(family.name, help=family.description, epilog=EPILOG_BUILD,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub = targets.add_parser(
+            family.name,
+            help=family.description,
+            epilog=EPILOG_BUILD,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         group = sub.add_argument_group("spec")
-        group.add_argument("--spec", default=family.default_spec,
-                           help=f"Spec name or YAML path (default: {family.default_spec}).")
+        group.add_argument(
+            "--spec",
+            default=family.default_spec,
+            help=f"Spec name or YAML path (default: {family.default_spec}).",
+        )
         group.add_argument("--seed", type=int, help="Override the spec's seed.")
-        group.add_argument("--dry-run", action="store_true",
-                           help="Print the resolved spec and exit.")
-        group.add_argument("--help-spec", action="store_true",
-                           help="List every spec key with its default and help text.")
+        group.add_argument("--dry-run", action="store_true", help="Print the resolved spec and exit.")
+        group.add_argument(
+            "--help-spec", action="store_true", help="List every spec key with its default and help text."
+        )
         sub.add_argument("--out", type=Path, help="Output folder (default: artifacts/<spec name>).")
         sub.set_defaults(run=_run_build, family=family.name)
 
@@ -125,8 +138,7 @@ def raise_spec_family_mismatch(spec: str, found: str, wanted: str) -> None:
     from probesmith.errors import SpecError
 
     raise SpecError(
-        f"spec {spec} is of family {found!r}, not {wanted!r}: run `probesmith build {found} "
-        f"--spec {spec}`."
+        f"spec {spec} is of family {found!r}, not {wanted!r}: run `probesmith build {found} --spec {spec}`."
     )
 
 

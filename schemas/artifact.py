@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+
 from probesmith.schemas.card import CardInfo, render_card
 from probesmith.schemas.manifest import (
     MANIFEST_FORMAT,

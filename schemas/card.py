@@ -7,6 +7,7 @@ from typing import Any
 
 import datasets
 import yaml
+
 from probesmith.schemas.tables import TableSchema
 
 
@@ -32,8 +33,13 @@ def hf_features(schema: TableSchema) -> datasets.Features:
 
 
 def _size_category(rows: int) -> str:
-    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
-                        (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
+    for limit, name in (
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+        (10_000_000, "1M<n<10M"),
+    ):
         if rows < limit:
             return name
     return "10M<n<100M"
@@ -64,9 +70,7 @@ def render_card(
         configs=[
             {
                 "config_name": config,
-                "data_files": [
-                    {"split": split, "path": f"{config}/{split}-*.parquet"} for split in splits
-                ],
+                "data_files": [{"split": split, "path": f"{config}/{split}-*.parquet"} for split in splits],
             }
             for config, splits in configs.items()
         ],
@@ -74,9 +78,7 @@ def render_card(
             {
                 "config_name": config,
                 "features": hf_features(schemas[config])._to_yaml_list(),
-                "splits": [
-                    {"name": split, "num_examples": entry["rows"]} for split, entry in splits.items()
-                ],
+                "splits": [{"name": split, "num_examples": entry["rows"]} for split, entry in splits.items()],
             }
             for config, splits in configs.items()
         ],

@@ -18,6 +18,7 @@ from probesmith.errors import ArtifactError
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
+AUDIT_FOLDER = "audit"  # the audit report lives beside the data, outside the manifest
 
 
 def logical_hash(table: pa.Table) -> str:
@@ -26,8 +27,12 @@ def logical_hash(table: pa.Table) -> str:
     columns = table.column_names
     for batch in table.to_batches(max_chunksize=65_536):
         for row in zip(*(batch.column(c).to_pylist() for c in columns), strict=True):
-            record = json.dumps(dict(zip(columns, row, strict=True)), sort_keys=True,
-                                ensure_ascii=False, separators=(",", ":"))
+            record = json.dumps(
+                dict(zip(columns, row, strict=True)),
+                sort_keys=True,
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
             digests.append(hashlib.sha256(record.encode()).digest())
     digests.sort()
     outer = hashlib.sha256()
@@ -95,6 +100,6 @@ def verify_folder(folder: str | Path) -> list[str]:
             problems.append(f"{rel}: sha256 differs from the manifest (file changed or corrupt)")
     for path in sorted(folder.rglob("*.parquet")):
         rel = path.relative_to(folder).as_posix()
-        if rel not in listed:
+        if rel not in listed and not rel.startswith(f"{AUDIT_FOLDER}/"):
             problems.append(f"{rel}: present but not listed in the manifest")
     return problems

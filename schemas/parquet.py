@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from probesmith.schemas.tables import TableSchema, schema_by_id
 
 from probesmith.errors import ArtifactError
+from probesmith.schemas.tables import TableSchema, schema_by_id
 
 SCHEMA_METADATA_KEY = b"probesmith.schema"
 

@@ -80,17 +80,13 @@ def _check_multiple_choice(table: pa.Table) -> list[str]:
     answer = table.column("answer_index")
     bad = pc.or_(pc.less(answer, 0), pc.greater_equal(answer, n_choices.cast(pa.int32())))
     if pc.any(bad).as_py():
-        problems.append(
-            f"column 'answer_index': out of range of 'choices' at rows {_first_rows(bad)}"
-        )
+        problems.append(f"column 'answer_index': out of range of 'choices' at rows {_first_rows(bad)}")
     for column in ("distractor_types", "distractor_hops", "choice_concepts"):
         lengths = pc.list_value_length(table.column(column))
         expected = pc.subtract(n_choices, 1) if column != "choice_concepts" else n_choices
         bad = pc.not_equal(lengths, expected)
         if pc.any(bad).as_py():
-            problems.append(
-                f"column {column!r}: length does not match 'choices' at rows {_first_rows(bad)}"
-            )
+            problems.append(f"column {column!r}: length does not match 'choices' at rows {_first_rows(bad)}")
     too_few = pc.less(n_choices, 2)
     if pc.any(too_few).as_py():
         problems.append(f"column 'choices': fewer than 2 choices at rows {_first_rows(too_few)}")
@@ -150,8 +146,35 @@ MULTIPLE_CHOICE = TableSchema(
     checks=(_check_multiple_choice, _unique_ids),
 )
 
+AUDIT_CELLS = TableSchema(
+    name="audit_cells",
+    version=1,
+    description="Accuracy of one partial-input baseline on one cell of a dataset, against chance.",
+    schema=pa.schema(
+        [
+            pa.field("dataset", pa.string(), nullable=False),
+            pa.field("config", pa.string(), nullable=False),
+            pa.field("baseline", pa.string(), nullable=False),
+            pa.field("hops", pa.int32(), nullable=True),
+            pa.field("distractor_type", pa.string(), nullable=False),
+            pa.field("n", pa.int64(), nullable=False),
+            pa.field("accuracy", pa.float64(), nullable=False),
+            pa.field("ci_low", pa.float64(), nullable=False),
+            pa.field("ci_high", pa.float64(), nullable=False),
+            pa.field("chance", pa.float64(), nullable=False),
+            pa.field("flagged", pa.bool_(), nullable=False),
+        ],
+        metadata={
+            "hops": "ISA hops of the cell's items; null = all hops",
+            "distractor_type": "items containing this distractor type; 'all' = every item",
+            "ci_low": "lower bound of the 95% Wilson interval of accuracy",
+            "flagged": "ci_low exceeds chance by more than the audit's margin",
+        },
+    ),
+)
+
 #: Every table layout by name, for readers that find a schema id in a file.
-SCHEMAS: dict[str, TableSchema] = {s.name: s for s in (MULTIPLE_CHOICE,)}
+SCHEMAS: dict[str, TableSchema] = {s.name: s for s in (MULTIPLE_CHOICE, AUDIT_CELLS)}
 
 
 def schema_by_id(schema_id: str) -> TableSchema:

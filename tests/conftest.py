@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from probesmith.builders.gcide import DEBIAN_GCIDE_DIR
 from probesmith.builders.wordnet import DEBIAN_WORDNET_DIR, missing_source_files
 

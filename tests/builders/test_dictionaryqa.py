@@ -4,13 +4,13 @@ from collections import Counter, defaultdict
 
 import datasets
 import pytest
+
 from probesmith.builders.build import build
 from probesmith.builders.gcide import GcideSource
 from probesmith.builders.registry import load_spec
 from probesmith.builders.text import contains_word, normalize_choice
-from probesmith.schemas.parquet import read_parquet
-
 from probesmith.errors import SourceError
+from probesmith.schemas.parquet import read_parquet
 
 from ..conftest import FIXTURES, needs_gcide
 
@@ -44,7 +44,9 @@ def test_every_item_obeys_the_rules(small_dictionary_build, senses_by_key):
         word_in_question = row["question"].split('"')[1 if "meaning of" in row["question"] else 3]
         assert not contains_word(gold.definition, word_in_question) or word_in_question not in gold.definition
         for key, kind in zip(
-            [k for i, k in enumerate(row["choice_concepts"]) if i != answer], row["distractor_types"], strict=False
+            [k for i, k in enumerate(row["choice_concepts"]) if i != answer],
+            row["distractor_types"],
+            strict=False,
         ):
             other = senses_by_key[key]
             if kind == "other_sense":

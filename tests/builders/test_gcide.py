@@ -1,6 +1,7 @@
 import gzip
 
 import pytest
+
 from probesmith.builders.gcide import (
     GcideSource,
     clean_text,
@@ -8,7 +9,6 @@ from probesmith.builders.gcide import (
     parse_entry,
     split_usage,
 )
-
 from probesmith.errors import SourceError
 
 from ..conftest import needs_gcide
@@ -58,14 +58,19 @@ def test_numbered_lettered_senses_usage_examples_and_markup():
 
 def test_unnumbered_single_sense_and_verb_pos():
     (sense,) = parse_entry(ABACIST, "abacist", 1)
-    assert sense.number == "1" and sense.definition == "One who uses an abacus in casting accounts; a calculator."
-    (verb,) = parse_entry("Bank \\Bank\\, v. t.\n   To deposit in a bank. --Johnson.\n   [1913 Webster]\n", "bank", 2)
+    assert (
+        sense.number == "1"
+        and sense.definition == "One who uses an abacus in casting accounts; a calculator."
+    )
+    (verb,) = parse_entry(
+        "Bank \\Bank\\, v. t.\n   To deposit in a bank. --Johnson.\n   [1913 Webster]\n", "bank", 2
+    )
     assert verb.pos == "verb" and verb.definition == "To deposit in a bank."
 
 
 def test_helpers():
     assert decode_number("KpRV") == ((10 * 64 + 41) * 64 + 17) * 64 + 21
-    assert clean_text("a[\"e]roplane [Obs.]  {x}") == "aëroplane x"
+    assert clean_text('a["e]roplane [Obs.]  {x}') == "aëroplane x"
     assert split_usage("To heap or pile up; as, to bank sand.") == ("To heap or pile up", ("to bank sand",))
 
 

@@ -19,7 +19,9 @@ def test_splits_keep_clusters_whole_and_respect_train_cap():
     split, overflow = assign_splits(sizes, seed=0, train_items=300, dev_share=0.5)
     assert set(split) == set(sizes)
     for config in ("a", "b"):
-        train = sum(s[config] for c, s in sizes.items() if split[c] == "train" and (c, config) not in overflow)
+        train = sum(
+            s[config] for c, s in sizes.items() if split[c] == "train" and (c, config) not in overflow
+        )
         assert 290 <= train <= 300
     assert all(split[c] == "train" for c, _ in overflow)  # only train clusters overflow
     counts = Counter(split.values())

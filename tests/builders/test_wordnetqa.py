@@ -5,14 +5,14 @@ from collections import Counter
 
 import datasets
 import pytest
+
 from probesmith.builders.build import build
 from probesmith.builders.registry import load_spec
 from probesmith.builders.text import contains_word, normalize_choice
 from probesmith.builders.wordnet import REQUIRED_FILES, WordNetSource
+from probesmith.errors import SourceError
 from probesmith.schemas.manifest import verify_folder
 from probesmith.schemas.parquet import read_parquet
-
-from probesmith.errors import SourceError
 
 from ..conftest import FIXTURES, needs_wordnet
 
@@ -79,7 +79,9 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph):
                 assert not own & {lemma.lower() for lemma in g.lemmas[g.index[concept]]}, row
         if probe == "definitions":
             assert choices[answer] == g.glosses[c]
-        for concept, kind, hops in zip(distractor_concepts, row["distractor_types"], row["distractor_hops"], strict=False):
+        for concept, kind, hops in zip(
+            distractor_concepts, row["distractor_types"], row["distractor_hops"], strict=False
+        ):
             node = g.index[concept]
             if kind == "isa_up":
                 assert node in g.ancestors_by_hops(c, hops)[hops]
@@ -149,7 +151,12 @@ def test_controlled_distractor_depth_is_one_spec_edit(tmp_path):
     rows = items(result)
     kinds = Counter(k for r in rows for k in r["distractor_types"])
     assert kinds["sister"] > kinds["random"] and "isa_down" not in kinds
-    assert {h for r in rows for k, h in zip(r["distractor_types"], r["distractor_hops"], strict=False) if k == "sister"} == {1}
+    assert {
+        h
+        for r in rows
+        for k, h in zip(r["distractor_types"], r["distractor_hops"], strict=False)
+        if k == "sister"
+    } == {1}
 
 
 def wordnet_copy(tmp_path):

@@ -1,8 +1,8 @@
 import pytest
-from probesmith.builders.registry import load_spec
-from probesmith.probes.spec import bundled_spec_names, spec_to_yaml, to_dict
 
+from probesmith.builders.registry import load_spec
 from probesmith.errors import SpecError
+from probesmith.probes.spec import bundled_spec_names, spec_to_yaml, to_dict
 
 
 def write(tmp_path, name, text):
@@ -20,8 +20,9 @@ def test_bundled_specs_load_and_are_frozen():
 
 
 def test_include_merges_nested_keys_and_seed_override(tmp_path):
-    path = write(tmp_path, "shallow.yaml",
-                 "include: wordnet\nname: shallow\ndistractors:\n  sister_depth: 1\n")
+    path = write(
+        tmp_path, "shallow.yaml", "include: wordnet\nname: shallow\ndistractors:\n  sister_depth: 1\n"
+    )
     spec = load_spec(path, seed=7)
     assert spec.name == "shallow" and spec.seed == 7
     assert spec.distractors.sister_depth == 1

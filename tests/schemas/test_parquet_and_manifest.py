@@ -2,13 +2,13 @@ import json
 
 import pyarrow as pa
 import pytest
+
+from probesmith.errors import ArtifactError
 from probesmith.schemas.artifact import DatasetFolderWriter
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.manifest import logical_hash, read_manifest, verify_folder
 from probesmith.schemas.parquet import read_parquet, write_parquet
 from probesmith.schemas.tables import MULTIPLE_CHOICE
-
-from probesmith.errors import ArtifactError
 
 from ..schemas.test_tables import table
 

@@ -1,19 +1,26 @@
 import pyarrow as pa
 import pytest
-from probesmith.schemas.tables import MULTIPLE_CHOICE
 
 from probesmith.errors import SchemaError
+from probesmith.schemas.tables import MULTIPLE_CHOICE
 
 
 def rows(n=3, **overrides):
     base = {
-        "id": [f"q{i}" for i in range(n)], "probe": ["hypernymy"] * n,
-        "question": ["A dog is a kind of"] * n, "choices": [["canine", "cat", "tree"]] * n,
-        "answer_index": [0] * n, "cluster": ["wn:dog.n.01"] * n, "concept": ["dog.n.01"] * n,
-        "hops": [1] * n, "distractor_types": [["sister", "random"]] * n,
+        "id": [f"q{i}" for i in range(n)],
+        "probe": ["hypernymy"] * n,
+        "question": ["A dog is a kind of"] * n,
+        "choices": [["canine", "cat", "tree"]] * n,
+        "answer_index": [0] * n,
+        "cluster": ["wn:dog.n.01"] * n,
+        "concept": ["dog.n.01"] * n,
+        "hops": [1] * n,
+        "distractor_types": [["sister", "random"]] * n,
         "distractor_hops": [[1, None]] * n,
         "choice_concepts": [["canine.n.02", "cat.n.01", "tree.n.01"]] * n,
-        "pos": ["noun"] * n, "framing": ["hypernymy-0"] * n, "perturbation": [0] * n,
+        "pos": ["noun"] * n,
+        "framing": ["hypernymy-0"] * n,
+        "perturbation": [0] * n,
         "source": ["wordnet-3.0"] * n,
     }
     base.update(overrides)
@@ -35,7 +42,9 @@ def test_answer_out_of_range_names_table_column_and_rows():
 
 def test_distractor_lists_must_match_choices():
     bad = table(distractor_types=[["sister"], ["sister", "random"], ["sister", "random"]])
-    with pytest.raises(SchemaError, match=r"'distractor_types': length does not match 'choices' at rows \[0\]"):
+    with pytest.raises(
+        SchemaError, match=r"'distractor_types': length does not match 'choices' at rows \[0\]"
+    ):
         MULTIPLE_CHOICE.validate(bad, "t")
 
 

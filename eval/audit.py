@@ -1,0 +1,420 @@
+"""The artifact audit: partial-input baselines against chance, per probe x hop x distractor type.
+
+``audit(path)`` trains every baseline on the train split of each config and scores held-out
+items (test, else dev; a dataset without both gets its own split by cluster, never by question,
+so that no concept's answers leak). For every cell — a config overall, per ISA hop, and per hop
+x distractor type — it reports accuracy, its 95% Wilson interval and chance, and flags the cell
+when the interval's lower bound exceeds chance by more than the margin.
+
+``filter_artifacts`` removes what the choice-only baseline exploits, adversarially (as AFLite
+does): every item is scored out of fold (folds by cluster), the items of flagged cells that the
+baseline answers most confidently are dropped, and the baseline is trained again, until no cell
+is flagged or the rounds run out.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from probesmith.builders.sampling import stable_hash
+from probesmith.errors import ArtifactError
+from probesmith.eval.baselines import DEFAULT_BASELINES, ChoiceOnly, make_baseline
+from probesmith.eval.mcqa import load_multiple_choice
+from probesmith.schemas.tables import AUDIT_CELLS
+
+log = logging.getLogger(__name__)
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """How an audit runs."""
+
+    baselines: tuple[str, ...] = DEFAULT_BASELINES
+    margin: float = 0.05
+    min_items: int = 30
+    max_train_items: int = 20_000
+    max_eval_items: int = 20_000
+    seed: int = 0
+    encoder_model: str = "tiny"
+
+
+@dataclass
+class AuditResult:
+    """Cells of an audit, and where it came from."""
+
+    dataset: str
+    cells: pl.DataFrame
+    options: AuditOptions
+    source_logical_hash: str | None = None
+
+    @property
+    def flagged(self) -> pl.DataFrame:
+        """The flagged cells, largest excess over chance first."""
+        return self.cells.filter(pl.col("flagged")).sort(pl.col("ci_low") - pl.col("chance"), descending=True)
+
+
+def wilson_interval(accuracy: float, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    denom = 1 + Z95**2 / n
+    centre = (accuracy + Z95**2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(accuracy * (1 - accuracy) / n + Z95**2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def train_eval_split(frame: pl.DataFrame, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Train = the train split; held-out = test, else dev; else a cluster split of everything."""
+    splits = set(frame["split"].unique().to_list())
+    held_out = "test" if "test" in splits else "dev" if "dev" in splits else None
+    if "train" in splits and held_out is not None:
+        return frame.filter(pl.col("split") == "train"), frame.filter(pl.col("split") == held_out)
+    in_train = pl.Series([stable_hash(seed, "audit", c) % 2 == 0 for c in frame["cluster"].to_list()])
+    return frame.filter(in_train), frame.filter(~in_train)
+
+
+def _sample(frame: pl.DataFrame, limit: int, seed: int) -> pl.DataFrame:
+    if frame.height <= limit:
+        return frame
+    keys = pl.Series([stable_hash(seed, "sample", i) for i in frame["id"].to_list()], dtype=pl.UInt64)
+    return frame.with_columns(_k=keys).sort("_k").head(limit).drop("_k")
+
+
+def cell_table(
+    items: pl.DataFrame, dataset: str, config: str, baseline: str, margin: float, min_items: int
+) -> pl.DataFrame:
+    """Cells from per-item ``credit``, ``hops``, ``distractor_types``, ``n_choices``."""
+    items = items.with_columns(chance=1.0 / pl.col("n_choices"))
+    exploded = items.with_columns(distractor_type=pl.col("distractor_types").list.unique()).explode(
+        "distractor_type"
+    )
+    groups = [
+        items.group_by(pl.lit(None, pl.Int32).alias("hops"), pl.lit("all").alias("distractor_type")),
+        items.group_by(pl.col("hops").cast(pl.Int32), pl.lit("all").alias("distractor_type")),
+        exploded.group_by(pl.col("hops").cast(pl.Int32), "distractor_type"),
+    ]
+    aggregated = pl.concat(
+        [g.agg(n=pl.len(), accuracy=pl.col("credit").mean(), chance=pl.col("chance").mean()) for g in groups]
+    )
+    rows = []
+    for row in aggregated.iter_rows(named=True):
+        low, high = wilson_interval(row["accuracy"], row["n"])
+        rows.append(
+            {
+                "dataset": dataset,
+                "config": config,
+                "baseline": baseline,
+                "hops": row["hops"],
+                "distractor_type": row["distractor_type"],
+                "n": row["n"],
+                "accuracy": row["accuracy"],
+                "ci_low": low,
+                "ci_high": high,
+                "chance": row["chance"],
+                "flagged": row["n"] >= min_items and low > row["chance"] + margin,
+            }
+        )
+    return pl.DataFrame(rows, schema=_cells_schema()).sort(
+        "baseline", "hops", "distractor_type", nulls_last=False
+    )
+
+
+def _cells_schema() -> dict:
+    return dict(
+        zip(
+            AUDIT_CELLS.schema.names,
+            [pl.from_arrow(AUDIT_CELLS.schema.empty_table()).schema[n] for n in AUDIT_CELLS.schema.names],
+            strict=True,
+        )
+    )
+
+
+def audit_frames(frames: dict[str, pl.DataFrame], dataset: str, options: AuditOptions) -> pl.DataFrame:
+    """Run every baseline on every config; the cells of all of them."""
+    cells = []
+    for config, frame in frames.items():
+        train, held_out = train_eval_split(frame, options.seed)
+        train = _sample(train, options.max_train_items, options.seed)
+        held_out = _sample(held_out, options.max_eval_items, options.seed)
+        if train.height == 0 or held_out.height == 0:
+            log.warning(
+                "%s/%s: too few items to audit (train %d, held-out %d)",
+                dataset,
+                config,
+                train.height,
+                held_out.height,
+            )
+            continue
+        items = held_out.select("hops", "distractor_types", n_choices=pl.col("choices").list.len())
+        for name in options.baselines:
+            extra = {"model": options.encoder_model} if name == "encoder_choice_only" else {}
+            baseline = make_baseline(name, seed=options.seed, **extra).fit(train)
+            credit = baseline.credits(held_out)
+            log.info(
+                "%s/%s %s: accuracy %.3f on %d held-out items (trained on %d)",
+                dataset,
+                config,
+                name,
+                credit.mean(),
+                held_out.height,
+                train.height,
+            )
+            cells.append(
+                cell_table(
+                    items.with_columns(credit=pl.Series(credit)),
+                    dataset,
+                    config,
+                    name,
+                    options.margin,
+                    options.min_items,
+                )
+            )
+    if not cells:
+        raise ArtifactError(f"{dataset}: no config had both train and held-out items to audit.")
+    return pl.concat(cells)
+
+
+def audit(path: str | Path, options: AuditOptions | None = None) -> AuditResult:
+    """Audit a build folder or AI2 JSONL (file or folder)."""
+    options = options or AuditOptions()
+    path = Path(path)
+    frames = load_multiple_choice(path)
+    source_hash = None
+    if (path / "manifest.json").is_file():
+        source_hash = json.loads((path / "manifest.json").read_text())["logical_hash"]
+    name = path.stem if path.is_file() else path.name
+    return AuditResult(name, audit_frames(frames, name, options), options, source_hash)
+
+
+def write_audit(result: AuditResult, out: str | Path) -> Path:
+    """Write cells.parquet, report.md, heatmap.png and audit.json into ``out``."""
+    from probesmith.schemas.parquet import write_parquet
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_parquet(
+        result.cells.to_arrow().cast(AUDIT_CELLS.schema.remove_metadata()),
+        out / "cells.parquet",
+        AUDIT_CELLS,
+        f"{result.dataset} audit",
+    )
+    plot_heatmap(result.cells, out / "heatmap.png")
+    (out / "report.md").write_text(render_report(result))
+    summary = {
+        "dataset": result.dataset,
+        "source_logical_hash": result.source_logical_hash,
+        "options": asdict(result.options),
+        "flagged_cells": result.flagged.height,
+        "flagged": result.flagged.select(
+            "config", "baseline", "hops", "distractor_type", "accuracy", "ci_low", "chance"
+        ).to_dicts(),
+    }
+    (out / "audit.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    log.info("audit of %s: %d flagged cells; report in %s", result.dataset, result.flagged.height, out)
+    return out
+
+
+def render_report(result: AuditResult) -> str:
+    """A Markdown report: overall accuracy per config x baseline, then every flagged cell."""
+    cells = result.cells
+    overall = cells.filter(pl.col("hops").is_null() & (pl.col("distractor_type") == "all"))
+    lines = [
+        f"# Artifact audit: {result.dataset}",
+        "",
+        f"Baselines trained on train and scored on held-out items; margin {result.options.margin:.2f}"
+        f" above chance; cells with fewer than {result.options.min_items} items are not flagged.",
+        "",
+        "## Overall accuracy (95% interval) vs chance",
+        "",
+        "| config | baseline | n | accuracy | 95% interval | chance | flagged |",
+        "|---|---|---:|---:|---|---:|---|",
+    ]
+    for r in overall.sort("config", "baseline").iter_rows(named=True):
+        lines.append(
+            f"| {r['config']} | {r['baseline']} | {r['n']:,} | {r['accuracy']:.3f} | "
+            f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {r['chance']:.3f} | "
+            f"{'**yes**' if r['flagged'] else 'no'} |"
+        )
+    flagged = result.flagged
+    lines += ["", f"## Flagged cells ({flagged.height})", ""]
+    if flagged.height:
+        lines += [
+            "| config | baseline | hops | distractor type | n | accuracy | interval low | chance |",
+            "|---|---|---|---|---:|---:|---:|---:|",
+        ]
+        for r in flagged.iter_rows(named=True):
+            hops = "all" if r["hops"] is None else r["hops"]
+            lines.append(
+                f"| {r['config']} | {r['baseline']} | {hops} | {r['distractor_type']} | "
+                f"{r['n']:,} | {r['accuracy']:.3f} | {r['ci_low']:.3f} | {r['chance']:.3f} |"
+            )
+    else:
+        lines.append("None: no baseline beats chance by more than the margin.")
+    lines += ["", "![accuracy minus chance](heatmap.png)", ""]
+    return "\n".join(lines)
+
+
+def plot_heatmap(cells: pl.DataFrame, path: Path) -> None:
+    """One panel per baseline: rows config x hops, columns distractor type, colour = acc - chance."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    baselines = sorted(cells["baseline"].unique().to_list())
+    detail = cells.with_columns(row=pl.col("config") + " h" + pl.col("hops").cast(pl.String).fill_null("*"))
+    rows = sorted(detail["row"].unique().to_list())
+    columns = ["all", *sorted(set(detail["distractor_type"].to_list()) - {"all"})]
+    flagged = {
+        (r["baseline"], r["row"], r["distractor_type"])
+        for r in detail.filter(pl.col("flagged")).iter_rows(named=True)
+    }
+    fig, axes = plt.subplots(
+        1,
+        len(baselines),
+        figsize=(2.2 + 1.1 * len(columns) * len(baselines), 1.2 + 0.32 * len(rows)),
+        squeeze=False,
+    )
+    for ax, baseline in zip(axes[0], baselines, strict=True):
+        grid = np.full((len(rows), len(columns)), np.nan)
+        sub = detail.filter(pl.col("baseline") == baseline)
+        for r in sub.iter_rows(named=True):
+            grid[rows.index(r["row"]), columns.index(r["distractor_type"])] = r["accuracy"] - r["chance"]
+        image = ax.imshow(grid, cmap="RdBu_r", vmin=-0.5, vmax=0.5, aspect="auto")
+        ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=7)
+        ax.set_yticks(range(len(rows)), rows if ax is axes[0][0] else [""] * len(rows), fontsize=7)
+        ax.set_title(baseline, fontsize=9)
+        for (i, j), value in np.ndenumerate(grid):
+            if not np.isnan(value):
+                mark = "*" if (baseline, rows[i], columns[j]) in flagged else ""
+                ax.text(j, i, f"{value:+.2f}{mark}", ha="center", va="center", fontsize=6)
+    fig.colorbar(image, ax=axes[0].tolist(), label="accuracy − chance (* flagged)", shrink=0.8)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+@dataclass
+class FilterReport:
+    """What the artifact filter removed, and how choice-only accuracy moved."""
+
+    margin: float
+    rounds: list[dict] = field(default_factory=list)
+    removed: dict[str, int] = field(default_factory=dict)
+    converged: bool = False
+
+
+def filter_artifacts(
+    frames: dict[str, pl.DataFrame],
+    margin: float = 0.05,
+    max_rounds: int = 10,
+    folds: int = 5,
+    min_items: int = 30,
+    max_train_items: int = 20_000,
+    seed: int = 0,
+) -> tuple[dict[str, set[str]], FilterReport]:
+    """Ids to remove per config so that the choice-only baseline is within ``margin`` of chance.
+
+    Every round scores every item out of fold (folds by cluster), finds the flagged cells, and
+    removes from each, among the items the baseline answers correctly, the most confident ones:
+    as many as bring that cell's accuracy down to chance + margin.
+    """
+    report = FilterReport(margin=margin)
+    removed: dict[str, set[str]] = {config: set() for config in frames}
+    model = ChoiceOnly(seed=seed)
+    encoded = {config: model.encode(frame) for config, frame in frames.items()}
+    for round_no in range(1, max_rounds + 1):
+        any_flagged = False
+        for config, frame in frames.items():
+            keep = np.array([i not in removed[config] for i in frame["id"].to_list()])
+            index = np.flatnonzero(keep)
+            credit, confidence = _out_of_fold(encoded[config], frame, index, folds, max_train_items, seed)
+            items = (
+                frame[index]
+                .select("id", "hops", "distractor_types", n_choices=pl.col("choices").list.len())
+                .with_columns(credit=pl.Series(credit), confidence=pl.Series(confidence))
+            )
+            cells = cell_table(items, "filter", config, "choice_only", margin, min_items)
+            overall = cells.filter(pl.col("hops").is_null() & (pl.col("distractor_type") == "all")).row(
+                0, named=True
+            )
+            flagged = cells.filter(pl.col("flagged"))
+            drop = _items_to_drop(items, flagged, margin)
+            report.rounds.append(
+                {
+                    "round": round_no,
+                    "config": config,
+                    "items": int(len(index)),
+                    "accuracy": round(overall["accuracy"], 4),
+                    "chance": round(overall["chance"], 4),
+                    "flagged_cells": flagged.height,
+                    "removed": len(drop),
+                }
+            )
+            log.info(
+                "artifact filter round %d, %s: choice-only %.3f (chance %.3f), %d flagged "
+                "cells, removing %d items",
+                round_no,
+                config,
+                overall["accuracy"],
+                overall["chance"],
+                flagged.height,
+                len(drop),
+            )
+            removed[config] |= drop
+            any_flagged |= flagged.height > 0
+        if not any_flagged:
+            report.converged = True
+            break
+    report.removed = {config: len(ids) for config, ids in removed.items()}
+    return removed, report
+
+
+def _out_of_fold(
+    encoded, frame: pl.DataFrame, index: np.ndarray, folds: int, max_train: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    clusters = frame["cluster"].to_list()
+    fold_of = np.array([stable_hash(seed, "fold", clusters[i]) % folds for i in index])
+    credit = np.zeros(len(index))
+    confidence = np.zeros(len(index))
+    for fold in range(folds):
+        train_idx = index[fold_of != fold]
+        if len(train_idx) > max_train:
+            rng = np.random.default_rng(stable_hash(seed, "fold-sample", fold) % 2**32)
+            train_idx = np.sort(rng.choice(train_idx, max_train, replace=False))
+        test_pos = np.flatnonzero(fold_of == fold)
+        if len(test_pos) == 0 or len(train_idx) == 0:
+            continue
+        model = ChoiceOnly(seed=seed).fit(encoded.subset(train_idx))
+        test = encoded.subset(index[test_pos])
+        for pos, scores, answer in zip(test_pos, model.scores(test), test.answers, strict=True):
+            shifted = np.exp(scores - scores.max())
+            probabilities = shifted / shifted.sum()
+            top = np.flatnonzero(scores >= scores.max() - 1e-9)
+            credit[pos] = 1.0 / len(top) if answer in top else 0.0
+            confidence[pos] = probabilities[answer]
+    return credit, confidence
+
+
+def _items_to_drop(items: pl.DataFrame, flagged: pl.DataFrame, margin: float) -> set[str]:
+    drop: set[str] = set()
+    for cell in flagged.iter_rows(named=True):
+        members = items
+        if cell["hops"] is not None:
+            members = members.filter(pl.col("hops") == cell["hops"])
+        if cell["distractor_type"] != "all":
+            members = members.filter(pl.col("distractor_types").list.contains(cell["distractor_type"]))
+        n, correct = members.height, float(members["credit"].sum())
+        target = cell["chance"] + margin
+        needed = math.ceil(max(0.0, (correct - target * n) / (1 - target)))
+        candidates = members.filter(pl.col("credit") > 0).sort("confidence", descending=True)
+        drop |= set(candidates["id"].head(needed).to_list())
+    return drop

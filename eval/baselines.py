@@ -1,0 +1,333 @@
+"""Partial-input baselines: models that see less than the whole item and should be at chance.
+
+Each baseline is trained on a train split and scores every choice of held-out items; the item
+is answered by the highest-scoring choice (ties share the credit: with ``k`` choices tied at the
+top, one of which is gold, the item counts ``1/k``). Where a baseline beats chance, the data has
+an artifact: the answer can be found without the knowledge the probe is about.
+
+* ``choice_only`` — each choice alone: word and bigram identities, first and last words, length,
+  punctuation (Poliak et al. 2018; Richardson & Sabharwal 2020);
+* ``choice_to_choice`` — a choice against the other choices: length rank, longest/shortest, word
+  overlap with the others (the odd one out is often the gold, or never is);
+* ``question_to_choice`` — lexical overlap of the question with the choice (trained weights);
+* ``lexical_overlap`` — the same overlap, untrained: the choice sharing most words wins;
+* ``answer_frequency`` — how often a choice's text was the gold in train (the majority-class
+  baseline of relation sets: LAMA-style sets reward always naming the frequent answer);
+* ``encoder_choice_only`` (see :mod:`probesmith.eval.encoder`) — a transformer trained on the
+  choices alone.
+
+Feature models are conditional-logit (softmax over an item's choices) linear models over hashed
+features, trained with torch on CPU in seconds.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import torch
+
+N_BUCKETS = 1 << 18
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens."""
+    return _WORD.findall(text.lower())
+
+
+def _bucket(name: str) -> int:
+    return zlib.crc32(name.encode()) & (N_BUCKETS - 1)
+
+
+def item_credit(scores: np.ndarray, answer: int) -> float:
+    """1/k if the gold is among the k top-scoring choices, else 0."""
+    top = np.flatnonzero(scores >= scores.max() - 1e-9)
+    return 1.0 / len(top) if answer in top else 0.0
+
+
+class Baseline:
+    """A partial-input model: ``fit`` on train items, ``scores`` per choice of any items."""
+
+    name = "baseline"
+
+    def fit(self, train: pl.DataFrame) -> Baseline:
+        """Train on a frame with ``question``, ``choices``, ``answer_index``."""
+        return self
+
+    def scores(self, data: pl.DataFrame) -> list[np.ndarray]:
+        """One score per choice for every item of ``data``."""
+        raise NotImplementedError  # each baseline defines it
+
+    def credits(self, data: pl.DataFrame) -> np.ndarray:
+        """Per-item credit (1, 0, or 1/k for ties at the top)."""
+        answers = data["answer_index"].to_list()
+        return np.array([item_credit(s, a) for s, a in zip(self.scores(data), answers, strict=True)])
+
+
+class FeatureBaseline(Baseline):
+    """A linear conditional-logit model over hashed features of each choice."""
+
+    def __init__(self, epochs: int = 60, learning_rate: float = 0.05, l2: float = 1e-5, seed: int = 0):
+        self.epochs, self.learning_rate, self.l2, self.seed = epochs, learning_rate, l2, seed
+        self.weights: torch.Tensor | None = None
+
+    def features(self, question: str, choices: Sequence[str]) -> list[list[str]]:
+        """Feature names of every choice of one item."""
+        raise NotImplementedError  # each feature baseline defines it
+
+    def encode(self, data: pl.DataFrame) -> EncodedItems:
+        """Hash every choice's features once; the result can be subset, fit on and scored."""
+        ids: list[int] = []
+        choice_start = [0]
+        item_start = [0]
+        for question, choices in zip(data["question"].to_list(), data["choices"].to_list(), strict=True):
+            for names in self.features(question, choices):
+                ids.extend(_bucket(n) for n in names)
+                choice_start.append(len(ids))
+            item_start.append(len(choice_start) - 1)
+        return EncodedItems(
+            np.array(ids, dtype=np.int64),
+            np.array(choice_start, dtype=np.int64),
+            np.array(item_start, dtype=np.int64),
+            np.array(data["answer_index"].to_list(), dtype=np.int64),
+        )
+
+    @staticmethod
+    def _item_logits(bag: torch.nn.EmbeddingBag, encoded: EncodedItems) -> torch.Tensor:
+        ids = torch.from_numpy(encoded.ids)
+        offsets = torch.from_numpy(encoded.choice_start[:-1])
+        flat = bag(ids, offsets).squeeze(-1)
+        widths = torch.from_numpy(np.diff(encoded.item_start))
+        item = torch.repeat_interleave(torch.arange(len(widths)), widths)
+        position = torch.arange(len(flat)) - torch.repeat_interleave(torch.cumsum(widths, 0) - widths, widths)
+        logits = torch.full((len(widths), int(widths.max())), float("-inf"))
+        logits[item, position] = flat
+        return logits
+
+    def fit(self, train: pl.DataFrame | EncodedItems) -> FeatureBaseline:
+        """Train by full-batch Adam on the softmax over each item's choices."""
+        encoded = train if isinstance(train, EncodedItems) else self.encode(train)
+        generator = torch.Generator().manual_seed(self.seed)
+        bag = torch.nn.EmbeddingBag(N_BUCKETS, 1, mode="sum")
+        with torch.no_grad():
+            bag.weight.copy_(torch.randn(N_BUCKETS, 1, generator=generator) * 0.001)
+        answers = torch.from_numpy(encoded.answers)
+        optimizer = torch.optim.Adam(bag.parameters(), lr=self.learning_rate)
+        for _ in range(self.epochs):
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(self._item_logits(bag, encoded), answers)
+            loss = loss + self.l2 * bag.weight.pow(2).sum()
+            loss.backward()
+            optimizer.step()
+        self.weights = bag.weight.detach()
+        return self
+
+    def scores(self, data: pl.DataFrame | EncodedItems) -> list[np.ndarray]:
+        """Linear scores of every choice."""
+        if self.weights is None:
+            raise RuntimeError(f"{self.name}: call fit() before scores()")
+        encoded = data if isinstance(data, EncodedItems) else self.encode(data)
+        bag = torch.nn.EmbeddingBag.from_pretrained(self.weights, mode="sum")
+        with torch.no_grad():
+            logits = self._item_logits(bag, encoded).numpy()
+        widths = np.diff(encoded.item_start)
+        return [row[:w] for row, w in zip(logits, widths, strict=True)]
+
+    def credits(self, data: pl.DataFrame | EncodedItems) -> np.ndarray:
+        """Per-item credit (1, 0, or 1/k for ties at the top)."""
+        encoded = data if isinstance(data, EncodedItems) else self.encode(data)
+        return np.array(
+            [item_credit(s, int(a)) for s, a in zip(self.scores(encoded), encoded.answers, strict=True)]
+        )
+
+
+@dataclass(frozen=True)
+class EncodedItems:
+    """Hashed features of items in CSR form.
+
+    The choices of item ``i`` are ``item_start[i]:item_start[i+1]``; the feature ids of choice
+    ``j`` are ``ids[choice_start[j]:choice_start[j+1]]``.
+    """
+
+    ids: np.ndarray
+    choice_start: np.ndarray
+    item_start: np.ndarray
+    answers: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.answers)
+
+    def subset(self, items: np.ndarray) -> EncodedItems:
+        """The encoding of the items at positions ``items``, in that order."""
+        first, last = self.item_start[items], self.item_start[items + 1]
+        choices = _ranges(first, last)
+        feature_ids = self.ids[_ranges(self.choice_start[choices], self.choice_start[choices + 1])]
+        feature_counts = self.choice_start[choices + 1] - self.choice_start[choices]
+        return EncodedItems(
+            feature_ids,
+            np.concatenate([[0], np.cumsum(feature_counts)]),
+            np.concatenate([[0], np.cumsum(last - first)]),
+            self.answers[items],
+        )
+
+
+def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(start, stop)`` for every pair, without a Python loop."""
+    lengths = stops - starts
+    if lengths.sum() == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return np.arange(lengths.sum()) + offsets
+
+
+class ChoiceOnly(FeatureBaseline):
+    """Each choice alone."""
+
+    name = "choice_only"
+
+    def features(self, question: str, choices: Sequence[str]) -> list[list[str]]:
+        """Word and bigram identities, edges, length and punctuation of each choice."""
+        out = []
+        for text in choices:
+            w = words(text)
+            names = [f"w:{x}" for x in set(w)] + [f"b:{a}_{b}" for a, b in set(zip(w, w[1:], strict=False))]
+            if w:
+                names += [f"first:{w[0]}", f"last:{w[-1]}"]
+            names += [
+                f"nw:{min(len(w), 40)}",
+                f"nc:{min(len(text) // 8, 40)}",
+                f"end:{text[-1:]}",
+                f"cap:{text[:1].isupper()}",
+            ]
+            names += [f"p:{ch}" for ch in ",;:()'\"-" if ch in text]
+            out.append(names)
+        return out
+
+
+class ChoiceToChoice(FeatureBaseline):
+    """A choice against the other choices of its item."""
+
+    name = "choice_to_choice"
+
+    def features(self, question: str, choices: Sequence[str]) -> list[list[str]]:
+        """Length rank, extremes and word overlap of each choice with the others."""
+        tokens = [set(words(t)) for t in choices]
+        lengths = [len(t) for t in choices]
+        order = sorted(set(lengths))
+        out = []
+        for i, _text in enumerate(choices):
+            others = [tokens[j] for j in range(len(choices)) if j != i]
+            overlaps = [_jaccard(tokens[i], o) for o in others] or [0.0]
+            shared = len(tokens[i] & set().union(*others)) / max(1, len(tokens[i]))
+            rank = order.index(lengths[i])
+            names = [
+                f"rank:{rank}",
+                f"rank_from_top:{len(order) - 1 - rank}",
+                f"maxj:{int(max(overlaps) * 10)}",
+                f"meanj:{int(np.mean(overlaps) * 10)}",
+                f"shared:{int(shared * 10)}",
+                f"unique_words:{min(len(tokens[i] - set().union(*others)), 20)}",
+            ]
+            if lengths[i] == max(lengths):
+                names.append("longest")
+            if lengths[i] == min(lengths):
+                names.append("shortest")
+            out.append(names)
+        return out
+
+
+class QuestionToChoice(FeatureBaseline):
+    """Lexical overlap between the question and each choice, with trained weights."""
+
+    name = "question_to_choice"
+
+    def features(self, question: str, choices: Sequence[str]) -> list[list[str]]:
+        """Overlap size, Jaccard and containment of each choice with the question."""
+        q = set(words(question))
+        out = []
+        for text in choices:
+            c = set(words(text))
+            shared = q & c
+            names = [
+                f"jac:{int(_jaccard(q, c) * 20)}",
+                f"nshared:{min(len(shared), 10)}",
+                f"cover:{int(len(shared) / max(1, len(c)) * 10)}",
+            ]
+            names += [f"in_question:{text.lower() in question.lower()}"]
+            out.append(names)
+        return out
+
+
+class LexicalOverlap(Baseline):
+    """Untrained: the choice sharing the largest share of words with the question wins."""
+
+    name = "lexical_overlap"
+
+    def scores(self, data: pl.DataFrame) -> list[np.ndarray]:
+        """Jaccard similarity of each choice's words with the question's."""
+        result = []
+        for question, choices in zip(data["question"].to_list(), data["choices"].to_list(), strict=True):
+            q = set(words(question))
+            result.append(np.array([_jaccard(q, set(words(c))) for c in choices]))
+        return result
+
+
+class AnswerFrequency(Baseline):
+    """How often each choice's text was the gold answer in train (majority class)."""
+
+    name = "answer_frequency"
+
+    def __init__(self) -> None:
+        self.gold_counts: Counter = Counter()
+
+    def fit(self, train: pl.DataFrame) -> AnswerFrequency:
+        """Count gold answer texts."""
+        self.gold_counts = Counter(
+            c[a].strip().lower()
+            for c, a in zip(train["choices"].to_list(), train["answer_index"].to_list(), strict=True)
+        )
+        return self
+
+    def scores(self, data: pl.DataFrame) -> list[np.ndarray]:
+        """Gold count in train of every choice's text."""
+        return [
+            np.array([float(self.gold_counts[c.strip().lower()]) for c in choices])
+            for choices in data["choices"].to_list()
+        ]
+
+
+def _jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+BASELINES: dict[str, type[Baseline]] = {
+    cls.name: cls for cls in (ChoiceOnly, ChoiceToChoice, QuestionToChoice, LexicalOverlap, AnswerFrequency)
+}
+DEFAULT_BASELINES = (
+    "choice_only",
+    "choice_to_choice",
+    "question_to_choice",
+    "lexical_overlap",
+    "answer_frequency",
+)
+
+
+def make_baseline(name: str, seed: int = 0, **options) -> Baseline:
+    """A baseline by name; ``encoder_choice_only`` takes ``model=`` (a path or "tiny")."""
+    if name == "encoder_choice_only":
+        from probesmith.eval.encoder import EncoderChoiceOnly
+
+        return EncoderChoiceOnly(seed=seed, **options)
+    if name not in BASELINES:
+        from probesmith.errors import SpecError
+
+        known = ", ".join([*BASELINES, "encoder_choice_only"])
+        raise SpecError(f"unknown baseline {name!r}; known baselines: {known}.")
+    cls = BASELINES[name]
+    return cls(seed=seed) if issubclass(cls, FeatureBaseline) else cls()
