@@ -60,10 +60,10 @@ def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
     timings = {}
     output = family.generate(spec)
     timings["generate_s"] = time.perf_counter() - started
-    tables, overflow = assemble_tables(output, spec)
+    tables, overflow, assignment = assemble_tables(output, spec)
     filter_report = None
     if spec.artifact_filter.enabled:
-        tables, overflow, filter_report = _filter_artifacts(output, spec, tables)
+        tables, overflow, filter_report = _filter_artifacts(output, spec, tables, assignment)
     output.dropped.update(overflow)
     summary = summarize(tables)
     timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
@@ -136,17 +136,22 @@ def compare_with_reference(manifest: dict, reference_dir: Path) -> list[str] | N
     return differences
 
 
-def assemble_tables(output: FamilyOutput, spec: ProbeSpec) -> tuple[dict[tuple[str, str], pa.Table], Counter]:
+def assemble_tables(
+    output: FamilyOutput, spec: ProbeSpec, assignment: tuple[dict, set] | None = None
+) -> tuple[dict[tuple[str, str], pa.Table], Counter, tuple[dict, set]]:
     """Split items, place golds at balanced positions, and build one Arrow table per split.
 
     Splits are by cluster, one split per concept across all configs. Items that overflow a
-    full train split are left out; their counts per reason are returned beside the tables.
+    full train split are left out; their counts per reason are returned beside the tables,
+    with the split assignment, which a second assembly (after filtering) can reuse.
     """
-    sizes: dict[str, Counter] = defaultdict(Counter)
-    for config, items in output.items.items():
-        for item in items:
-            sizes[item.cluster][config] += 1
-    split_of, overflow = assign_splits(sizes, spec.seed, spec.splits.train_items, spec.splits.dev_share)
+    if assignment is None:
+        sizes: dict[str, Counter] = defaultdict(Counter)
+        for config, items in output.items.items():
+            for item in items:
+                sizes[item.cluster][config] += 1
+        assignment = assign_splits(sizes, spec.seed, spec.splits.train_items, spec.splits.dev_share)
+    split_of, overflow = assignment
     dropped: Counter = Counter()
     tables = {}
     for config, items in output.items.items():
@@ -160,11 +165,11 @@ def assemble_tables(output: FamilyOutput, spec: ProbeSpec) -> tuple[dict[tuple[s
             split_items = sorted(by_split.get(split, []), key=lambda i: i.id)
             if split_items:
                 tables[(config, split)] = _to_table(split_items, spec.seed)
-    return tables, dropped
+    return tables, dropped, assignment
 
 
-def _filter_artifacts(output: FamilyOutput, spec: ProbeSpec, tables: dict):
-    """Remove what the choice-only baseline exploits, then assemble again (fresh positions)."""
+def _filter_artifacts(output: FamilyOutput, spec: ProbeSpec, tables: dict, assignment: tuple):
+    """Remove what the choice-only baseline exploits; assemble again with the same splits."""
     from probesmith.eval.audit import filter_artifacts
     from probesmith.eval.mcqa import COLUMNS
 
@@ -182,7 +187,7 @@ def _filter_artifacts(output: FamilyOutput, spec: ProbeSpec, tables: dict):
     for config, ids in removed.items():
         output.items[config] = [item for item in output.items[config] if item.id not in ids]
         output.dropped[f"{config}: removed by the artifact filter"] += len(ids)
-    tables, overflow = assemble_tables(output, spec)
+    tables, overflow, _ = assemble_tables(output, spec, assignment)
     return tables, overflow, report
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from probesmith.errors import SpecError
-from probesmith.probes.spec import ProbeSpec, _did_you_mean, from_dict, load_spec_dict
+from probesmith.probes.spec import ProbeSpec, _did_you_mean, from_dict, load_spec_layers, merge_layers
 from probesmith.schemas.card import CardInfo
 
 
@@ -113,14 +113,15 @@ def get_family(name: str) -> Family:
 
 def load_spec(name_or_path: str | Path, *, seed: int | None = None) -> ProbeSpec:
     """Load a spec by bundled name or path, resolve includes, type-check it, apply overrides."""
-    data = load_spec_dict(name_or_path)
-    family_name = data.get("family")
+    layers = load_spec_layers(name_or_path)
+    family_name = merge_layers(layers).get("family")
     if not isinstance(family_name, str):
         raise SpecError(
             f"spec {name_or_path}: key 'family' is missing or not a string; "
             f"set it to one of {', '.join(families())}."
         )
     family = get_family(family_name)
+    data = merge_layers(layers, family.spec_class)
     spec = from_dict(family.spec_class, data, where=f"spec {Path(str(name_or_path)).name}")
     if seed is not None:
         spec = replace(spec, seed=seed)

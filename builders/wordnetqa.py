@@ -15,6 +15,8 @@ Distractors are tagged with their type and distance:
   correct answers of a hyponymy question);
 * ``isa_down`` / ``isa_up`` — ISA hops in the opposite direction of the question (hyponyms of
   ``c`` for hypernymy, hypernyms for hyponymy; both directions for definitions and synonymy);
+* ``popular`` — for hypernymy and hyponymy, a synset drawn as often as it is the gold of
+  this probe at this hop across the build, so that a frequent answer is no cue;
 * ``random`` — a random synset of the same part of speech.
 
 No distractor is a correct answer (any ancestor of ``c`` for hypernymy, any descendant for
@@ -25,6 +27,8 @@ text, and the question never contains the word the gold choice names. Every ques
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import logging
 import random
 import re
@@ -46,7 +50,7 @@ from probesmith.schemas.card import CardInfo
 log = logging.getLogger(__name__)
 
 PROBE_TYPES = ("definitions", "hypernymy", "hyponymy", "synonymy")
-DISTRACTOR_TYPES = ("sister", "opposite", "random")
+DISTRACTOR_TYPES = ("sister", "opposite", "popular", "random")
 _FAMILY_LEVEL_CAP = 400  # sister-family members kept per level, so hub concepts stay cheap
 _RANDOM_TRIES = 64
 
@@ -59,7 +63,9 @@ class DistractorSpec:
     mix: Mapping[str, int] = spec_field(
         default_factory=lambda: {"sister": 2, "opposite": 1, "random": 1},
         help="Distractors of each type per item: sister, opposite (ISA hops the other way), "
-        "random. Must add up to `count`; a type whose pool runs short is filled with random.",
+        "popular (synsets drawn as often as they are golds of this probe and hop; hypernymy "
+        "and hyponymy only), random. Must add up to `count`; a type whose pool runs short is "
+        "filled with random.",
     )
     sister_depth: int = spec_field(
         2, help="Depth L of the sister family: 1 = siblings only, 2 adds the siblings' children, ..."
@@ -94,6 +100,24 @@ class ConceptSpec:
     )
 
 
+_PLACEHOLDERS = (
+    "Placeholders: {word} (the word as it appears), {example}, {gloss}; a template with {example} "
+    "is used only for concepts with an example sentence containing their word."
+)
+
+
+@dataclass(frozen=True)
+class FramingSpec:
+    """Question templates ("framings") per probe type."""
+
+    definitions: tuple[str, ...] = spec_field((), help=f"Templates of definitions questions. {_PLACEHOLDERS}")
+    hypernymy: tuple[str, ...] = spec_field((), help=f"Templates of hypernymy questions. {_PLACEHOLDERS}")
+    hyponymy: tuple[str, ...] = spec_field((), help=f"Templates of hyponymy questions. {_PLACEHOLDERS}")
+    synonymy: tuple[str, ...] = spec_field(
+        (), help="Templates of synonymy questions; {gloss} only (the gold names the word)."
+    )
+
+
 @dataclass(frozen=True)
 class WordNetSpec(ProbeSpec):
     """Spec of the WordNetQA family."""
@@ -110,11 +134,9 @@ class WordNetSpec(ProbeSpec):
         "lemma_gloss", help="How ISA choices are shown: 'lemma: gloss', or the lemma alone."
     )
     distractors: DistractorSpec = spec_field(default_factory=DistractorSpec, help="Distractor policy.")
-    framings: Mapping[str, tuple[str, ...]] = spec_field(
-        default_factory=dict,
-        help="Question templates per probe type, one chosen per question by the seed. "
-        "Placeholders: {word} (the word as it appears), {example}, {gloss}. A template with "
-        "{example} is used only for concepts with an example sentence containing their word.",
+    framings: FramingSpec = spec_field(
+        default_factory=FramingSpec,
+        help="Question templates per probe type, one chosen per question by the seed.",
     )
     source_dir: str = spec_field("/usr/share/wordnet", help="Folder of WordNet 3.0's files.")
 
@@ -122,18 +144,31 @@ class WordNetSpec(ProbeSpec):
         if self.max_hops < 1 or self.perturbations < 1:
             raise ValueError("max_hops and perturbations must be >= 1")
         for probe in self.probes:
-            if not self.framings.get(probe):
+            if not getattr(self.framings, probe):
                 raise ValueError(f"framings: no question template for probe type {probe!r}")
-        for probe, templates in self.framings.items():
-            if probe not in PROBE_TYPES:
-                raise ValueError(f"framings: unknown probe type {probe!r}; use {PROBE_TYPES}")
-            for template in templates:
+        for probe in PROBE_TYPES:
+            for template in getattr(self.framings, probe):
                 fields = set(re.findall(r"{(\w+)}", template))
                 if not fields <= {"word", "example", "gloss"} or "word" not in fields and probe != "synonymy":
                     raise ValueError(
                         f"framings.{probe}: template {template!r} must use {{word}} and only "
                         "{word}, {example}, {gloss}"
                     )
+
+
+class WeightedSampler:
+    """Draws nodes with probability proportional to their weights (seeded by the caller's rng)."""
+
+    def __init__(self, weights: dict[int, float]):
+        self.nodes = sorted(weights)
+        self.cumulative = list(itertools.accumulate(weights[n] for n in self.nodes))
+
+    def __bool__(self) -> bool:
+        return bool(self.nodes)
+
+    def draw(self, rng: random.Random) -> int:
+        """One node."""
+        return self.nodes[bisect.bisect_right(self.cumulative, rng.random() * self.cumulative[-1])]
 
 
 class _Builder:
@@ -145,6 +180,7 @@ class _Builder:
         self.d = spec.distractors
         self.dropped: Counter = Counter()
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
+        self.popular: dict[tuple[str, int, str], WeightedSampler] = {}
 
     # ---- concept selection -------------------------------------------------------------
     def concepts(self) -> list[int]:
@@ -168,6 +204,28 @@ class _Builder:
         return selected
 
     # ---- distractor pools ---------------------------------------------------------------
+    def prepare_popular(self, concepts: list[int]) -> None:
+        """Weights of "popular" distractors: how often each synset is the gold of a question.
+
+        The gold of a hypernymy question at hop k is drawn uniformly from the concept's k-hop
+        ancestors, so a synset's expected count as gold is the sum of 1/|A_k(c)| over the
+        concepts c it is a k-hop ancestor of (likewise for hyponymy, with descendants). Drawing
+        distractors from the same distribution makes "the answer is a frequent answer" useless.
+        """
+        weights: dict[tuple[str, int, str], Counter] = {}
+        wanted = {"hypernymy": self.g.ancestors_by_hops, "hyponymy": self.g.descendants_by_hops}
+        for probe, levels_of in wanted.items():
+            if probe not in self.spec.probes:
+                continue
+            for c in concepts:
+                for k, level in enumerate(levels_of(c, self.spec.max_hops)[1:], 1):
+                    if not level:
+                        break
+                    counter = weights.setdefault((probe, k, self.g.pos[c]), Counter())
+                    for node in level:
+                        counter[node] += 1.0 / len(level)
+        self.popular = {key: WeightedSampler(dict(counter)) for key, counter in weights.items()}
+
     def _sister_family_uncached(self, anchor: int) -> tuple[tuple[int, int], ...]:
         siblings = {s for p in self.g.parents[anchor] for s in self.g.children[p]} - {anchor}
         members: list[tuple[int, int]] = []
@@ -200,7 +258,7 @@ class _Builder:
     def pick_distractors(
         self,
         rng: random.Random,
-        pools: dict[str, list[tuple[int, int | None, str]]],
+        pools: dict[str, list[tuple[int, int | None, str]] | WeightedSampler],
         pos: str,
         invalid: set[int],
         render,
@@ -227,13 +285,20 @@ class _Builder:
             if kind == "random" or wanted == 0:
                 shortfall += wanted if kind == "random" else 0
                 continue
-            candidates = list(pools.get(kind, []))
-            rng.shuffle(candidates)
+            pool = pools.get(kind, [])
             got = 0
-            for node, hops, tag in candidates:
-                if got == wanted:
-                    break
-                got += accept(node, hops, tag)
+            if isinstance(pool, WeightedSampler):
+                for _try in range(_RANDOM_TRIES * wanted):
+                    if got == wanted:
+                        break
+                    got += accept(pool.draw(rng), None, kind)
+            else:
+                candidates = list(pool)
+                rng.shuffle(candidates)
+                for node, hops, tag in candidates:
+                    if got == wanted:
+                        break
+                    got += accept(node, hops, tag)
             shortfall += wanted - got
         random_pool = self.g.by_pos[pos]
         for _ in range(shortfall):
@@ -256,7 +321,7 @@ class _Builder:
     def framing_order(self, probe: str, key: tuple, has_example: bool) -> list[tuple[str, str]]:
         templates = [
             (f"{probe}-{i}", t)
-            for i, t in enumerate(self.spec.framings[probe])
+            for i, t in enumerate(getattr(self.spec.framings, probe))
             if has_example or "{example}" not in t
         ]
         item_rng(self.spec.seed, "framing", *key).shuffle(templates)
@@ -357,7 +422,11 @@ class _Builder:
                     k,
                     gold,
                     self._gold_isa_text(gold),
-                    {"sister": sisters, "opposite": down},
+                    {
+                        "sister": sisters,
+                        "opposite": down,
+                        "popular": self.popular.get(("hypernymy", k, pos), []),
+                    },
                     invalid,
                     self.isa_text,
                 )
@@ -375,7 +444,11 @@ class _Builder:
                         k,
                         gold,
                         self._gold_isa_text(gold),
-                        {"sister": sisters_of_c, "opposite": up},
+                        {
+                            "sister": sisters_of_c,
+                            "opposite": up,
+                            "popular": self.popular.get(("hyponymy", k, pos), []),
+                        },
                         invalid,
                         self.isa_text,
                     )
@@ -421,6 +494,7 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
     items: dict[str, list[DraftItem]] = {probe: [] for probe in spec.probes}
     concepts = builder.concepts()
     log.info("asking about %d WordNet concepts", len(concepts))
+    builder.prepare_popular(concepts)
     for c in tqdm(concepts, desc="wordnet concepts", unit="concept", mininterval=1.0):
         for probe, probe_items in builder.items_for(c).items():
             items[probe].extend(probe_items)

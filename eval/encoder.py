@@ -124,7 +124,7 @@ class EncoderChoiceOnly(Baseline):
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
-                total += float(loss) * len(batch)
+                total += loss.item() * len(batch)
             log.info("encoder choice-only epoch %d: loss %.4f", epoch + 1, total / len(order))
         return self
 

@@ -111,8 +111,8 @@ def resolve_spec_path(name_or_path: str | Path, relative_to: Path | None = None)
     )
 
 
-def load_spec_dict(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    """Read a spec's YAML and everything it includes, merged; no type checking yet."""
+def load_spec_layers(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) -> list[dict[str, Any]]:
+    """A spec's YAML and everything it includes, as layers: the most basic first, itself last."""
     path = resolve_spec_path(name_or_path).resolve()
     if path in _seen:
         chain = " -> ".join(str(p) for p in (*_seen, path))
@@ -126,22 +126,41 @@ def load_spec_dict(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) ->
     if not isinstance(data, dict):
         raise SpecError(f"spec {path} must be a mapping of keys to values, not a {type(data).__name__}.")
     include = data.pop("include", None)
-    if include is None:
-        return data
-    includes = include if isinstance(include, list) else [include]
+    layers: list[dict[str, Any]] = []
+    for parent in [] if include is None else include if isinstance(include, list) else [include]:
+        layers += load_spec_layers(resolve_spec_path(parent, relative_to=path.parent), _seen=(*_seen, path))
+    return [*layers, data]
+
+
+def merge_layers(layers: list[dict[str, Any]], cls: type | None = None) -> dict[str, Any]:
+    """Merge spec layers, later ones overriding earlier ones.
+
+    Sections that are spec dataclasses (``distractors:``, ``splits:``) merge key by key, so an
+    override names only what it changes; every other value, mappings such as ``mix:`` or
+    ``framings:`` included, is replaced whole. Without ``cls`` every mapping merges.
+    """
     merged: dict[str, Any] = {}
-    for parent in includes:
-        parent_path = resolve_spec_path(parent, relative_to=path.parent)
-        merged = deep_merge(merged, load_spec_dict(parent_path, _seen=(*_seen, path)))
-    return deep_merge(merged, data)
+    for layer in layers:
+        merged = deep_merge(merged, layer, cls)
+    return merged
 
 
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """Merge ``override`` into ``base``: mappings merge key by key, everything else replaces."""
+def load_spec_dict(name_or_path: str | Path, cls: type | None = None) -> dict[str, Any]:
+    """Read a spec's YAML and everything it includes, merged; no type checking yet."""
+    return merge_layers(load_spec_layers(name_or_path), cls)
+
+
+def deep_merge(
+    base: Mapping[str, Any], override: Mapping[str, Any], cls: type | None = None
+) -> dict[str, Any]:
+    """Merge ``override`` into ``base`` (see :func:`merge_layers` for what merges)."""
+    hints = typing.get_type_hints(cls) if cls is not None else {}
     merged = dict(base)
     for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = deep_merge(merged[key], value)
+        section = hints.get(key)
+        mergeable = cls is None or (section is not None and dataclasses.is_dataclass(section))
+        if mergeable and isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value, section if cls is not None else None)
         else:
             merged[key] = value
     return merged

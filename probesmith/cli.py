@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from probesmith import __version__
@@ -22,6 +23,13 @@ examples:
   probesmith build wordnet --spec my.yaml       a spec of your own (it may `include: wordnet`)
   probesmith build dictionary --seed 3 --dry-run   print the resolved spec, build nothing
   probesmith build wordnet --help-spec          every spec key with its default and meaning
+"""
+
+EPILOG_AUDIT = """\
+examples:
+  probesmith audit artifacts/wordnetqa          report into artifacts/wordnetqa/audit/
+  probesmith audit obqa/ --out /tmp/obqa-audit  AI2 JSONL folder (train/dev/test.jsonl)
+  probesmith audit data.jsonl --baselines choice_only encoder_choice_only --encoder tiny
 """
 
 
@@ -88,6 +96,11 @@ def _parser() -> argparse.ArgumentParser:
             "--help-spec", action="store_true", help="List every spec key with its default and help text."
         )
         sub.add_argument("--out", type=Path, help="Output folder (default: artifacts/<spec name>).")
+        sub.add_argument(
+            "--filter-artifacts",
+            action="store_true",
+            help="Run the artifact filter before writing (spec key artifact_filter).",
+        )
         sub.set_defaults(run=_run_build, family=family.name)
 
     data = commands.add_parser("data", help="Knowledge sources: check and prepare.")
@@ -98,6 +111,46 @@ def _parser() -> argparse.ArgumentParser:
     data_commands.add_parser("prepare", help="Prepare offline WordNet for NLTK.").set_defaults(
         run=_run_data_prepare
     )
+
+    audit = commands.add_parser(
+        "audit",
+        help="Audit multiple-choice data with partial-input baselines.",
+        epilog=EPILOG_AUDIT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    audit.add_argument("path", type=Path, help="Build folder, AI2 JSONL file, or folder of them.")
+    audit.add_argument(
+        "--out", type=Path, help="Report folder (default: PATH/audit for a build folder, else audit-<name>)."
+    )
+    audit.add_argument(
+        "--baselines",
+        nargs="+",
+        help="Baselines to run (default: all feature baselines; "
+        "add encoder_choice_only for the transformer).",
+    )
+    audit.add_argument("--margin", type=float, default=0.05, help="Flag cells this far above chance.")
+    audit.add_argument(
+        "--encoder", default="tiny", help="Encoder of encoder_choice_only: a local path or hub id, or 'tiny'."
+    )
+    audit.add_argument("--max-eval-items", type=int, default=20_000, help="Held-out items per config.")
+    audit.add_argument(
+        "--filter",
+        action="store_true",
+        help="Also run the artifact filter and write the ids it removes (filter.json).",
+    )
+    audit.set_defaults(run=_run_audit)
+
+    publish = commands.add_parser("publish", help="Upload a build folder to the Hugging Face Hub.")
+    publish.add_argument("folder", type=Path)
+    publish.add_argument("--repo-id", required=True, help="Dataset repository, e.g. user/wordnetqa.")
+    publish.add_argument("--private", action="store_true", help="Create the repository private.")
+    publish.add_argument("--revision", help="Branch to commit to (created when missing).")
+    publish.add_argument(
+        "--force",
+        action="store_true",
+        help="Publish even if the manifest mismatches or the audit flags artifacts.",
+    )
+    publish.set_defaults(run=_run_publish)
 
     verify = commands.add_parser("verify", help="Check a build folder against its manifest.")
     verify.add_argument("folder", type=Path)
@@ -124,6 +177,8 @@ def _run_build(args: argparse.Namespace) -> int:
             print(f"{key:28} {default:24} {help_text}")
         return 0
     spec = load_spec(args.spec, seed=args.seed)
+    if args.filter_artifacts:
+        spec = replace(spec, artifact_filter=replace(spec.artifact_filter, enabled=True))
     if spec.family != family.name:
         raise_spec_family_mismatch(args.spec, spec.family, family.name)
     if args.dry_run:
@@ -167,6 +222,59 @@ def _run_data_prepare(args: argparse.Namespace) -> int:
     from probesmith.builders.data import prepare_sources
 
     print(f"WordNet for NLTK: {prepare_sources()}")
+    return 0
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    import json
+
+    from probesmith.eval.audit import AuditOptions, audit, filter_artifacts, write_audit
+    from probesmith.eval.baselines import DEFAULT_BASELINES
+    from probesmith.eval.mcqa import load_multiple_choice
+
+    options = AuditOptions(
+        baselines=tuple(args.baselines or DEFAULT_BASELINES),
+        margin=args.margin,
+        max_eval_items=args.max_eval_items,
+        encoder_model=args.encoder,
+    )
+    result = audit(args.path, options)
+    is_build = (args.path / "manifest.json").is_file()
+    out = args.out or (args.path / "audit" if is_build else Path(f"audit-{result.dataset}"))
+    write_audit(result, out)
+    overall = result.cells.filter(pl_overall())
+    for row in overall.sort("config", "baseline").iter_rows(named=True):
+        flag = "  FLAGGED" if row["flagged"] else ""
+        print(
+            f"{row['config']:14} {row['baseline']:20} {row['accuracy']:.3f} "
+            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]  chance {row['chance']:.3f}{flag}"
+        )
+    print(f"{result.flagged.height} flagged cell(s); report: {out / 'report.md'}")
+    if args.filter:
+        removed, report = filter_artifacts(load_multiple_choice(args.path), margin=args.margin)
+        (out / "filter.json").write_text(
+            json.dumps(
+                {"report": vars(report), "removed_ids": {c: sorted(ids) for c, ids in removed.items()}},
+                indent=1,
+                default=list,
+            )
+        )
+        print(f"filter: removed {report.removed}, converged={report.converged}; ids in {out / 'filter.json'}")
+    return 0
+
+
+def pl_overall():
+    """The polars predicate selecting each config x baseline's overall cell."""
+    import polars as pl
+
+    return pl.col("hops").is_null() & (pl.col("distractor_type") == "all")
+
+
+def _run_publish(args: argparse.Namespace) -> int:
+    from probesmith.schemas.hub import publish
+
+    info = publish(args.folder, args.repo_id, private=args.private, revision=args.revision, force=args.force)
+    print(f"published {args.folder} to {getattr(info, 'commit_url', args.repo_id)}")
     return 0
 
 

@@ -91,8 +91,12 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph):
                 anchor = g.index[gold_concept] if probe == "hypernymy" else c
                 assert node in sister_family(g, anchor, hops), (row["id"], concept, hops)
             else:
-                assert kind == "random" and hops is None
+                assert kind in ("random", "popular") and hops is None
                 assert g.pos[node] == row["pos"]
+                if kind == "popular":  # a gold of this probe and hop elsewhere in WordNet
+                    assert probe in ("hypernymy", "hyponymy")
+                    levels = g.descendants_by_hops if probe == "hypernymy" else g.ancestors_by_hops
+                    assert levels(node, k)[k], (row["id"], concept)
 
 
 def test_gold_position_is_uniform_in_every_split(small_wordnet_build):

@@ -26,7 +26,16 @@ def test_include_merges_nested_keys_and_seed_override(tmp_path):
     spec = load_spec(path, seed=7)
     assert spec.name == "shallow" and spec.seed == 7
     assert spec.distractors.sister_depth == 1
-    assert spec.distractors.mix == {"sister": 2, "opposite": 1, "random": 1}  # inherited
+    assert spec.distractors.mix == {"sister": 1, "opposite": 1, "popular": 1, "random": 1}  # inherited
+
+
+def test_a_mapping_value_is_replaced_whole_not_merged(tmp_path):
+    path = write(
+        tmp_path, "mix.yaml", "include: wordnet\nname: m\ndistractors:\n  mix: {sister: 3, random: 1}\n"
+    )
+    spec = load_spec(path)
+    assert spec.distractors.mix == {"sister": 3, "random": 1}
+    assert spec.distractors.sister_depth == 2  # the section itself still merges
 
 
 def test_unknown_key_suggests_the_right_one(tmp_path):
@@ -47,9 +56,14 @@ def test_nested_unknown_key_names_its_place(tmp_path):
         ("max_hops: four\n", r"max_hops: expected an integer"),
         ("probes: [hypernymy, meronymy]\n", r"'meronymy' is not one of"),
         ("distractors:\n  mix: {sister: 3, opposite: 1, random: 1}\n", r"adds up to 5.*count is 4"),
+        ("distractors:\n  count: 3\n", r"adds up to 4.*count is 3"),
         ("distractors:\n  mix: {sister: 2, cousin: 1, random: 1}\n", r"unknown type 'cousin'"),
         ("framings:\n  hypernymy: ['Is it {colour}?']\n", r"must use \{word\}"),
         ("concepts: [noun]\n", r"concepts must be a mapping"),
+        (
+            "framings:\n  hypernimy: ['a {word}']\n",
+            r"framings: unknown key 'hypernimy' \(did you mean 'hypernymy'\?\)",
+        ),
     ],
 )
 def test_bad_values_are_named(tmp_path, body, message):

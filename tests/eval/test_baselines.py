@@ -1,0 +1,60 @@
+import numpy as np
+import polars as pl
+
+from probesmith.eval.baselines import (
+    AnswerFrequency,
+    ChoiceOnly,
+    ChoiceToChoice,
+    LexicalOverlap,
+    item_credit,
+)
+
+
+def frame(questions, choices, answers):
+    return pl.DataFrame(
+        {"question": questions, "choices": choices, "answer_index": answers},
+        schema={"question": pl.String, "choices": pl.List(pl.String), "answer_index": pl.Int64},
+    )
+
+
+def test_ties_share_the_credit():
+    assert item_credit(np.array([1.0, 3.0, 3.0]), 1) == 0.5
+    assert item_credit(np.array([1.0, 3.0, 2.0]), 0) == 0.0
+    assert item_credit(np.zeros(4), 2) == 0.25
+
+
+def test_lexical_overlap_picks_the_choice_sharing_words():
+    data = frame(["A dog is a kind of canine animal"], [["canine", "tree", "rock"]], [0])
+    assert LexicalOverlap().credits(data).tolist() == [1.0]
+
+
+def test_answer_frequency_is_the_majority_class():
+    train = frame(["q"] * 3, [["Paris", "Rome"], ["Paris", "Oslo"], ["Rome", "Paris"]], [0, 0, 1])
+    test = frame(["q", "q"], [["Rome", "Paris"], ["Oslo", "Rome"]], [1, 0])
+    model = AnswerFrequency().fit(train)
+    assert model.credits(test).tolist() == [1.0, 0.5]  # Paris 3x gold; Oslo and Rome never: a tie
+
+
+def test_feature_models_learn_a_planted_cue_and_subset_matches():
+    rng = np.random.default_rng(0)
+    vocab = [f"w{i}" for i in range(50)]
+    choices, answers = [], []
+    for _ in range(400):
+        options = [" ".join(rng.choice(vocab, 3)) for _ in range(4)]
+        gold = int(rng.integers(4))
+        options[gold] += " indeed"  # the cue
+        choices.append(options)
+        answers.append(gold)
+    data = frame(["q"] * 400, choices, answers)
+    train, test = data[:300], data[300:]
+    assert ChoiceOnly().fit(train).credits(test).mean() > 0.9
+    assert ChoiceToChoice().fit(train).credits(test).mean() > 0.6  # the gold is the longest
+    model = ChoiceOnly()
+    encoded = model.encode(data)
+    part = encoded.subset(np.array([7, 3, 250]))
+    direct = model.encode(data[[7, 3, 250]])
+    for a, b in zip(
+        (part.ids, part.choice_start, part.item_start, part.answers),
+        (direct.ids, direct.choice_start, direct.item_start, direct.answers),
+    ):
+        assert np.array_equal(a, b)
