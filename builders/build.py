@@ -60,16 +60,22 @@ def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
     timings = {}
     output = family.generate(spec)
     timings["generate_s"] = time.perf_counter() - started
-    tables, overflow, assignment = assemble_tables(output, spec)
     filter_report = None
-    if spec.artifact_filter.enabled:
-        tables, overflow, filter_report = _filter_artifacts(output, spec, tables, assignment)
-    output.dropped.update(overflow)
-    summary = summarize(tables)
+    if output.items:
+        tables, overflow, assignment = assemble_tables(output, spec)
+        if spec.artifact_filter.enabled:
+            tables, overflow, filter_report = _filter_artifacts(output, spec, tables, assignment)
+        output.dropped.update(overflow)
+        summary = summarize(tables)
+        all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
+    else:
+        summary = output.summary if output.summary is not None else pl.DataFrame()
+        all_tables = {}
+    all_tables.update(output.tables)
     timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
     with DatasetFolderWriter(out) as writer:
-        for (config, split), table in tables.items():
-            writer.add_table(config, split, table, MULTIPLE_CHOICE)
+        for (config, split), (table, schema) in all_tables.items():
+            writer.add_table(config, split, table, schema)
         manifest_fields = {
             "name": spec.name,
             "family": family.name,
@@ -81,8 +87,10 @@ def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
         }
         if filter_report is not None:
             manifest_fields["artifact_filter"] = asdict(filter_report)
+        manifest_fields.update(output.manifest_extra)
+        totals = _totals({key: table for key, (table, _) in all_tables.items()})
         manifest = writer.commit(
-            output.card, manifest_fields, summary_markdown(summary, _totals(tables), output.dropped)
+            output.card, manifest_fields, summary_markdown(summary, totals, output.dropped)
         )
     seconds = time.perf_counter() - started
     timings["write_s"] = seconds - timings["generate_s"] - timings["assemble_s"]
@@ -252,9 +260,16 @@ def summarize(tables: dict[tuple[str, str], pa.Table]) -> pl.DataFrame:
 
 
 def summary_markdown_table(summary: pl.DataFrame) -> str:
-    """Items per config x hops (rows) x distractor type (columns), as a Markdown table."""
+    """Items per config x hops (rows) x distractor type (columns), as a Markdown table.
+
+    A summary of another shape (a family's own) is rendered as it is.
+    """
     if summary.is_empty():
         return "No items."
+    if not {"config", "hops", "distractor_type", "items"} <= set(summary.columns):
+        lines = ["| " + " | ".join(summary.columns) + " |", "|" + "---|" * len(summary.columns)]
+        lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in summary.iter_rows()]
+        return "\n".join(lines)
     wide = summary.pivot(on="distractor_type", index=["config", "hops"], values="items")
     wide = wide.fill_null(0).sort("config", "hops")
     lines = ["| " + " | ".join(wide.columns) + " |", "|" + "---|" * len(wide.columns)]
@@ -268,7 +283,9 @@ def summary_markdown(summary: pl.DataFrame, totals: dict[str, int], dropped: Cou
     lines = [
         "Items per config: " + ", ".join(f"`{c}` {n:,}" for c, n in sorted(totals.items())) + ".",
         "",
-        "Items containing each distractor type, per config and ISA hops:",
+        "Summary:"
+        if "distractor_type" not in summary.columns
+        else "Items containing each distractor type, per config and ISA hops:",
         "",
         summary_markdown_table(summary),
     ]

@@ -123,7 +123,7 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
         licence_text=GCIDE_LICENCE,
         tags=("probing", "gcide", "word-sense", "multiple-choice"),
     )
-    return FamilyOutput({CONFIG: items}, card, {"gcide": source.version()}, dropped)
+    return FamilyOutput(card, {"gcide": source.version()}, items={CONFIG: items}, dropped=dropped)
 
 
 def _distinct_senses(senses: list[Sense]) -> list[Sense]:

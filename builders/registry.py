@@ -15,9 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+import pyarrow as pa
+
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, _did_you_mean, from_dict, load_spec_layers, merge_layers
 from probesmith.schemas.card import CardInfo
+from probesmith.schemas.tables import TableSchema
 
 
 @dataclass(slots=True)
@@ -50,12 +54,20 @@ class DraftItem:
 
 @dataclass
 class FamilyOutput:
-    """What a family's generator returns: items per config, card text, source versions."""
+    """What a family's generator returns.
 
-    items: dict[str, list[DraftItem]]
+    Multiple-choice families return ``items`` per config (the build splits them and places
+    golds); others return finished ``tables`` per (config, split) with their schemas and a
+    ``summary`` frame. Either way: card text, source versions, drop counts, manifest extras.
+    """
+
     card: CardInfo
-    sources: dict[str, dict[str, str]]
+    sources: dict[str, dict]
+    items: dict[str, list[DraftItem]] = field(default_factory=dict)
+    tables: dict[tuple[str, str], tuple[pa.Table, TableSchema]] = field(default_factory=dict)
+    summary: pl.DataFrame | None = None
     dropped: Counter = field(default_factory=Counter)
+    manifest_extra: dict[str, Any] = field(default_factory=dict)
 
 
 GenerateFn = Callable[[Any], FamilyOutput]

@@ -508,4 +508,4 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
         tags=("probing", "wordnet", "knowledge-probing", "multiple-choice"),
         citation=CITATION,
     )
-    return FamilyOutput(items, card, {"wordnet": source.version()}, builder.dropped)
+    return FamilyOutput(card, {"wordnet": source.version()}, items=items, dropped=builder.dropped)

@@ -341,7 +341,7 @@ def filter_artifacts(
             frame = frames[config]
             keep = np.array([i not in removed[config] for i in frame["id"].to_list()])
             index = np.flatnonzero(keep)
-            audit_cells = _held_out_cells(
+            audit_cells, held_out_items = _held_out_cells(
                 encoded[config], frame[index], index, margin, min_items, max_train_items, seed
             )
             overall = audit_cells.filter(pl.col("hops").is_null() & (pl.col("distractor_type") == "all"))
@@ -364,7 +364,9 @@ def filter_artifacts(
                     .select("id", "hops", "distractor_types", n_choices=pl.col("choices").list.len())
                     .with_columns(credit=pl.Series(credit), confidence=pl.Series(confidence))
                 )
+                # the items every partition finds easy, and those the audit's own split finds easy
                 drop = _items_to_drop(items, flagged, margin / 2)
+                drop |= _items_to_drop(held_out_items, flagged, margin / 2)
                 removed[config] |= drop
                 entry["removed"] = len(drop)
             else:
@@ -389,16 +391,18 @@ def filter_artifacts(
 
 def _held_out_cells(
     encoded, frame: pl.DataFrame, index: np.ndarray, margin: float, min_items: int, max_train: int, seed: int
-) -> pl.DataFrame:
-    """The audit's choice-only cells for ``frame`` (whose rows are ``encoded``'s ``index``)."""
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The audit's choice-only cells, and its held-out items with credit and gold probability.
+
+    ``frame``'s rows are ``encoded``'s rows ``index``.
+    """
     train, held_out = train_eval_split(frame.with_columns(_row=pl.Series(index)), seed)
     train = _sample(train, max_train, seed)
     model = ChoiceOnly(seed=seed).fit(encoded.subset(train["_row"].to_numpy()))
-    credit = model.credits(encoded.subset(held_out["_row"].to_numpy()))
-    items = held_out.select("hops", "distractor_types", n_choices=pl.col("choices").list.len())
-    return cell_table(
-        items.with_columns(credit=pl.Series(credit)), "filter", "", "choice_only", margin, min_items
-    )
+    credit, confidence = model.predict(encoded.subset(held_out["_row"].to_numpy()))
+    items = held_out.select("id", "hops", "distractor_types", n_choices=pl.col("choices").list.len())
+    items = items.with_columns(credit=pl.Series(credit), confidence=pl.Series(confidence))
+    return cell_table(items, "filter", "", "choice_only", margin, min_items), items
 
 
 def _out_of_fold(
@@ -430,12 +434,9 @@ def _out_of_fold(
             if len(test_pos) == 0 or len(train_idx) == 0:
                 continue
             model = ChoiceOnly(seed=seed).fit(encoded.subset(train_idx))
-            test = encoded.subset(index[test_pos])
-            for pos, scores, answer in zip(test_pos, model.scores(test), test.answers, strict=True):
-                shifted = np.exp(scores - scores.max())
-                top = np.flatnonzero(scores >= scores.max() - 1e-9)
-                credit[pos] += (1.0 / len(top) if answer in top else 0.0) / repeats
-                confidence[pos] += shifted[answer] / shifted.sum() / repeats
+            fold_credit, fold_confidence = model.predict(encoded.subset(index[test_pos]))
+            credit[test_pos] += fold_credit / repeats
+            confidence[test_pos] += fold_confidence / repeats
     return credit, confidence
 
 

@@ -17,7 +17,7 @@ an artifact: the answer can be found without the knowledge the probe is about.
   choices alone.
 
 Feature models are conditional-logit (softmax over an item's choices) linear models over hashed
-features, trained with torch on CPU in seconds.
+features, trained with scipy sparse products on CPU in seconds.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-import torch
+import scipy.sparse
 
 N_BUCKETS = 1 << 18
 _WORD = re.compile(r"[a-z0-9]+")
@@ -73,9 +73,9 @@ class Baseline:
 class FeatureBaseline(Baseline):
     """A linear conditional-logit model over hashed features of each choice."""
 
-    def __init__(self, epochs: int = 60, learning_rate: float = 0.05, l2: float = 1e-5, seed: int = 0):
-        self.epochs, self.learning_rate, self.l2, self.seed = epochs, learning_rate, l2, seed
-        self.weights: torch.Tensor | None = None
+    def __init__(self, epochs: int = 60, learning_rate: float = 0.05, seed: int = 0):
+        self.epochs, self.learning_rate, self.seed = epochs, learning_rate, seed
+        self.weights: np.ndarray | None = None
 
     def features(self, question: str, choices: Sequence[str]) -> list[list[str]]:
         """Feature names of every choice of one item."""
@@ -98,34 +98,37 @@ class FeatureBaseline(Baseline):
             np.array(data["answer_index"].to_list(), dtype=np.int64),
         )
 
-    @staticmethod
-    def _item_logits(bag: torch.nn.EmbeddingBag, encoded: EncodedItems) -> torch.Tensor:
-        ids = torch.from_numpy(encoded.ids)
-        offsets = torch.from_numpy(encoded.choice_start[:-1])
-        flat = bag(ids, offsets).squeeze(-1)
-        widths = torch.from_numpy(np.diff(encoded.item_start))
-        item = torch.repeat_interleave(torch.arange(len(widths)), widths)
-        position = torch.arange(len(flat)) - torch.repeat_interleave(torch.cumsum(widths, 0) - widths, widths)
-        logits = torch.full((len(widths), int(widths.max())), float("-inf"))
-        logits[item, position] = flat
-        return logits
-
     def fit(self, train: pl.DataFrame | EncodedItems) -> FeatureBaseline:
-        """Train by full-batch Adam on the softmax over each item's choices."""
+        """Train by full-batch Adam on the softmax over each item's choices.
+
+        Only features present in ``train`` get parameters; the choices x features matrix is a
+        scipy CSR matrix built once, and the gradient of the softmax cross-entropy is written
+        out (``X^T (p - y)``), so an epoch is two sparse products.
+        """
         encoded = train if isinstance(train, EncodedItems) else self.encode(train)
-        generator = torch.Generator().manual_seed(self.seed)
-        bag = torch.nn.EmbeddingBag(N_BUCKETS, 1, mode="sum")
-        with torch.no_grad():
-            bag.weight.copy_(torch.randn(N_BUCKETS, 1, generator=generator) * 0.001)
-        answers = torch.from_numpy(encoded.answers)
-        optimizer = torch.optim.Adam(bag.parameters(), lr=self.learning_rate)
-        for _ in range(self.epochs):
-            optimizer.zero_grad()
-            loss = torch.nn.functional.cross_entropy(self._item_logits(bag, encoded), answers)
-            loss = loss + self.l2 * bag.weight.pow(2).sum()
-            loss.backward()
-            optimizer.step()
-        self.weights = bag.weight.detach()
+        present, column = np.unique(encoded.ids, return_inverse=True)
+        n_choices = len(encoded.choice_start) - 1
+        matrix = scipy.sparse.csr_matrix(
+            (np.ones(len(column)), column, encoded.choice_start), shape=(n_choices, len(present))
+        )
+        transposed = matrix.T.tocsr()
+        starts = encoded.item_start[:-1]
+        widths = np.diff(encoded.item_start)
+        gold_rows = starts + encoded.answers
+        rng = np.random.default_rng(self.seed)
+        weights = rng.normal(0.0, 0.001, len(present))
+        first, second = np.zeros_like(weights), np.zeros_like(weights)
+        beta1, beta2, eps = 0.9, 0.999, 1e-8
+        for step in range(1, self.epochs + 1):
+            probabilities = _softmax_per_item(matrix @ weights, starts, widths)
+            probabilities[gold_rows] -= 1.0
+            gradient = transposed @ (probabilities / len(widths))
+            first = beta1 * first + (1 - beta1) * gradient
+            second = beta2 * second + (1 - beta2) * gradient**2
+            step_size = self.learning_rate * np.sqrt(1 - beta2**step) / (1 - beta1**step)
+            weights -= step_size * first / (np.sqrt(second) + eps)
+        self.weights = np.zeros(N_BUCKETS)
+        self.weights[present] = weights
         return self
 
     def scores(self, data: pl.DataFrame | EncodedItems) -> list[np.ndarray]:
@@ -133,18 +136,24 @@ class FeatureBaseline(Baseline):
         if self.weights is None:
             raise RuntimeError(f"{self.name}: call fit() before scores()")
         encoded = data if isinstance(data, EncodedItems) else self.encode(data)
-        bag = torch.nn.EmbeddingBag.from_pretrained(self.weights, mode="sum")
-        with torch.no_grad():
-            logits = self._item_logits(bag, encoded).numpy()
-        widths = np.diff(encoded.item_start)
-        return [row[:w] for row, w in zip(logits, widths, strict=True)]
+        n_choices = len(encoded.choice_start) - 1
+        rows = np.repeat(np.arange(n_choices), np.diff(encoded.choice_start))
+        flat = np.bincount(rows, weights=self.weights[encoded.ids], minlength=n_choices)
+        return np.split(flat, encoded.item_start[1:-1])
+
+    def predict(self, data: pl.DataFrame | EncodedItems) -> tuple[np.ndarray, np.ndarray]:
+        """Per item: credit (1, 0, or 1/k for k-way ties at the top) and the gold's probability."""
+        encoded = data if isinstance(data, EncodedItems) else self.encode(data)
+        flat = np.concatenate(self.scores(encoded))
+        starts, widths = encoded.item_start[:-1], np.diff(encoded.item_start)
+        gold_rows = starts + encoded.answers
+        top = flat >= np.repeat(np.maximum.reduceat(flat, starts), widths) - 1e-9
+        credit = top[gold_rows] / np.add.reduceat(top.astype(float), starts)
+        return credit, _softmax_per_item(flat, starts, widths)[gold_rows]
 
     def credits(self, data: pl.DataFrame | EncodedItems) -> np.ndarray:
         """Per-item credit (1, 0, or 1/k for ties at the top)."""
-        encoded = data if isinstance(data, EncodedItems) else self.encode(data)
-        return np.array(
-            [item_credit(s, int(a)) for s, a in zip(self.scores(encoded), encoded.answers, strict=True)]
-        )
+        return self.predict(data)[0]
 
 
 @dataclass(frozen=True)
@@ -175,6 +184,12 @@ class EncodedItems:
             np.concatenate([[0], np.cumsum(last - first)]),
             self.answers[items],
         )
+
+
+def _softmax_per_item(scores: np.ndarray, starts: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Softmax of choice scores within each item (items are consecutive runs of choices)."""
+    shifted = np.exp(scores - np.repeat(np.maximum.reduceat(scores, starts), widths))
+    return shifted / np.repeat(np.add.reduceat(shifted, starts), widths)
 
 
 def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:

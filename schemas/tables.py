@@ -173,8 +173,78 @@ AUDIT_CELLS = TableSchema(
     ),
 )
 
+def _unique(*columns: str) -> RowCheck:
+    def check(table: pa.Table) -> list[str]:
+        keys = table.select(list(columns)).group_by(list(columns)).aggregate([])
+        if keys.num_rows != table.num_rows:
+            return [f"columns {list(columns)}: {table.num_rows - keys.num_rows} duplicate keys"]
+        return []
+
+    return check
+
+
+RELATION_INSTANCES = TableSchema(
+    name="relation_instances",
+    version=1,
+    description="Balanced relation set instances: a subject, its sampled gold object and all its golds.",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("sub_id", pa.string(), nullable=False),
+            pa.field("sub_label", pa.string(), nullable=False),
+            pa.field("sub_aliases", pa.list_(pa.string()), nullable=False),
+            pa.field("obj_id", pa.string(), nullable=False),
+            pa.field("obj_label", pa.string(), nullable=False),
+            pa.field("answer_idx", pa.int32(), nullable=False),
+            pa.field("gold_obj_ids", pa.list_(pa.string()), nullable=False),
+            pa.field("popularity", pa.int64(), nullable=True),
+        ],
+        metadata={
+            "obj_id": "the gold this instance was sampled for (balanced within the relation)",
+            "answer_idx": "index of obj_id in the relation's answer space",
+            "gold_obj_ids": "every gold object of the subject (N-M: any counts as correct)",
+            "popularity": "degree of the subject in the source (facts it takes part in)",
+        },
+    ),
+    checks=(_unique("relation_id", "sub_id"),),
+)
+
+ANSWER_SPACES = TableSchema(
+    name="answer_spaces",
+    version=1,
+    description="Per relation, the answer options every instance is ranked against.",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("answer_idx", pa.int32(), nullable=False),
+            pa.field("obj_id", pa.string(), nullable=False),
+            pa.field("obj_label", pa.string(), nullable=False),
+        ]
+    ),
+    checks=(_unique("relation_id", "obj_id"), _unique("relation_id", "answer_idx")),
+)
+
+PATTERNS = TableSchema(
+    name="patterns",
+    version=1,
+    description="Templates of a relation with [X] (subject) and [Y] (object).",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("pattern_id", pa.string(), nullable=False),
+            pa.field("template", pa.string(), nullable=False),
+            pa.field("object_final", pa.bool_(), nullable=False),
+            pa.field("origin", pa.string(), nullable=False),
+        ],
+        metadata={"object_final": "[Y] ends the template (final punctuation aside): causal LMs can predict it"},
+    ),
+    checks=(_unique("relation_id", "pattern_id"),),
+)
+
 #: Every table layout by name, for readers that find a schema id in a file.
-SCHEMAS: dict[str, TableSchema] = {s.name: s for s in (MULTIPLE_CHOICE, AUDIT_CELLS)}
+SCHEMAS: dict[str, TableSchema] = {
+    s.name: s for s in (MULTIPLE_CHOICE, AUDIT_CELLS, RELATION_INSTANCES, ANSWER_SPACES, PATTERNS)
+}
 
 
 def schema_by_id(schema_id: str) -> TableSchema:

@@ -1,0 +1,107 @@
+"""BEAR / lm-pub-quiz layout: import, export, and the relation catalog made from BEAR's metadata.
+
+The layout (Wiland et al. 2024; what ``lm_pub_quiz.Dataset.from_path`` reads)::
+
+    <folder>/P19.jsonl               {"sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label",
+                                      "answer_idx"} per line
+    <folder>/metadata_relations.json {"P19": {"templates": [...], "answer_space_labels": [...],
+                                              "answer_space_ids": [...]}, ...}
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import yaml
+
+from probesmith.errors import SourceError
+
+INSTANCE_KEYS = ("sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "answer_idx")
+
+
+def read_bear(folder: str | Path) -> dict[str, dict]:
+    """A BEAR-layout folder as {relation: {"templates", "answer_space_ids", "answer_space_labels",
+    "instances": [records]}}, records exactly as in the files."""
+    folder = Path(folder)
+    metadata_path = folder / "metadata_relations.json"
+    if not metadata_path.is_file():
+        raise SourceError(f"{folder} has no metadata_relations.json: it is not in BEAR's layout.")
+    metadata = json.loads(metadata_path.read_text())
+    relations = {}
+    for relation, meta in metadata.items():
+        path = folder / f"{relation}.jsonl"
+        if not path.is_file():
+            continue  # BEAR-big lists P414 with templates but no instances
+        instances = []
+        with open(path, encoding="utf-8") as fh:
+            for line_no, line in enumerate(fh, 1):
+                try:
+                    instances.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise SourceError(f"{path}, line {line_no}: not valid JSON ({exc}).") from None
+        relations[relation] = {**meta, "instances": instances}
+    return relations
+
+
+def write_bear(folder: str | Path, relations: dict[str, dict]) -> Path:
+    """Write relations in BEAR's layout, atomically (staging folder, then rename)."""
+    folder = Path(folder)
+    staging = folder.parent / f".{folder.name}.tmp-{uuid.uuid4().hex[:8]}"
+    staging.mkdir(parents=True)
+    try:
+        metadata = {}
+        for relation, data in relations.items():
+            metadata[relation] = {k: data[k] for k in ("templates", "answer_space_labels", "answer_space_ids")
+                                  if k in data}
+            with open(staging / f"{relation}.jsonl", "w", encoding="utf-8") as fh:
+                for record in data["instances"]:
+                    fh.write(json.dumps({k: record[k] for k in INSTANCE_KEYS if k in record},
+                                        ensure_ascii=False, separators=(",", ":")) + "\n")
+        (staging / "metadata_relations.json").write_text(json.dumps(metadata, ensure_ascii=False, indent=1))
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.rename(staging, folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+def catalog_from_bear(bear_big: Path, lama_relations: Path, properties_tsv: Path,
+                      relation_info: Path | None = None) -> list[dict]:
+    """A relation catalog (see ``probes/catalogs/wikidata_relations.yaml``) from BEAR-big's
+    templates, LAMA's cardinality types, the slice's property labels and BEAR's domains."""
+    metadata = json.loads((bear_big / "metadata_relations.json").read_text())
+    lama = {}
+    for line in lama_relations.read_text().splitlines():
+        record = json.loads(line)
+        lama[record["relation"]] = record
+    labels = {row[0]: (row[1], row[2]) for row in csv.reader(properties_tsv.open(), delimiter="\t")}
+    domains = json.loads(relation_info.read_text()) if relation_info else {}
+    catalog = []
+    for pid in sorted(metadata, key=lambda p: int(p[1:])):
+        if pid not in labels:
+            continue
+        label, description = labels[pid]
+        catalog.append({
+            "pid": pid, "label": label, "description": description,
+            "templates": metadata[pid]["templates"],
+            "cardinality": lama.get(pid, {}).get("type", "auto"),
+            "domains": domains.get(pid, {}).get("domains", []),
+        })
+    return catalog
+
+
+def write_catalog(catalog: list[dict], path: Path) -> None:
+    """Write a catalog YAML with its provenance header."""
+    header = (
+        "# Relation catalog: per Wikidata relation its PID, label, templates with [X] (subject) and\n"
+        "# [Y] (object), cardinality (1-1, N-1, N-M, or auto: decided from the data) and domains.\n"
+        "# Made by probesmith.builders.bear.catalog_from_bear from BEAR-big's metadata (templates,\n"
+        "# CC BY-SA 4.0, Wiland et al. 2024), LAMA's relation types and Wikidata property labels.\n"
+    )
+    path.write_text(header + yaml.safe_dump({"relations": catalog}, sort_keys=False, allow_unicode=True, width=200))
