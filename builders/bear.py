@@ -26,7 +26,8 @@ INSTANCE_KEYS = ("sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "a
 
 def read_bear(folder: str | Path) -> dict[str, dict]:
     """A BEAR-layout folder as {relation: {"templates", "answer_space_ids", "answer_space_labels",
-    "instances": [records]}}, records exactly as in the files."""
+    "instances": [records]}}, records exactly as in the files.
+    """
     folder = Path(folder)
     metadata_path = folder / "metadata_relations.json"
     if not metadata_path.is_file():
@@ -56,12 +57,19 @@ def write_bear(folder: str | Path, relations: dict[str, dict]) -> Path:
     try:
         metadata = {}
         for relation, data in relations.items():
-            metadata[relation] = {k: data[k] for k in ("templates", "answer_space_labels", "answer_space_ids")
-                                  if k in data}
+            metadata[relation] = {
+                k: data[k] for k in ("templates", "answer_space_labels", "answer_space_ids") if k in data
+            }
             with open(staging / f"{relation}.jsonl", "w", encoding="utf-8") as fh:
                 for record in data["instances"]:
-                    fh.write(json.dumps({k: record[k] for k in INSTANCE_KEYS if k in record},
-                                        ensure_ascii=False, separators=(",", ":")) + "\n")
+                    fh.write(
+                        json.dumps(
+                            {k: record[k] for k in INSTANCE_KEYS if k in record},
+                            ensure_ascii=False,
+                            separators=(",", ":"),
+                        )
+                        + "\n"
+                    )
         (staging / "metadata_relations.json").write_text(json.dumps(metadata, ensure_ascii=False, indent=1))
         if folder.exists():
             shutil.rmtree(folder)
@@ -71,10 +79,12 @@ def write_bear(folder: str | Path, relations: dict[str, dict]) -> Path:
     return folder
 
 
-def catalog_from_bear(bear_big: Path, lama_relations: Path, properties_tsv: Path,
-                      relation_info: Path | None = None) -> list[dict]:
+def catalog_from_bear(
+    bear_big: Path, lama_relations: Path, properties_tsv: Path, relation_info: Path | None = None
+) -> list[dict]:
     """A relation catalog (see ``probes/catalogs/wikidata_relations.yaml``) from BEAR-big's
-    templates, LAMA's cardinality types, the slice's property labels and BEAR's domains."""
+    templates, LAMA's cardinality types, the slice's property labels and BEAR's domains.
+    """
     metadata = json.loads((bear_big / "metadata_relations.json").read_text())
     lama = {}
     for line in lama_relations.read_text().splitlines():
@@ -87,12 +97,16 @@ def catalog_from_bear(bear_big: Path, lama_relations: Path, properties_tsv: Path
         if pid not in labels:
             continue
         label, description = labels[pid]
-        catalog.append({
-            "pid": pid, "label": label, "description": description,
-            "templates": metadata[pid]["templates"],
-            "cardinality": lama.get(pid, {}).get("type", "auto"),
-            "domains": domains.get(pid, {}).get("domains", []),
-        })
+        catalog.append(
+            {
+                "pid": pid,
+                "label": label,
+                "description": description,
+                "templates": metadata[pid]["templates"],
+                "cardinality": lama.get(pid, {}).get("type", "auto"),
+                "domains": domains.get(pid, {}).get("domains", []),
+            }
+        )
     return catalog
 
 
@@ -104,4 +118,6 @@ def write_catalog(catalog: list[dict], path: Path) -> None:
         "# Made by probesmith.builders.bear.catalog_from_bear from BEAR-big's metadata (templates,\n"
         "# CC BY-SA 4.0, Wiland et al. 2024), LAMA's relation types and Wikidata property labels.\n"
     )
-    path.write_text(header + yaml.safe_dump({"relations": catalog}, sort_keys=False, allow_unicode=True, width=200))
+    path.write_text(
+        header + yaml.safe_dump({"relations": catalog}, sort_keys=False, allow_unicode=True, width=200)
+    )

@@ -58,8 +58,9 @@ def _cache(spec: WikidataSpec) -> QueryCache:
 def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
     """A client for the spec's source, and the source's description for the manifest."""
     source = spec.source
-    client_options = dict(user_agent=spec.user_agent, timeout=spec.timeout,
-                          max_retries=spec.max_retries, cache=_cache(spec))
+    client_options = dict(
+        user_agent=spec.user_agent, timeout=spec.timeout, max_retries=spec.max_retries, cache=_cache(spec)
+    )
     if source.startswith(("http://", "https://")):
         yield SparqlClient(source, **client_options), {"endpoint": source}
         return

@@ -62,7 +62,7 @@ PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
 PREFIX wikibase: <http://wikiba.se/ontology#>
 PREFIX schema: <http://schema.org/>
 """
-_SERVICE = re.compile(r"\bSERVICE\s+(SILENT\s+)?[<?]", re.IGNORECASE)
+_SERVICE = re.compile(r"\bSERVICE\s+(SILENT\s+)?(<|[?$]|[A-Za-z_][\w-]*:)", re.IGNORECASE)
 _ENTITY = "http://www.wikidata.org/entity/"
 
 

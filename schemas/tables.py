@@ -173,6 +173,7 @@ AUDIT_CELLS = TableSchema(
     ),
 )
 
+
 def _unique(*columns: str) -> RowCheck:
     def check(table: pa.Table) -> list[str]:
         keys = table.select(list(columns)).group_by(list(columns)).aggregate([])
@@ -236,7 +237,9 @@ PATTERNS = TableSchema(
             pa.field("object_final", pa.bool_(), nullable=False),
             pa.field("origin", pa.string(), nullable=False),
         ],
-        metadata={"object_final": "[Y] ends the template (final punctuation aside): causal LMs can predict it"},
+        metadata={
+            "object_final": "[Y] ends the template (final punctuation aside): causal LMs can predict it"
+        },
     ),
     checks=(_unique("relation_id", "pattern_id"),),
 )

@@ -62,3 +62,30 @@ def small_dictionary_build(tmp_path_factory: pytest.TempPathFactory):
 
     out = tmp_path_factory.mktemp("builds") / "dictionary-small"
     return build(load_spec(FIXTURES / "dictionary_small.yaml"), out)
+
+
+@pytest.fixture(scope="session")
+def wikidata_store(tmp_path_factory):
+    """The shared Wikidata slice loaded into an oxigraph store, once."""
+    from probesmith.builders.wikidata import load_store
+
+    slice_path = SHARED_DATA / "wikidata_slice" / "wikidata_slice.nt.gz"
+    if not slice_path.is_file():
+        pytest.skip("shared Wikidata slice not present")
+    store = tmp_path_factory.mktemp("wikidata") / "store"
+    load_store(slice_path, store, progress=False)
+    return store
+
+
+@pytest.fixture(scope="session")
+def small_relations_build(tmp_path_factory, wikidata_store):
+    """A few relations from the slice, built once."""
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+
+    spec_path = tmp_path_factory.mktemp("specs") / "relations_small.yaml"
+    spec_path.write_text(
+        f"include: {FIXTURES / 'relations_small.yaml'}\nwikidata:\n  source: {wikidata_store}\n"
+        f"  cache: {tmp_path_factory.mktemp('sparql-cache')}\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "relations-small")
