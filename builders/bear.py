@@ -25,8 +25,9 @@ INSTANCE_KEYS = ("sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "a
 
 
 def read_bear(folder: str | Path) -> dict[str, dict]:
-    """A BEAR-layout folder as {relation: {"templates", "answer_space_ids", "answer_space_labels",
-    "instances": [records]}}, records exactly as in the files.
+    """Read a BEAR-layout folder, records exactly as in the files.
+
+    Returns ``{relation: {"templates", "answer_space_ids", "answer_space_labels", "instances"}}``.
     """
     folder = Path(folder)
     metadata_path = folder / "metadata_relations.json"
@@ -82,8 +83,9 @@ def write_bear(folder: str | Path, relations: dict[str, dict]) -> Path:
 def catalog_from_bear(
     bear_big: Path, lama_relations: Path, properties_tsv: Path, relation_info: Path | None = None
 ) -> list[dict]:
-    """A relation catalog (see ``probes/catalogs/wikidata_relations.yaml``) from BEAR-big's
-    templates, LAMA's cardinality types, the slice's property labels and BEAR's domains.
+    """Make a relation catalog (``probes/catalogs/wikidata_relations.yaml``).
+
+    From BEAR-big's templates, LAMA's cardinality types, the property labels and BEAR's domains.
     """
     metadata = json.loads((bear_big / "metadata_relations.json").read_text())
     lama = {}
