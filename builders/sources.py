@@ -84,3 +84,61 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         # the local port changes every run; cache by the store, not the port
         cache_endpoint = f"oxigraph:{described.get('dump_sha256') or described['store']}"
         yield SparqlClient(server.endpoint, cache_endpoint=cache_endpoint, **client_options), described
+
+
+def _nt_literal(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return f'"{escaped}"@en'
+
+
+def snapshot_wikidata(spec, out: str | Path) -> dict:
+    """Freeze what a Wikidata spec needs — its relations' facts, labels, aliases — as N-Triples.
+
+    ``out`` (``.nt`` or ``.nt.gz``) is written atomically, its lines sorted, so the same source
+    gives the same file; a build from it is reproducible without the endpoint.
+    """
+    import gzip
+    import os
+    import uuid
+
+    from probesmith.builders.relations import _batched as batched
+    from probesmith.builders.relations import aliases_query, facts_query, load_catalog
+
+    relations = list(getattr(spec, "relations", ()) or load_catalog(spec.catalog))
+    out = Path(out)
+    lines: set[str] = set()
+    entities: set[str] = set()
+    with open_wikidata(spec.wikidata) as (client, source):
+        for pid in relations:
+            for row in client.select_paged(facts_query(pid), spec.wikidata.page_size):
+                s, o = row["s"], row["o"]
+                entities.update((s, o))
+                lines.add(f"<{s}> <http://www.wikidata.org/prop/direct/{pid}> <{o}> .")
+                lines.add(
+                    f"<{s}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['sLabel'])} ."
+                )
+                lines.add(
+                    f"<{o}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['oLabel'])} ."
+                )
+        ids = sorted(e.rsplit("/", 1)[-1] for e in entities)
+        for row in batched(client, aliases_query, ids):
+            lines.add(
+                f"<{row['e']}> <http://www.w3.org/2004/02/skos/core#altLabel> {_nt_literal(row['alias'])} ."
+            )
+    staging = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = ("\n".join(sorted(lines)) + "\n").encode()
+    try:
+        if out.name.endswith(".gz"):
+            with (
+                open(staging, "wb") as raw,
+                gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh,
+            ):
+                fh.write(text)
+        else:
+            staging.write_bytes(text)
+        os.replace(staging, out)
+    finally:
+        staging.unlink(missing_ok=True)
+    log.info("snapshot of %d relations: %d triples from %s into %s", len(relations), len(lines), source, out)
+    return {"relations": relations, "triples": len(lines), "source": source, "out": str(out)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from probesmith import __version__
@@ -101,6 +101,12 @@ def _parser() -> argparse.ArgumentParser:
             action="store_true",
             help="Run the artifact filter before writing (spec key artifact_filter).",
         )
+        if "wikidata" in {f.name for f in fields(family.spec_class)}:
+            group.add_argument(
+                "--wikidata",
+                metavar="SOURCE",
+                help="Endpoint URL, store folder, or N-Triples dump (overrides wikidata.source).",
+            )
         sub.set_defaults(run=_run_build, family=family.name)
 
     data = commands.add_parser("data", help="Knowledge sources: check and prepare.")
@@ -152,6 +158,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     publish.set_defaults(run=_run_publish)
 
+    wikidata = commands.add_parser("wikidata", help="Local Wikidata stores and snapshots.")
+    wikidata_commands = wikidata.add_subparsers(title="wikidata commands")
+    load = wikidata_commands.add_parser("load", help="Load an N-Triples dump into an oxigraph store.")
+    load.add_argument("dump", type=Path, help=".nt, .nt.gz or .nt.bz2")
+    load.add_argument("--store", type=Path, required=True, help="Store folder to create.")
+    load.set_defaults(run=_run_wikidata_load)
+    snapshot = wikidata_commands.add_parser(
+        "snapshot", help="Freeze the facts, labels and aliases a spec needs into an N-Triples file."
+    )
+    snapshot.add_argument("--spec", required=True, help="A relations or paraphrases spec.")
+    snapshot.add_argument("--out", type=Path, required=True, help="FILE.nt.gz")
+    snapshot.add_argument("--wikidata", metavar="SOURCE", help="Source to pull from (default: the spec's).")
+    snapshot.set_defaults(run=_run_wikidata_snapshot)
+
     verify = commands.add_parser("verify", help="Check a build folder against its manifest.")
     verify.add_argument("folder", type=Path)
     verify.set_defaults(run=_run_verify)
@@ -179,6 +199,8 @@ def _run_build(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec, seed=args.seed)
     if args.filter_artifacts:
         spec = replace(spec, artifact_filter=replace(spec.artifact_filter, enabled=True))
+    if getattr(args, "wikidata", None):
+        spec = replace(spec, wikidata=replace(spec.wikidata, source=args.wikidata))
     if spec.family != family.name:
         raise_spec_family_mismatch(args.spec, spec.family, family.name)
     if args.dry_run:
@@ -275,6 +297,30 @@ def _run_publish(args: argparse.Namespace) -> int:
 
     info = publish(args.folder, args.repo_id, private=args.private, revision=args.revision, force=args.force)
     print(f"published {args.folder} to {getattr(info, 'commit_url', args.repo_id)}")
+    return 0
+
+
+def _run_wikidata_load(args: argparse.Namespace) -> int:
+    from probesmith.builders.wikidata import load_store
+
+    info = load_store(args.dump, args.store)
+    print(f"{args.store}: {info['triples']:,} triples from {args.dump} in {info['seconds']} s")
+    return 0
+
+
+def _run_wikidata_snapshot(args: argparse.Namespace) -> int:
+    from probesmith.builders.registry import load_spec
+    from probesmith.builders.sources import snapshot_wikidata
+
+    spec = load_spec(args.spec)
+    if not hasattr(spec, "wikidata"):
+        from probesmith.errors import SpecError
+
+        raise SpecError(f"spec {args.spec} (family {spec.family}) does not query Wikidata.")
+    if args.wikidata:
+        spec = replace(spec, wikidata=replace(spec.wikidata, source=args.wikidata))
+    info = snapshot_wikidata(spec, args.out)
+    print(f"{args.out}: {info['triples']:,} triples for {len(info['relations'])} relations")
     return 0
 
 

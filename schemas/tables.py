@@ -244,9 +244,85 @@ PATTERNS = TableSchema(
     checks=(_unique("relation_id", "pattern_id"),),
 )
 
+PATTERN_EDGES = TableSchema(
+    name="pattern_edges",
+    version=1,
+    description="The paraphrase graph of a relation: directed edges between patterns, typed.",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("source_pattern_id", pa.string(), nullable=False),
+            pa.field("target_pattern_id", pa.string(), nullable=False),
+            pa.field("lexical", pa.bool_(), nullable=False),
+            pa.field("syntactic", pa.bool_(), nullable=False),
+            pa.field("determiner", pa.bool_(), nullable=False),
+        ]
+    ),
+    checks=(_unique("relation_id", "source_pattern_id", "target_pattern_id"),),
+)
+
+ALIASES = TableSchema(
+    name="aliases",
+    version=1,
+    description="Up to K verbalizations per entity: its label (rank 0) and filtered aliases.",
+    schema=pa.schema(
+        [
+            pa.field("entity_id", pa.string(), nullable=False),
+            pa.field("alias", pa.string(), nullable=False),
+            pa.field("rank", pa.int32(), nullable=False),
+            pa.field("source", pa.string(), nullable=False),
+        ]
+    ),
+    checks=(_unique("entity_id", "rank"),),
+)
+
+ALIAS_DROPS = TableSchema(
+    name="alias_drops",
+    version=1,
+    description="Aliases left out of the bank, each with the reason.",
+    schema=pa.schema(
+        [
+            pa.field("entity_id", pa.string(), nullable=False),
+            pa.field("alias", pa.string(), nullable=False),
+            pa.field("reason", pa.string(), nullable=False),
+        ]
+    ),
+)
+
+GRID = TableSchema(
+    name="grid",
+    version=1,
+    description="Statements of every (instance x pattern x verbalization); [Y] is left for the "
+    "candidates of the relation's answer space.",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("sub_id", pa.string(), nullable=False),
+            pa.field("obj_id", pa.string(), nullable=False),
+            pa.field("answer_idx", pa.int32(), nullable=False),
+            pa.field("pattern_id", pa.string(), nullable=False),
+            pa.field("verbalization_rank", pa.int32(), nullable=False),
+            pa.field("verbalization", pa.string(), nullable=False),
+            pa.field("statement", pa.string(), nullable=False),
+        ]
+    ),
+    checks=(_unique("relation_id", "sub_id", "pattern_id", "verbalization_rank"),),
+)
+
 #: Every table layout by name, for readers that find a schema id in a file.
 SCHEMAS: dict[str, TableSchema] = {
-    s.name: s for s in (MULTIPLE_CHOICE, AUDIT_CELLS, RELATION_INSTANCES, ANSWER_SPACES, PATTERNS)
+    s.name: s
+    for s in (
+        MULTIPLE_CHOICE,
+        AUDIT_CELLS,
+        RELATION_INSTANCES,
+        ANSWER_SPACES,
+        PATTERNS,
+        PATTERN_EDGES,
+        ALIASES,
+        ALIAS_DROPS,
+        GRID,
+    )
 }
 
 

@@ -1,0 +1,388 @@
+"""Paraphrase and alias banks, and probe grids (ParaRel, Elazar et al. 2021; Cao et al. 2022).
+
+* **patterns** — per relation, every pattern from ParaRel's pattern files, Cao et al.'s
+  object-final prompts, LAMA's template, BEAR's templates and the catalog, normalised (spacing,
+  final period) and validated (exactly one ``[X]`` and one ``[Y]``); duplicates are merged and
+  their origins joined. ``object_final`` marks patterns a causal LM can complete.
+* **pattern_edges** — ParaRel's pattern graphs, edges typed lexical / syntactic / determiner.
+* **aliases** — up to K verbalizations per entity: the English label, then ``skos:altLabel``
+  aliases, filtered (empty or overlong, equal up to case and punctuation, emoji, non-Latin
+  script unless asked, an alias shared by two answers of the same answer space), with every
+  dropped alias and its reason in **alias_drops**.
+* **instances**, **answer_spaces** and **grid** — per relation, the subjects with one object
+  (up to ``max_instances``, keyed sample), the candidate set (all their objects) and the
+  statement of every (instance x pattern x verbalization) with ``[Y]`` left open: the table
+  the evaluation module scores for ParaRel consistency and Cao et al.'s backdoor adjustment.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+from tqdm.auto import tqdm
+
+from probesmith.builders.registry import FamilyOutput, register_family
+from probesmith.builders.relations import _batched as batched
+from probesmith.builders.relations import (
+    aliases_query,
+    degree_query,
+    facts_query,
+    is_object_final,
+    load_catalog,
+)
+from probesmith.builders.sampling import stable_hash
+from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.wikidata import entity_id, query_log
+from probesmith.errors import SourceError
+from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.schemas.card import CardInfo
+from probesmith.schemas.tables import (
+    ALIAS_DROPS,
+    ALIASES,
+    ANSWER_SPACES,
+    GRID,
+    PATTERN_EDGES,
+    PATTERNS,
+    RELATION_INSTANCES,
+)
+
+log = logging.getLogger(__name__)
+
+SPLIT = "test"
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf]")
+
+
+@dataclass(frozen=True)
+class PatternSourcesSpec:
+    """Where patterns come from; an empty path skips a source."""
+
+    causal_probe: str = spec_field(
+        "../shared/data/causal_probe/prompts", help="Cao et al.'s prompts (P*.jsonl)."
+    )
+    pararel: str = spec_field("../shared/data/pararel/patterns", help="ParaRel's patterns (P*.jsonl).")
+    pararel_graphs: str = spec_field(
+        "../shared/data/pararel/graphs", help="ParaRel's pattern graphs (P*.json)."
+    )
+    lama: str = spec_field("../shared/data/lama_trex/relations.jsonl", help="LAMA's relations.jsonl.")
+    bear: str = spec_field("../shared/data/bear/BEAR-big/metadata_relations.json", help="BEAR's metadata.")
+    catalog: str = spec_field("catalogs/wikidata_relations", help="The relation catalog's templates.")
+
+
+@dataclass(frozen=True)
+class AliasSpec:
+    """The alias bank's filters."""
+
+    max_verbalizations: int = spec_field(5, help="K: verbalizations per entity, the label included.")
+    max_chars: int = spec_field(60, help="Longer aliases are dropped.")
+    latin_only: bool = spec_field(True, help="Drop aliases in a non-Latin script.")
+
+
+@dataclass(frozen=True)
+class ParaphraseSpec(ProbeSpec):
+    """Spec of the paraphrase family (pattern bank, alias bank, grids)."""
+
+    wikidata: WikidataSpec = spec_field(default_factory=WikidataSpec, help="Wikidata source.")
+    relations: tuple[str, ...] = spec_field(
+        (), help="Relations (PIDs); empty = every relation with patterns."
+    )
+    patterns: PatternSourcesSpec = spec_field(default_factory=PatternSourcesSpec, help="Pattern sources.")
+    min_patterns: int = spec_field(5, help="Relations with fewer valid patterns are reported and skipped.")
+    aliases: AliasSpec = spec_field(default_factory=AliasSpec, help="Alias bank filters.")
+    max_instances: int = spec_field(2000, help="Instances per relation at most (keyed sample).")
+
+
+def normalize_pattern(template: str) -> str:
+    """Collapse spaces, drop the space before final punctuation, end with a period."""
+    text = re.sub(r"\s+", " ", template).strip()
+    text = re.sub(r"\s+([.?!])$", r"\1", text)
+    return text if text[-1:] in ".?!" else text + "."
+
+
+def _pattern_key(template: str) -> str:
+    return re.sub(r"[^\w\[\]]+", " ", template.lower()).strip()
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"{path} is not valid JSONL ({exc}).") from None
+
+
+def raw_patterns(sources: PatternSourcesSpec, relation: str) -> list[tuple[str, str]]:
+    """(template, origin) pairs of a relation from every source, in priority order."""
+    found: list[tuple[str, str]] = []
+    if sources.causal_probe and (p := Path(sources.causal_probe) / f"{relation}.jsonl").is_file():
+        found += [(r["pattern"], "causal_probe") for r in _read_jsonl(p)]
+    if sources.pararel and (p := Path(sources.pararel) / f"{relation}.jsonl").is_file():
+        found += [(r["pattern"], "pararel") for r in _read_jsonl(p)]
+    if sources.lama and Path(sources.lama).is_file():
+        found += [
+            (r["template"], "lama") for r in _read_jsonl(Path(sources.lama)) if r["relation"] == relation
+        ]
+    if sources.bear and Path(sources.bear).is_file():
+        found += [
+            (t, "bear")
+            for t in json.loads(Path(sources.bear).read_text()).get(relation, {}).get("templates", [])
+        ]
+    if sources.catalog:
+        catalog = load_catalog(sources.catalog)
+        if relation in catalog:
+            found += [(t, "catalog") for t in catalog[relation].templates]
+    return found
+
+
+def pattern_bank(relation: str, raw: list[tuple[str, str]], dropped: Counter) -> list[dict]:
+    """Validated, deduplicated patterns with merged origins; drops counted by reason."""
+    patterns: list[dict] = []
+    by_key: dict[str, dict] = {}
+    for template, origin in raw:
+        if template.count("[X]") != 1 or template.count("[Y]") != 1:
+            dropped[f"{relation}: pattern without exactly one [X] and one [Y]"] += 1
+            continue
+        text = normalize_pattern(template)
+        key = _pattern_key(text)
+        if key in by_key:
+            if origin not in by_key[key]["origin"].split("+"):
+                by_key[key]["origin"] += f"+{origin}"
+            continue
+        entry = {
+            "relation_id": relation,
+            "pattern_id": f"{relation}-{len(patterns):02d}",
+            "template": text,
+            "object_final": is_object_final(text),
+            "origin": origin,
+        }
+        by_key[key] = entry
+        patterns.append(entry)
+    return patterns
+
+
+def pattern_edges(relation: str, graphs: str, patterns: list[dict]) -> list[dict]:
+    """ParaRel's graph edges between this relation's patterns, typed."""
+    path = Path(graphs) / f"{relation}.json" if graphs else None
+    if path is None or not path.is_file():
+        return []
+    ids = {_pattern_key(p["template"]): p["pattern_id"] for p in patterns}
+    edges = []
+    for edge in json.loads(path.read_text())["edges"]:
+        source = ids.get(_pattern_key(normalize_pattern(edge["source_pattern"])))
+        target = ids.get(_pattern_key(normalize_pattern(edge["target_pattern"])))
+        if source and target and source != target:
+            edges.append(
+                {
+                    "relation_id": relation,
+                    "source_pattern_id": source,
+                    "target_pattern_id": target,
+                    "lexical": bool(edge["lexical_change"]),
+                    "syntactic": bool(edge["syntactic_change"]),
+                    "determiner": bool(edge["determiner_change"]),
+                }
+            )
+    return edges
+
+
+def _is_latin(text: str) -> bool:
+    for char in text:
+        if char.isalpha() and "LATIN" not in unicodedata.name(char, ""):
+            return False
+    return True
+
+
+def alias_bank(
+    entity: str, label: str, aliases: list[str], spec: AliasSpec, ambiguous: set[str]
+) -> tuple[list[dict], list[dict]]:
+    """The verbalizations of one entity (label first) and the aliases dropped, with reasons."""
+    kept = [{"entity_id": entity, "alias": label, "rank": 0, "source": "label"}]
+    seen = {re.sub(r"\W+", "", label.lower())}
+    drops = []
+    for alias in aliases:
+        key = re.sub(r"\W+", "", alias.lower())
+        reason = None
+        if not alias.strip() or len(alias) > spec.max_chars:
+            reason = f"empty or longer than {spec.max_chars} characters"
+        elif key in seen:
+            reason = "equal to another verbalization up to case and punctuation"
+        elif _EMOJI.search(alias):
+            reason = "contains emoji"
+        elif spec.latin_only and not _is_latin(alias):
+            reason = "non-Latin script"
+        elif key in ambiguous:
+            reason = "shared by two answers of the same answer space"
+        elif len(kept) >= spec.max_verbalizations:
+            reason = f"beyond the first {spec.max_verbalizations} verbalizations"
+        if reason:
+            drops.append({"entity_id": entity, "alias": alias, "reason": reason})
+        else:
+            seen.add(key)
+            kept.append({"entity_id": entity, "alias": alias, "rank": len(kept), "source": "alias"})
+    return kept, drops
+
+
+def _table(rows: list[dict], schema) -> pa.Table:
+    return pa.Table.from_pydict({n: [r[n] for r in rows] for n in schema.schema.names}, schema=schema.schema)
+
+
+@register_family(
+    "paraphrases",
+    ParaphraseSpec,
+    default_spec="paraphrases",
+    description="ParaRel / Cao et al.: pattern bank, pattern graph, alias bank, probe grids",
+)
+def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
+    """Build the pattern and alias banks and the grids of every relation."""
+    dropped: Counter = Counter()
+    relations = list(spec.relations)
+    banks: dict[str, list[dict]] = {}
+    for relation in relations:
+        bank = pattern_bank(relation, raw_patterns(spec.patterns, relation), dropped)
+        if len(bank) < spec.min_patterns:
+            dropped[f"{relation}: relation skipped, fewer than {spec.min_patterns} valid patterns"] += 1
+            continue
+        banks[relation] = bank
+    instances, answers, grid, kept_aliases, alias_drops = [], [], [], [], []
+    with open_wikidata(spec.wikidata) as (client, source):
+        labels: dict[str, str] = {}
+        per_relation: dict[str, list[tuple[str, str]]] = {}
+        for relation in tqdm(banks, desc="relations", unit="relation"):
+            rows = client.select_paged(facts_query(relation), spec.wikidata.page_size)
+            objects: dict[str, set[str]] = defaultdict(set)
+            for r in rows:
+                s, o = entity_id(r["s"]), entity_id(r["o"])
+                labels[s], labels[o] = r["sLabel"], r["oLabel"]
+                if s != o:
+                    objects[s].add(o)
+            single = sorted(
+                (s for s, objs in objects.items() if len(objs) == 1),
+                key=lambda s: (stable_hash(spec.seed, relation, s), s),
+            )
+            dropped[f"{relation}: subject with several objects"] += len(objects) - len(single)
+            per_relation[relation] = [(s, next(iter(objects[s]))) for s in single[: spec.max_instances]]
+        entities = sorted({e for pairs in per_relation.values() for pair in pairs for e in pair})
+        raw_aliases: dict[str, list[str]] = defaultdict(list)
+        for row in batched(client, aliases_query, entities):
+            raw_aliases[entity_id(row["e"])].append(row["alias"])
+        subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
+        degree = {entity_id(r["e"]): int(r["degree"]) for r in batched(client, degree_query, subjects)}
+        queries = query_log(client)
+    verbalizations: dict[str, list[dict]] = {}
+    for relation, pairs in per_relation.items():
+        space = sorted({o for _, o in pairs}, key=lambda o: (labels[o].lower(), o))
+        names = Counter(re.sub(r"\W+", "", n.lower()) for o in space for n in {labels[o], *raw_aliases[o]})
+        ambiguous = {n for n, count in names.items() if count > 1}
+        answer_idx = {o: i for i, o in enumerate(space)}
+        answers += [
+            {"relation_id": relation, "answer_idx": i, "obj_id": o, "obj_label": labels[o]}
+            for i, o in enumerate(space)
+        ]
+        for entity in [*space, *(s for s, _ in pairs)]:
+            if entity not in verbalizations:
+                kept, drops = alias_bank(
+                    entity,
+                    labels[entity],
+                    raw_aliases[entity],
+                    spec.aliases,
+                    ambiguous if entity in answer_idx else set(),
+                )
+                verbalizations[entity] = kept
+                kept_aliases += kept
+                alias_drops += drops
+        for s, o in pairs:
+            instances.append(
+                {
+                    "relation_id": relation,
+                    "sub_id": s,
+                    "sub_label": labels[s],
+                    "sub_aliases": [v["alias"] for v in verbalizations[s][1:]],
+                    "obj_id": o,
+                    "obj_label": labels[o],
+                    "answer_idx": answer_idx[o],
+                    "gold_obj_ids": [o],
+                    "popularity": degree.get(s),
+                }
+            )
+            for pattern in banks[relation]:
+                for verbalization in verbalizations[s]:
+                    grid.append(
+                        {
+                            "relation_id": relation,
+                            "sub_id": s,
+                            "obj_id": o,
+                            "answer_idx": answer_idx[o],
+                            "pattern_id": pattern["pattern_id"],
+                            "verbalization_rank": verbalization["rank"],
+                            "verbalization": verbalization["alias"],
+                            "statement": pattern["template"].replace("[X]", verbalization["alias"]),
+                        }
+                    )
+    patterns = [p for bank in banks.values() for p in bank]
+    edges = [
+        e
+        for relation, bank in banks.items()
+        for e in pattern_edges(relation, spec.patterns.pararel_graphs, bank)
+    ]
+    summary = _summary(patterns, instances, verbalizations, grid)
+    card = CardInfo(
+        pretty_name="Paraphrase and alias banks with probe grids (probesmith)",
+        description=spec.description or __doc__.split("\n\n")[0],
+        license="cc-by-nc-sa-4.0",
+        licence_text="Facts, labels and aliases: Wikidata (CC0). Patterns: ParaRel (MIT), Cao et al. "
+        "2022 (CC BY-NC-SA 4.0), LAMA (CC BY-NC 4.0), BEAR (CC BY-SA 4.0). The most restrictive, "
+        "CC BY-NC-SA 4.0, applies to this dataset: non-commercial use only.",
+        tags=("probing", "wikidata", "pararel", "paraphrase", "consistency"),
+        task_categories=("fill-mask", "text-generation"),
+    )
+    tables = {
+        ("patterns", SPLIT): (_table(patterns, PATTERNS), PATTERNS),
+        ("pattern_edges", SPLIT): (_table(edges, PATTERN_EDGES), PATTERN_EDGES),
+        ("aliases", SPLIT): (_table(kept_aliases, ALIASES), ALIASES),
+        ("alias_drops", SPLIT): (_table(alias_drops, ALIAS_DROPS), ALIAS_DROPS),
+        ("instances", SPLIT): (_table(instances, RELATION_INSTANCES), RELATION_INSTANCES),
+        ("answer_spaces", SPLIT): (_table(answers, ANSWER_SPACES), ANSWER_SPACES),
+        ("grid", SPLIT): (_table(grid, GRID), GRID),
+    }
+    return FamilyOutput(
+        card,
+        {"wikidata": source},
+        tables=tables,
+        summary=summary,
+        dropped=dropped,
+        manifest_extra={"queries": queries},
+    )
+
+
+def _summary(patterns, instances, verbalizations, grid) -> pl.DataFrame:
+    per_pattern = Counter(p["relation_id"] for p in patterns)
+    object_final = Counter(p["relation_id"] for p in patterns if p["object_final"])
+    per_instance = Counter(i["relation_id"] for i in instances)
+    multi = Counter(i["relation_id"] for i in instances if len(verbalizations[i["sub_id"]]) >= 2)
+    per_grid = Counter(g["relation_id"] for g in grid)
+    return pl.DataFrame(
+        [
+            {
+                "relation_id": r,
+                "patterns": per_pattern[r],
+                "object_final": object_final[r],
+                "instances": per_instance[r],
+                "subjects_2plus_verbalizations": multi[r],
+                "grid_rows": per_grid[r],
+            }
+            for r in sorted(per_pattern)
+        ],
+        schema={
+            "relation_id": pl.String,
+            "patterns": pl.Int64,
+            "object_final": pl.Int64,
+            "instances": pl.Int64,
+            "subjects_2plus_verbalizations": pl.Int64,
+            "grid_rows": pl.Int64,
+        },
+    )

@@ -1,0 +1,168 @@
+"""Pattern bank, pattern graph, alias bank and grids from the shared data and the slice."""
+
+import json
+from dataclasses import replace
+
+import polars as pl
+import pytest
+
+from probesmith.builders.build import build
+from probesmith.builders.paraphrases import AliasSpec, alias_bank, normalize_pattern, pattern_bank
+from probesmith.builders.registry import load_spec
+from probesmith.builders.sources import snapshot_wikidata
+from probesmith.cli import main
+from probesmith.schemas.parquet import read_parquet
+
+from ..conftest import FIXTURES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def paraphrases_build(wikidata_store, tmp_path_factory):
+    spec_path = tmp_path_factory.mktemp("specs") / "p.yaml"
+    spec_path.write_text(
+        f"include: {FIXTURES / 'paraphrases_small.yaml'}\nwikidata:\n  source: {wikidata_store}\n"
+        f"  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases")
+
+
+def table(result, config):
+    return pl.concat([pl.from_arrow(read_parquet(p)) for p in sorted(result.out.glob(f"{config}/*.parquet"))])
+
+
+def test_pattern_normalisation_and_validation():
+    from collections import Counter
+
+    dropped = Counter()
+    bank = pattern_bank(
+        "P19",
+        [
+            ("[X] was born in [Y] .", "causal_probe"),
+            ("[X] was born in [Y].", "pararel"),
+            ("[X] was born somewhere.", "lama"),
+            ("[Y] is the birthplace of [X]", "bear"),
+        ],
+        dropped,
+    )
+    assert [p["template"] for p in bank] == ["[X] was born in [Y].", "[Y] is the birthplace of [X]."]
+    assert (
+        bank[0]["origin"] == "causal_probe+pararel"
+        and bank[0]["object_final"]
+        and not bank[1]["object_final"]
+    )
+    assert dropped == {"P19: pattern without exactly one [X] and one [Y]": 1}
+    assert normalize_pattern("  [X]  is in   [Y] ") == "[X] is in [Y]."
+
+
+def test_alias_filters_say_why():
+    kept, drops = alias_bank(
+        "Q1",
+        "Paris",
+        [
+            "paris!",
+            "",
+            "Пари́ж",
+            "City of Light",
+            "🗼",
+            "Lutetia",
+            "x" * 80,
+            "Ville Lumière",
+            "Paname",
+            "Parigi",
+        ],
+        AliasSpec(max_verbalizations=5),
+        {"lutetia"},
+    )
+    assert [k["alias"] for k in kept] == ["Paris", "City of Light", "Ville Lumière", "Paname", "Parigi"]
+    reasons = {d["alias"]: d["reason"] for d in drops}
+    assert reasons["paris!"].startswith("equal to another verbalization")
+    assert reasons["Пари́ж"] == "non-Latin script" and reasons["🗼"] in ("contains emoji", "non-Latin script")
+    assert reasons["Lutetia"] == "shared by two answers of the same answer space"
+    assert reasons["x" * 80].startswith("empty or longer")
+
+
+def test_build_has_five_patterns_graph_aliases_and_grid(paraphrases_build):
+    patterns = table(paraphrases_build, "patterns")
+    assert (patterns.group_by("relation_id").len()["len"] >= 5).all()
+    edges = table(paraphrases_build, "pattern_edges")
+    assert set(edges["relation_id"]) <= {"P19", "P36", "P103"} and edges.height > 0
+    assert edges.filter(pl.col("lexical")).height and edges.filter(pl.col("syntactic")).height
+    grid = table(paraphrases_build, "grid")
+    instances = table(paraphrases_build, "instances")
+    aliases = table(paraphrases_build, "aliases")
+    verbalizations = aliases.group_by("entity_id").len()
+    n_patterns = dict(patterns.group_by("relation_id").len().iter_rows())
+    for row in instances.head(50).iter_rows(named=True):  # every instance x pattern x verbalization
+        k = verbalizations.filter(pl.col("entity_id") == row["sub_id"])["len"][0]
+        rows = grid.filter(
+            (pl.col("relation_id") == row["relation_id"]) & (pl.col("sub_id") == row["sub_id"])
+        )
+        assert rows.height == n_patterns[row["relation_id"]] * k
+        assert all("[Y]" in s and "[X]" not in s for s in rows["statement"])
+    assert (verbalizations["len"] <= 5).all()
+    spaces = table(paraphrases_build, "answer_spaces")
+    assert set(instances["obj_id"]) == set(spaces["obj_id"])
+    assert (
+        grid.join(spaces, on=["relation_id", "answer_idx"])
+        .filter(pl.col("obj_id") != pl.col("obj_id_right"))
+        .height
+        == 0
+    )
+
+
+def test_snapshot_then_build_from_the_snapshot(small_relations_build, wikidata_store, tmp_path, capsys):
+    spec_path = tmp_path / "r.yaml"
+    spec_path.write_text(f"include: {FIXTURES / 'relations_small.yaml'}\nwikidata:\n  cache_mode: 'off'\n")
+    snapshot = tmp_path / "snap.nt.gz"
+    assert (
+        main(
+            [
+                "-q",
+                "wikidata",
+                "snapshot",
+                "--spec",
+                str(spec_path),
+                "--out",
+                str(snapshot),
+                "--wikidata",
+                str(wikidata_store),
+            ]
+        )
+        == 0
+    )
+    first = snapshot.read_bytes()
+    spec = load_spec(spec_path)
+    snapshot_wikidata(
+        replace(spec, wikidata=replace(spec.wikidata, source=str(wikidata_store))), tmp_path / "again.nt.gz"
+    )
+    assert (tmp_path / "again.nt.gz").read_bytes() == first  # deterministic
+    assert (
+        main(
+            [
+                "-q",
+                "build",
+                "relations",
+                "--spec",
+                str(spec_path),
+                "--wikidata",
+                str(snapshot),
+                "--out",
+                str(tmp_path / "from-snapshot"),
+            ]
+        )
+        == 0
+    )
+    ours = pl.from_arrow(read_parquet(next((tmp_path / "from-snapshot").glob("instances/*.parquet"))))
+    reference = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_relations_build.out.glob("instances/*.parquet")]
+    )
+    columns = ["relation_id", "sub_id", "obj_id", "answer_idx", "gold_obj_ids", "sub_aliases"]
+    assert (
+        ours.select(columns)
+        .sort("relation_id", "sub_id")
+        .equals(reference.select(columns).sort("relation_id", "sub_id"))
+    )
+    manifest = json.loads((tmp_path / "from-snapshot" / "manifest.json").read_text())
+    assert manifest["sources"]["wikidata"]["dump"].endswith("snap.nt.gz")
