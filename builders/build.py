@@ -191,6 +191,7 @@ def _filter_artifacts(output: FamilyOutput, spec: ProbeSpec, tables: dict, assig
         max_rounds=options.max_rounds,
         folds=options.folds,
         seed=spec.seed,
+        baselines=options.baselines,
     )
     for config, ids in removed.items():
         output.items[config] = [item for item in output.items[config] if item.id not in ids]

@@ -25,7 +25,7 @@ import polars as pl
 
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
-from probesmith.eval.baselines import DEFAULT_BASELINES, ChoiceOnly, make_baseline
+from probesmith.eval.baselines import DEFAULT_BASELINES, FeatureBaseline, make_baseline
 from probesmith.eval.mcqa import load_multiple_choice
 from probesmith.schemas.tables import AUDIT_CELLS
 
@@ -321,34 +321,50 @@ def filter_artifacts(
     max_train_items: int = 20_000,
     seed: int = 0,
     repeats: int = 3,
+    baselines: tuple[str, ...] = ("choice_only",),
 ) -> tuple[dict[str, set[str]], FilterReport]:
-    """Ids to remove per config so that the audit's choice-only baseline is within ``margin``.
+    """Ids to remove per config so that the audit's ``baselines`` are within ``margin`` of chance.
 
-    Each round measures what the audit measures — choice-only trained on the train split and
+    Each round measures what the audit measures — the baseline trained on the train split and
     scored on held-out items, cells flagged where the interval's lower bound exceeds chance +
     margin — and stops when nothing is flagged. Otherwise it scores every item out of fold
     (folds by cluster, a fresh partition per round and repeat, averaged over ``repeats``) and
     removes, from each flagged cell, the items the baseline answers most confidently: as many as
-    bring the cell's out-of-fold accuracy down to chance + margin/2.
+    bring the cell's accuracy down to chance + margin/2. ``baselines`` are feature baselines
+    (choice_only, choice_to_choice, question_to_choice).
     """
+    models = {}
+    for name in baselines:
+        model = make_baseline(name, seed=seed)
+        if not isinstance(model, FeatureBaseline):
+            from probesmith.errors import SpecError
+
+            raise SpecError(
+                f"the artifact filter takes feature baselines, not {name!r}; "
+                "use choice_only, choice_to_choice or question_to_choice."
+            )
+        models[name] = model
     report = FilterReport(margin=margin)
     removed: dict[str, set[str]] = {config: set() for config in frames}
-    model = ChoiceOnly(seed=seed)
-    encoded = {config: model.encode(frame) for config, frame in frames.items()}
-    pending = set(frames)
+    encoded = {
+        (name, config): model.encode(frame)
+        for name, model in models.items()
+        for config, frame in frames.items()
+    }
+    pending = {(name, config) for name in models for config in frames}
     for round_no in range(1, max_rounds + 1):
-        for config in sorted(pending):
-            frame = frames[config]
-            keep = np.array([i not in removed[config] for i in frame["id"].to_list()])
-            index = np.flatnonzero(keep)
+        for name, config in sorted(pending):
+            frame, model = frames[config], models[name]
+            index = np.flatnonzero([i not in removed[config] for i in frame["id"].to_list()])
             audit_cells, held_out_items = _held_out_cells(
-                encoded[config], frame[index], index, margin, min_items, max_train_items, seed
+                model, encoded[(name, config)], frame[index], index, margin, min_items, max_train_items, seed
             )
             overall = audit_cells.filter(pl.col("hops").is_null() & (pl.col("distractor_type") == "all"))
             flagged = audit_cells.filter(pl.col("flagged"))
             entry = {
                 "round": round_no,
                 "config": config,
+                "baseline": name,
                 "items": int(len(index)),
                 "accuracy": round(overall["accuracy"][0], 4),
                 "chance": round(overall["chance"][0], 4),
@@ -357,7 +373,15 @@ def filter_artifacts(
             }
             if flagged.height:
                 credit, confidence = _out_of_fold(
-                    encoded[config], frame, index, folds, max_train_items, seed, round_no, repeats
+                    model,
+                    encoded[(name, config)],
+                    frame,
+                    index,
+                    folds,
+                    max_train_items,
+                    seed,
+                    round_no,
+                    repeats,
                 )
                 items = (
                     frame[index]
@@ -369,14 +393,16 @@ def filter_artifacts(
                 drop |= _items_to_drop(held_out_items, flagged, margin / 2)
                 removed[config] |= drop
                 entry["removed"] = len(drop)
+                pending |= {(other, config) for other in models}  # removal can change the others
             else:
-                pending.discard(config)
+                pending.discard((name, config))
             report.rounds.append(entry)
             log.info(
-                "artifact filter round %d, %s: held-out choice-only %.3f (chance %.3f), %d "
-                "flagged cells, removing %d items",
+                "artifact filter round %d, %s %s: held-out %.3f (chance %.3f), %d flagged cells, "
+                "removing %d items",
                 round_no,
                 config,
+                name,
                 entry["accuracy"],
                 entry["chance"],
                 flagged.height,
@@ -390,7 +416,14 @@ def filter_artifacts(
 
 
 def _held_out_cells(
-    encoded, frame: pl.DataFrame, index: np.ndarray, margin: float, min_items: int, max_train: int, seed: int
+    baseline: FeatureBaseline,
+    encoded,
+    frame: pl.DataFrame,
+    index: np.ndarray,
+    margin: float,
+    min_items: int,
+    max_train: int,
+    seed: int,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The audit's choice-only cells, and its held-out items with credit and gold probability.
 
@@ -398,14 +431,15 @@ def _held_out_cells(
     """
     train, held_out = train_eval_split(frame.with_columns(_row=pl.Series(index)), seed)
     train = _sample(train, max_train, seed)
-    model = ChoiceOnly(seed=seed).fit(encoded.subset(train["_row"].to_numpy()))
+    model = type(baseline)(seed=seed).fit(encoded.subset(train["_row"].to_numpy()))
     credit, confidence = model.predict(encoded.subset(held_out["_row"].to_numpy()))
     items = held_out.select("id", "hops", "distractor_types", n_choices=pl.col("choices").list.len())
     items = items.with_columns(credit=pl.Series(credit), confidence=pl.Series(confidence))
-    return cell_table(items, "filter", "", "choice_only", margin, min_items), items
+    return cell_table(items, "filter", "", baseline.name, margin, min_items), items
 
 
 def _out_of_fold(
+    baseline: FeatureBaseline,
     encoded,
     frame: pl.DataFrame,
     index: np.ndarray,
@@ -433,7 +467,7 @@ def _out_of_fold(
             test_pos = np.flatnonzero(fold_of == fold)
             if len(test_pos) == 0 or len(train_idx) == 0:
                 continue
-            model = ChoiceOnly(seed=seed).fit(encoded.subset(train_idx))
+            model = type(baseline)(seed=seed).fit(encoded.subset(train_idx))
             fold_credit, fold_confidence = model.predict(encoded.subset(index[test_pos]))
             credit[test_pos] += fold_credit / repeats
             confidence[test_pos] += fold_confidence / repeats

@@ -63,6 +63,11 @@ class ArtifactFilterSpec:
     )
     max_rounds: int = spec_field(10, help="Rounds of retraining and removal at most.")
     folds: int = spec_field(5, help="Cross-fitting folds (by cluster) that score every item.")
+    baselines: tuple[str, ...] = spec_field(
+        ("choice_only",),
+        help="Feature baselines to bring within the margin: choice_only, choice_to_choice, "
+        "question_to_choice.",
+    )
 
 
 @dataclass(frozen=True)

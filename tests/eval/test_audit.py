@@ -88,3 +88,18 @@ def test_encoder_choice_only_learns_the_planted_artifact(planted_and_control):
     options = AuditOptions(baselines=("encoder_choice_only",), encoder_model="tiny")
     result = audit(planted_and_control[0], options)
     assert overall(result, "encoder_choice_only")["accuracy"] > 0.4  # chance is 0.2
+
+
+def test_filter_takes_several_baselines_and_refuses_others(planted_and_control):
+    from probesmith.errors import SpecError
+
+    frames = load_multiple_choice(planted_and_control[0])
+    removed, report = filter_artifacts(frames, baselines=("choice_only", "choice_to_choice"), max_rounds=10)
+    assert report.converged and {r["baseline"] for r in report.rounds} == {"choice_only", "choice_to_choice"}
+    kept = {name: f.filter(~pl.col("id").is_in(list(removed[name]))) for name, f in frames.items()}
+    from probesmith.eval.audit import audit_frames
+
+    cells = audit_frames(kept, "filtered", AuditOptions(baselines=("choice_only", "choice_to_choice")))
+    assert not cells.filter(pl.col("flagged")).height
+    with pytest.raises(SpecError, match="feature baselines, not 'lexical_overlap'"):
+        filter_artifacts(frames, baselines=("lexical_overlap",))
