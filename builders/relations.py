@@ -105,6 +105,9 @@ class RelationsSpec(ProbeSpec):
     min_answers: int = spec_field(5, help="Relations with fewer answers than this are skipped.")
     min_support: int = spec_field(5, help="An object needs this many subjects to be an answer.")
     max_per_answer: int = spec_field(20, help="k at most: instances per answer (exactly k for every answer).")
+    popularity_strata: int = spec_field(
+        0, help="Sample each answer's subjects evenly from this many popularity strata; 0 = off."
+    )
     leakage: Literal["drop", "keep"] = spec_field(
         "drop", help="Facts whose subject label contains the object label: drop or keep."
     )
@@ -158,12 +161,36 @@ def _batched(client: SparqlClient, make_query, entities: list[str]) -> list[dict
     return rows
 
 
+def sitelinks_query(entities: list[str]) -> str:
+    """Number of Wikipedia sitelinks of each entity, where the source has them."""
+    values = " ".join(f"wd:{e}" for e in entities)
+    return (
+        PREFIXES
+        + f"""SELECT ?e ?sitelinks WHERE {{
+  VALUES ?e {{ {values} }}
+  ?e wikibase:sitelinks ?sitelinks .
+}}"""
+    )
+
+
+def popularity(client: SparqlClient, entities: list[str]) -> tuple[str, dict[str, int]]:
+    """("sitelinks", ...) where the source has sitelinks (the query service), else ("degree", ...)."""
+    links = {entity_id(r["e"]): int(r["sitelinks"]) for r in _batched(client, sitelinks_query, entities)}
+    if links:
+        return "sitelinks", links
+    return "degree", {entity_id(r["e"]): int(r["degree"]) for r in _batched(client, degree_query, entities)}
+
+
 def _contains_label(subject: str, obj: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(obj)}(?!\w)", subject, re.IGNORECASE) is not None
 
 
 def balance_relation(
-    relation: Relation, facts: list[tuple[str, str, str, str]], spec: RelationsSpec, dropped: Counter
+    relation: Relation,
+    facts: list[tuple[str, str, str, str]],
+    spec: RelationsSpec,
+    dropped: Counter,
+    popularity_of=None,
 ) -> tuple[list[dict], list[dict]]:
     """Answer space and exactly balanced instances of one relation; drop reasons counted."""
     pid = relation.pid
@@ -206,7 +233,10 @@ def balance_relation(
         dropped[f"{pid}: relation skipped, fewer than {spec.min_answers} answers with support"] += 1
         return [], []
     k = min(spec.max_per_answer, min(support[o] for o in space))
-    chosen = _assign_subjects(pid, space, golds, k, spec.seed)
+    strata = None
+    if spec.popularity_strata and popularity_of is not None:
+        strata = _strata(popularity_of(sorted(golds)), spec.popularity_strata)
+    chosen = _assign_subjects(pid, space, golds, k, spec.seed, strata)
     k = min(len(subjects) for subjects in chosen.values())
     answer_idx = {o: i for i, o in enumerate(space)}
     instances = []
@@ -232,10 +262,25 @@ def balance_relation(
     return instances, answers
 
 
+def _strata(popularity: dict[str, int], n: int) -> dict[str, int]:
+    """Stratum 0..n-1 of every subject by popularity rank (equal-sized quantile bins)."""
+    ranked = sorted(popularity, key=lambda s: (popularity[s], s))
+    return {s: min(n - 1, i * n // max(1, len(ranked))) for i, s in enumerate(ranked)}
+
+
 def _assign_subjects(
-    pid: str, space: list[str], golds: dict[str, set[str]], k: int, seed: int
+    pid: str,
+    space: list[str],
+    golds: dict[str, set[str]],
+    k: int,
+    seed: int,
+    strata: dict[str, int] | None = None,
 ) -> dict[str, list[str]]:
-    """K distinct subjects per answer; scarce answers choose first; order by keyed hash."""
+    """K distinct subjects per answer; scarce answers choose first; order by keyed hash.
+
+    With ``strata``, an answer's subjects are taken round-robin across popularity strata, so
+    that popular and rare subjects are represented alike.
+    """
     candidates = defaultdict(list)
     for s, objs in golds.items():
         for o in objs:
@@ -244,6 +289,13 @@ def _assign_subjects(
     chosen: dict[str, list[str]] = {}
     for o in sorted(space, key=lambda o: (len(candidates[o]), space.index(o))):
         ordered = sorted(candidates[o], key=lambda s: (stable_hash(seed, pid, "subject", s), s))
+        if strata is not None:
+            turn = Counter()
+            ranked = []
+            for s in ordered:  # the i-th subject of each stratum comes in round i
+                ranked.append((turn[strata.get(s, 0)], strata.get(s, 0), s))
+                turn[strata.get(s, 0)] += 1
+            ordered = [s for *_, s in sorted(ranked)]
         picked = [s for s in ordered if s not in used][:k]
         used.update(picked)
         chosen[o] = picked
@@ -282,18 +334,20 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
                 if r["s"].startswith("http://www.wikidata.org/entity/Q")
                 and r["o"].startswith("http://www.wikidata.org/entity/Q")
             ]
-            rel_instances, rel_answers = balance_relation(relation, facts, spec, dropped)
+            rel_instances, rel_answers = balance_relation(
+                relation, facts, spec, dropped, lambda subjects: popularity(client, subjects)[1]
+            )
             instances += rel_instances
             answers += rel_answers
         subjects = sorted({row["sub_id"] for row in instances})
         aliases: dict[str, list[str]] = defaultdict(list)
         for row in _batched(client, aliases_query, subjects):
             aliases[entity_id(row["e"])].append(row["alias"])
-        degree = {entity_id(r["e"]): int(r["degree"]) for r in _batched(client, degree_query, subjects)}
+        measure, popular = popularity(client, subjects)
         queries = query_log(client)
     for row in instances:
         row["sub_aliases"] = sorted(aliases.get(row["sub_id"], []))
-        row["popularity"] = degree.get(row["sub_id"])
+        row["popularity"] = popular.get(row["sub_id"])
     templates = [
         {
             "relation_id": r.pid,
@@ -340,7 +394,7 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         tables=tables,
         summary=summary,
         dropped=dropped,
-        manifest_extra={"queries": queries},
+        manifest_extra={"queries": queries, "popularity_measure": measure},
     )
 
 

@@ -103,3 +103,19 @@ def test_unknown_relation_is_named(tmp_path):
     with pytest.raises(SpecError, match=r"\['P99999'\] are not in the catalog"):
         build(load_spec(spec_path), tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_popularity_stratified_sampling_spreads_subjects(small_relations_build, wikidata_store, tmp_path):
+    spec_path = tmp_path / "strata.yaml"
+    spec_path.write_text(
+        f"include: {FIXTURES / 'relations_small.yaml'}\nname: strata\nrelations: [P19]\npopularity_strata: 2\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    stratified = table(build(load_spec(spec_path), tmp_path / "out"), "instances")
+    plain = table(small_relations_build, "instances").filter(pl.col("relation_id") == "P19")
+    assert Counter(stratified["obj_id"].to_list()) == Counter(plain["obj_id"].to_list())  # same balance
+    median = plain["popularity"].median()
+    # round-robin over two strata: each answer gets subjects from both halves where it has them
+    per_answer = stratified.group_by("obj_id").agg(low=(pl.col("popularity") <= median).sum())
+    assert (per_answer["low"] > 0).sum() >= (per_answer["low"] > 0).len() // 2
+    assert stratified["sub_id"].to_list() != plain["sub_id"].to_list()
