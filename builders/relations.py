@@ -414,7 +414,7 @@ def export_bear(build_folder: str | Path, out: str | Path) -> Path:
     relations = {}
     for pid in answers["relation_id"].unique(maintain_order=True).to_list():
         space = answers.filter(pl.col("relation_id") == pid).sort("answer_idx")
-        rows = instances.filter(pl.col("relation_id") == pid).sort("answer_idx", "sub_id")
+        rows = instances.filter(pl.col("relation_id") == pid).sort("answer_idx", maintain_order=True)
         relations[pid] = {
             "templates": templates.filter(pl.col("relation_id") == pid)
             .sort("pattern_id")["template"]
@@ -426,3 +426,72 @@ def export_bear(build_folder: str | Path, out: str | Path) -> Path:
             ).to_dicts(),
         }
     return write_bear(out, relations)
+
+
+def import_bear(bear_folder: str | Path, out: str | Path) -> dict:
+    """Import a BEAR-layout folder into a relations build folder (instances, answer spaces, templates)."""
+    import probesmith
+    from probesmith.builders.bear import read_bear
+    from probesmith.schemas.artifact import DatasetFolderWriter
+    from probesmith.schemas.manifest import file_sha256
+
+    bear_folder = Path(bear_folder)
+    relations = read_bear(bear_folder)
+    instances, answers, templates = [], [], []
+    for pid, data in relations.items():
+        ids, labels = data["answer_space_ids"], data["answer_space_labels"]
+        answers += [
+            {"relation_id": pid, "answer_idx": i, "obj_id": o, "obj_label": label}
+            for i, (o, label) in enumerate(zip(ids, labels, strict=True))
+        ]
+        templates += [
+            {
+                "relation_id": pid,
+                "pattern_id": f"{pid}-{i}",
+                "template": t,
+                "object_final": is_object_final(t),
+                "origin": "bear",
+            }
+            for i, t in enumerate(data["templates"])
+        ]
+        instances += [
+            {
+                "relation_id": pid,
+                "sub_id": r["sub_id"],
+                "sub_label": r["sub_label"],
+                "sub_aliases": r.get("sub_aliases", []),
+                "obj_id": r["obj_id"],
+                "obj_label": r["obj_label"],
+                "answer_idx": r["answer_idx"],
+                "gold_obj_ids": [r["obj_id"]],
+                "popularity": None,
+            }
+            for r in data["instances"]
+        ]
+    card = CardInfo(
+        pretty_name=f"{bear_folder.name} (imported by probesmith)",
+        description=f"Relation sets imported from the BEAR layout at {bear_folder}.",
+        license="cc-by-sa-4.0",
+        tags=("probing", "bear"),
+        task_categories=("fill-mask", "text-generation"),
+    )
+    with DatasetFolderWriter(out) as writer:
+        writer.add_table("instances", SPLIT, _table(instances, RELATION_INSTANCES), RELATION_INSTANCES)
+        writer.add_table("answer_spaces", SPLIT, _table(answers, ANSWER_SPACES), ANSWER_SPACES)
+        writer.add_table("templates", SPLIT, _table(templates, PATTERNS), PATTERNS)
+        sources = {
+            "bear": {
+                "folder": str(bear_folder.resolve()),
+                "metadata_sha256": file_sha256(bear_folder / "metadata_relations.json"),
+            }
+        }
+        return writer.commit(
+            card,
+            {
+                "name": Path(out).name,
+                "family": "relations",
+                "sources": sources,
+                "probesmith_version": probesmith.__version__,
+            },
+            f"{len(relations)} relations imported.",
+        )

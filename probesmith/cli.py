@@ -172,6 +172,19 @@ def _parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--wikidata", metavar="SOURCE", help="Source to pull from (default: the spec's).")
     snapshot.set_defaults(run=_run_wikidata_snapshot)
 
+    export = commands.add_parser("export", help="Export a build to another project's layout.")
+    export_commands = export.add_subparsers(title="formats")
+    bear = export_commands.add_parser("bear", help="A relations build to BEAR / lm-pub-quiz (P*.jsonl).")
+    bear.add_argument("folder", type=Path)
+    bear.add_argument("--out", type=Path, required=True)
+    bear.set_defaults(run=_run_export_bear)
+    importer = commands.add_parser("import", help="Import another project's layout as a build folder.")
+    import_commands = importer.add_subparsers(title="formats")
+    bear_in = import_commands.add_parser("bear", help="BEAR / lm-pub-quiz layout to a relations build.")
+    bear_in.add_argument("folder", type=Path)
+    bear_in.add_argument("--out", type=Path, required=True)
+    bear_in.set_defaults(run=_run_import_bear)
+
     verify = commands.add_parser("verify", help="Check a build folder against its manifest.")
     verify.add_argument("folder", type=Path)
     verify.set_defaults(run=_run_verify)
@@ -321,6 +334,21 @@ def _run_wikidata_snapshot(args: argparse.Namespace) -> int:
         spec = replace(spec, wikidata=replace(spec.wikidata, source=args.wikidata))
     info = snapshot_wikidata(spec, args.out)
     print(f"{args.out}: {info['triples']:,} triples for {len(info['relations'])} relations")
+    return 0
+
+
+def _run_export_bear(args: argparse.Namespace) -> int:
+    from probesmith.builders.relations import export_bear
+
+    print(f"BEAR layout written to {export_bear(args.folder, args.out)}")
+    return 0
+
+
+def _run_import_bear(args: argparse.Namespace) -> int:
+    from probesmith.builders.relations import import_bear
+
+    manifest = import_bear(args.folder, args.out)
+    print(f"{args.out}: {manifest['tables']['instances/test']['rows']:,} instances imported")
     return 0
 
 

@@ -119,3 +119,19 @@ def test_popularity_stratified_sampling_spreads_subjects(small_relations_build, 
     per_answer = stratified.group_by("obj_id").agg(low=(pl.col("popularity") <= median).sum())
     assert (per_answer["low"] > 0).sum() >= (per_answer["low"] > 0).len() // 2
     assert stratified["sub_id"].to_list() != plain["sub_id"].to_list()
+
+
+def test_import_then_export_gives_identical_records(tmp_path):
+    if not BEAR.is_dir():
+        pytest.skip("shared BEAR data not present")
+    from probesmith.cli import main
+
+    assert main(["-q", "import", "bear", str(BEAR), "--out", str(tmp_path / "ours")]) == 0
+    assert main(["-q", "export", "bear", str(tmp_path / "ours"), "--out", str(tmp_path / "back")]) == 0
+    for path in sorted(BEAR.glob("P*.jsonl")):
+        original = [json.loads(line) for line in path.read_text().splitlines()]
+        again = [json.loads(line) for line in (tmp_path / "back" / path.name).read_text().splitlines()]
+        assert original == again, path.name
+    assert json.loads((tmp_path / "back" / "metadata_relations.json").read_text()) == json.loads(
+        (BEAR / "metadata_relations.json").read_text()
+    )
