@@ -26,17 +26,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
 from tqdm.auto import tqdm
 
 from probesmith.builders.registry import FamilyOutput, register_family
-from probesmith.builders.relations import _batched as batched
 from probesmith.builders.relations import (
     aliases_query,
-    degree_query,
+    batched_select,
     facts_query,
     is_object_final,
     load_catalog,
+    popularity,
 )
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -227,10 +226,6 @@ def alias_bank(
     return kept, drops
 
 
-def _table(rows: list[dict], schema) -> pa.Table:
-    return pa.Table.from_pydict({n: [r[n] for r in rows] for n in schema.schema.names}, schema=schema.schema)
-
-
 @register_family(
     "paraphrases",
     ParaphraseSpec,
@@ -268,10 +263,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
             per_relation[relation] = [(s, next(iter(objects[s]))) for s in single[: spec.max_instances]]
         entities = sorted({e for pairs in per_relation.values() for pair in pairs for e in pair})
         raw_aliases: dict[str, list[str]] = defaultdict(list)
-        for row in batched(client, aliases_query, entities):
+        for row in batched_select(client, aliases_query, entities):
             raw_aliases[entity_id(row["e"])].append(row["alias"])
         subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
-        degree = {entity_id(r["e"]): int(r["degree"]) for r in batched(client, degree_query, subjects)}
+        measure, degree = popularity(client, subjects)
         queries = query_log(client)
     verbalizations: dict[str, list[dict]] = {}
     for relation, pairs in per_relation.items():
@@ -341,13 +336,13 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         task_categories=("fill-mask", "text-generation"),
     )
     tables = {
-        ("patterns", SPLIT): (_table(patterns, PATTERNS), PATTERNS),
-        ("pattern_edges", SPLIT): (_table(edges, PATTERN_EDGES), PATTERN_EDGES),
-        ("aliases", SPLIT): (_table(kept_aliases, ALIASES), ALIASES),
-        ("alias_drops", SPLIT): (_table(alias_drops, ALIAS_DROPS), ALIAS_DROPS),
-        ("instances", SPLIT): (_table(instances, RELATION_INSTANCES), RELATION_INSTANCES),
-        ("answer_spaces", SPLIT): (_table(answers, ANSWER_SPACES), ANSWER_SPACES),
-        ("grid", SPLIT): (_table(grid, GRID), GRID),
+        ("patterns", SPLIT): (PATTERNS.from_rows(patterns), PATTERNS),
+        ("pattern_edges", SPLIT): (PATTERN_EDGES.from_rows(edges), PATTERN_EDGES),
+        ("aliases", SPLIT): (ALIASES.from_rows(kept_aliases), ALIASES),
+        ("alias_drops", SPLIT): (ALIAS_DROPS.from_rows(alias_drops), ALIAS_DROPS),
+        ("instances", SPLIT): (RELATION_INSTANCES.from_rows(instances), RELATION_INSTANCES),
+        ("answer_spaces", SPLIT): (ANSWER_SPACES.from_rows(answers), ANSWER_SPACES),
+        ("grid", SPLIT): (GRID.from_rows(grid), GRID),
     }
     return FamilyOutput(
         card,
@@ -355,7 +350,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         tables=tables,
         summary=summary,
         dropped=dropped,
-        manifest_extra={"queries": queries},
+        manifest_extra={"queries": queries, "popularity_measure": measure},
     )
 
 

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Literal
 
 import polars as pl
-import pyarrow as pa
 import yaml
 from tqdm.auto import tqdm
 
@@ -154,7 +153,8 @@ def degree_query(entities: list[str]) -> str:
     )
 
 
-def _batched(client: SparqlClient, make_query, entities: list[str]) -> list[dict]:
+def batched_select(client: SparqlClient, make_query, entities: list[str]) -> list[dict]:
+    """Run ``make_query(batch)`` over the entities in VALUES batches; all rows together."""
     rows = []
     for start in range(0, len(entities), _VALUES_BATCH):
         rows += client.select(make_query(entities[start : start + _VALUES_BATCH]))
@@ -175,10 +175,14 @@ def sitelinks_query(entities: list[str]) -> str:
 
 def popularity(client: SparqlClient, entities: list[str]) -> tuple[str, dict[str, int]]:
     """("sitelinks", ...) where the source has sitelinks (the query service), else ("degree", ...)."""
-    links = {entity_id(r["e"]): int(r["sitelinks"]) for r in _batched(client, sitelinks_query, entities)}
+    links = {
+        entity_id(r["e"]): int(r["sitelinks"]) for r in batched_select(client, sitelinks_query, entities)
+    }
     if links:
         return "sitelinks", links
-    return "degree", {entity_id(r["e"]): int(r["degree"]) for r in _batched(client, degree_query, entities)}
+    return "degree", {
+        entity_id(r["e"]): int(r["degree"]) for r in batched_select(client, degree_query, entities)
+    }
 
 
 def _contains_label(subject: str, obj: str) -> bool:
@@ -302,11 +306,6 @@ def _assign_subjects(
     return chosen
 
 
-def _table(rows: list[dict], schema) -> pa.Table:
-    columns = {name: [row[name] for row in rows] for name in schema.schema.names}
-    return pa.Table.from_pydict(columns, schema=schema.schema)
-
-
 @register_family(
     "relations",
     RelationsSpec,
@@ -341,7 +340,7 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
             answers += rel_answers
         subjects = sorted({row["sub_id"] for row in instances})
         aliases: dict[str, list[str]] = defaultdict(list)
-        for row in _batched(client, aliases_query, subjects):
+        for row in batched_select(client, aliases_query, subjects):
             aliases[entity_id(row["e"])].append(row["alias"])
         measure, popular = popularity(client, subjects)
         queries = query_log(client)
@@ -384,9 +383,9 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         task_categories=("fill-mask", "text-generation"),
     )
     tables = {
-        ("instances", SPLIT): (_table(instances, RELATION_INSTANCES), RELATION_INSTANCES),
-        ("answer_spaces", SPLIT): (_table(answers, ANSWER_SPACES), ANSWER_SPACES),
-        ("templates", SPLIT): (_table(templates, PATTERNS), PATTERNS),
+        ("instances", SPLIT): (RELATION_INSTANCES.from_rows(instances), RELATION_INSTANCES),
+        ("answer_spaces", SPLIT): (ANSWER_SPACES.from_rows(answers), ANSWER_SPACES),
+        ("templates", SPLIT): (PATTERNS.from_rows(templates), PATTERNS),
     }
     return FamilyOutput(
         card,
@@ -476,9 +475,9 @@ def import_bear(bear_folder: str | Path, out: str | Path) -> dict:
         task_categories=("fill-mask", "text-generation"),
     )
     with DatasetFolderWriter(out) as writer:
-        writer.add_table("instances", SPLIT, _table(instances, RELATION_INSTANCES), RELATION_INSTANCES)
-        writer.add_table("answer_spaces", SPLIT, _table(answers, ANSWER_SPACES), ANSWER_SPACES)
-        writer.add_table("templates", SPLIT, _table(templates, PATTERNS), PATTERNS)
+        writer.add_table("instances", SPLIT, RELATION_INSTANCES.from_rows(instances), RELATION_INSTANCES)
+        writer.add_table("answer_spaces", SPLIT, ANSWER_SPACES.from_rows(answers), ANSWER_SPACES)
+        writer.add_table("templates", SPLIT, PATTERNS.from_rows(templates), PATTERNS)
         sources = {
             "bear": {
                 "folder": str(bear_folder.resolve()),

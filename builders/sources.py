@@ -101,8 +101,8 @@ def snapshot_wikidata(spec, out: str | Path) -> dict:
     import os
     import uuid
 
-    from probesmith.builders.relations import _batched as batched
     from probesmith.builders.relations import aliases_query, facts_query, load_catalog
+    from probesmith.builders.relations import batched_select as batched
 
     relations = list(getattr(spec, "relations", ()) or load_catalog(spec.catalog))
     out = Path(out)

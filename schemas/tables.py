@@ -27,6 +27,12 @@ class TableSchema:
     description: str
     checks: tuple[RowCheck, ...] = field(default=())
 
+    def from_rows(self, rows: list[dict]) -> pa.Table:
+        """A table of this schema from row dicts (columns in the declared order and types)."""
+        return pa.Table.from_pydict(
+            {n: [row[n] for row in rows] for n in self.schema.names}, schema=self.schema
+        )
+
     @property
     def id(self) -> str:
         """``name/vN``, the form written into manifests and Parquet metadata."""
