@@ -22,6 +22,7 @@ features, trained with scipy sparse products on CPU in seconds.
 
 from __future__ import annotations
 
+import abc
 import re
 import zlib
 from collections import Counter
@@ -51,7 +52,7 @@ def item_credit(scores: np.ndarray, answer: int) -> float:
     return 1.0 / len(top) if answer in top else 0.0
 
 
-class Baseline:
+class Baseline(abc.ABC):
     """A partial-input model: ``fit`` on train items, ``scores`` per choice of any items."""
 
     name = "baseline"
@@ -60,9 +61,9 @@ class Baseline:
         """Train on a frame with ``question``, ``choices``, ``answer_index``."""
         return self
 
+    @abc.abstractmethod
     def scores(self, data: pl.DataFrame) -> list[np.ndarray]:
         """One score per choice for every item of ``data``."""
-        raise NotImplementedError  # each baseline defines it
 
     def credits(self, data: pl.DataFrame) -> np.ndarray:
         """Per-item credit (1, 0, or 1/k for ties at the top)."""
@@ -77,9 +78,9 @@ class FeatureBaseline(Baseline):
         self.epochs, self.learning_rate, self.seed = epochs, learning_rate, seed
         self.weights: np.ndarray | None = None
 
+    @abc.abstractmethod
     def features(self, question: str, choices: Sequence[str]) -> list[list[str]]:
         """Feature names of every choice of one item."""
-        raise NotImplementedError  # each feature baseline defines it
 
     def encode(self, data: pl.DataFrame) -> EncodedItems:
         """Hash every choice's features once; the result can be subset, fit on and scored."""
