@@ -178,6 +178,10 @@ def _parser() -> argparse.ArgumentParser:
     bear.add_argument("folder", type=Path)
     bear.add_argument("--out", type=Path, required=True)
     bear.set_defaults(run=_run_export_bear)
+    depedit = export_commands.add_parser("depedit", help="A rules build to DepEdit's JSONL.")
+    depedit.add_argument("folder", type=Path)
+    depedit.add_argument("--out", type=Path, required=True, help="FILE.jsonl")
+    depedit.set_defaults(run=_run_export_depedit)
     importer = commands.add_parser("import", help="Import another project's layout as a build folder.")
     import_commands = importer.add_subparsers(title="formats")
     bear_in = import_commands.add_parser("bear", help="BEAR / lm-pub-quiz layout to a relations build.")
@@ -341,6 +345,13 @@ def _run_export_bear(args: argparse.Namespace) -> int:
     from probesmith.builders.relations import export_bear
 
     print(f"BEAR layout written to {export_bear(args.folder, args.out)}")
+    return 0
+
+
+def _run_export_depedit(args: argparse.Namespace) -> int:
+    from probesmith.builders.rules import export_depedit
+
+    print(f"DepEdit JSONL written to {export_depedit(args.folder, args.out)}")
     return 0
 
 

@@ -315,6 +315,69 @@ GRID = TableSchema(
     checks=(_unique("relation_id", "sub_id", "pattern_id", "verbalization_rank"),),
 )
 
+RULES = TableSchema(
+    name="rules",
+    version=1,
+    description="Mined If-Then rules r1(x,y) ∧ r2(y,z) ⇒ r3(x,z) with AMIE-style scores.",
+    schema=pa.schema(
+        [
+            pa.field("rule_id", pa.string(), nullable=False),
+            pa.field("r1", pa.string(), nullable=False),
+            pa.field("r2", pa.string(), nullable=False),
+            pa.field("r3", pa.string(), nullable=False),
+            pa.field("pattern", pa.string(), nullable=False),
+            pa.field("support", pa.int64(), nullable=False),
+            pa.field("body", pa.int64(), nullable=False),
+            pa.field("pca_body", pa.int64(), nullable=False),
+            pa.field("head_facts", pa.int64(), nullable=False),
+            pa.field("std_confidence", pa.float64(), nullable=False),
+            pa.field("pca_confidence", pa.float64(), nullable=False),
+            pa.field("head_coverage", pa.float64(), nullable=False),
+            pa.field("wilson_lower", pa.float64(), nullable=False),
+            pa.field("tier", pa.string(), nullable=False),
+        ],
+        metadata={
+            "r1": "relation id; a ^-1 suffix reads it backwards",
+            "tier": "must_be_true, likely, plausible, unlikely",
+        },
+    ),
+    checks=(_unique("rule_id"),),
+)
+
+RULE_GROUNDINGS = TableSchema(
+    name="rule_groundings",
+    version=1,
+    description="Groundings (x, y, z) of a rule used by one knowledge set.",
+    schema=pa.schema(
+        [pa.field(n, pa.string(), nullable=False) for n in ("set_id", "rule_id", "x", "y", "z")]
+    ),
+)
+
+KNOWLEDGE_ITEMS = TableSchema(
+    name="knowledge_items",
+    version=1,
+    description="Question-answer items of DepEdit knowledge sets: establish phase and update variants.",
+    schema=pa.schema(
+        [
+            pa.field("set_id", pa.string(), nullable=False),
+            pa.field("rule_id", pa.string(), nullable=False),
+            pa.field("variant", pa.string(), nullable=False),
+            pa.field("role", pa.string(), nullable=False),
+            pa.field("is_update", pa.bool_(), nullable=False),
+            pa.field("question", pa.string(), nullable=False),
+            pa.field("rephrasings", pa.list_(pa.string()), nullable=False),
+            pa.field("answer", pa.string(), nullable=False),
+            pa.field("subject", pa.string(), nullable=False),
+            pa.field("relation", pa.string(), nullable=False),
+            pa.field("object", pa.string(), nullable=False),
+        ],
+        metadata={
+            "variant": "init (establish) or 0, 1, 2 (update variants)",
+            "role": "specific, unrelated or implication",
+        },
+    ),
+)
+
 #: Every table layout by name, for readers that find a schema id in a file.
 SCHEMAS: dict[str, TableSchema] = {
     s.name: s
@@ -328,6 +391,9 @@ SCHEMAS: dict[str, TableSchema] = {
         ALIASES,
         ALIAS_DROPS,
         GRID,
+        RULES,
+        RULE_GROUNDINGS,
+        KNOWLEDGE_ITEMS,
     )
 }
 

@@ -1,0 +1,167 @@
+"""Rule mining on a synthetic graph with planted rules, and knowledge sets from the real slice."""
+
+import json
+import random
+from collections import Counter
+
+import polars as pl
+import pytest
+
+from probesmith.builders.build import build
+from probesmith.builders.registry import load_spec
+from probesmith.builders.rules import (
+    KnowledgeSetError,
+    TierSpec,
+    canonical_edges,
+    check_knowledge_set,
+    export_depedit,
+    inverse_pairs,
+    mine_rules,
+)
+from probesmith.schemas.parquet import read_parquet
+
+from ..conftest import FIXTURES
+
+PLANTED = {"born_in|city_in|citizen_of", "lives_in|city_in|resides_in"}
+TRIANGLES = [frozenset(rule.split("|")) for rule in PLANTED]
+
+
+def from_planted_triangle(rule_id: str) -> bool:
+    """A rule of a planted triangle, in any of its three orientations (DepEdit: 3 rules each)."""
+    return frozenset(r.removesuffix("^-1") for r in rule_id.split("|")) in TRIANGLES
+
+
+def synthetic_facts(seed=0, missing=0.15, noise=0.05, capitals=False):
+    """People, cities, countries; two planted rules with missing implications and noise."""
+    rng = random.Random(seed)
+    people = [f"p{i}" for i in range(2000)]
+    cities = [f"c{i}" for i in range(120)]
+    countries = [f"k{i}" for i in range(12)]
+    country_of = {c: rng.choice(countries) for c in cities}
+    rows = [(c, "city_in", k) for c, k in country_of.items()]
+    for p in people:
+        born, lives = rng.choice(cities), rng.choice(cities)
+        rows += [(p, "born_in", born), (p, "lives_in", lives)]
+        if rng.random() > missing:
+            rows.append(
+                (p, "citizen_of", country_of[born] if rng.random() > noise else rng.choice(countries))
+            )
+        if rng.random() > missing:
+            rows.append((p, "resides_in", country_of[lives]))
+        rows.append((p, "likes", rng.choice(cities)))  # noise relations
+        rows.append((p, "visited", rng.choice(countries)))
+    for k in countries if capitals else []:  # an exact inverse pair
+        capital = rng.choice([c for c, kk in country_of.items() if kk == k] or cities)
+        rows += [(k, "capital", capital), (capital, "capital_of", k)]
+    return pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
+
+
+def test_planted_rules_are_recovered_with_their_scores():
+    facts = synthetic_facts()
+    rules = mine_rules(facts, TierSpec(), max_join_degree=10_000, min_support=20)
+    top = rules.filter(pl.col("tier").is_in(["must_be_true", "likely"]))
+    recovered = set(top["rule_id"])
+    assert PLANTED <= recovered
+    precision = sum(map(from_planted_triangle, recovered)) / len(recovered)
+    assert precision == 1.0, top.select("rule_id", "pca_confidence")
+    born = rules.filter(pl.col("rule_id") == "born_in|city_in|citizen_of").row(0, named=True)
+    assert 0.75 < born["std_confidence"] < 0.85  # 15% missing, 5% noise
+    assert born["pca_confidence"] > 0.9  # PCA forgives the missing heads
+    assert born["head_coverage"] > 0.9 and born["wilson_lower"] < born["pca_confidence"]
+
+
+def test_inverse_relations_merge():
+    facts = synthetic_facts(capitals=True).with_columns(
+        pl.col("r").replace({"capital": "P36", "capital_of": "P1376"})
+    )
+    inverses = inverse_pairs(facts)
+    assert inverses == {"P1376": "P36"}  # capital of = capital read backwards
+    merged = canonical_edges(facts, inverses)
+    assert "P1376" not in set(merged["r"]) and merged.filter(pl.col("r") == "P36").height == 12
+
+
+def test_hub_cap_prunes_joins_through_popular_entities():
+    facts = synthetic_facts()
+    capped = mine_rules(facts, TierSpec(), max_join_degree=5, min_support=20)
+    assert "born_in|city_in|citizen_of" not in set(capped["rule_id"])  # every city joins > 5 facts
+
+
+def test_a_conflicting_edit_is_caught():
+    rule = {"rule_id": "a|b|c", "r1": "a", "r2": "b", "r3": "c"}
+    premises = [
+        (("x1", "a", "y"), False),
+        (("y", "b", "z2"), True),
+        (("x2", "a", "y"), False),
+        (("y", "b", "z"), False),
+    ]
+    implications = [(("x1", "c", "z2"), True), (("x2", "c", "z"), False)]
+    with pytest.raises(KnowledgeSetError, match="conflicts with"):
+        check_knowledge_set(rule, premises, implications)
+    with pytest.raises(KnowledgeSetError, match="does not follow"):
+        check_knowledge_set(rule, premises[:2], [(("x1", "c", "z"), False)])
+
+
+@pytest.fixture(scope="module")
+def rules_build(wikidata_store, tmp_path_factory):
+    spec_path = tmp_path_factory.mktemp("specs") / "rules.yaml"
+    spec_path.write_text(
+        f"include: {FIXTURES / 'rules_small.yaml'}\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "rules")
+
+
+@pytest.mark.integration
+def test_every_knowledge_set_passes_its_checks(rules_build):
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    rules = {
+        r["rule_id"]: r
+        for r in pl.concat(
+            [pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("rules/*.parquet")]
+        ).iter_rows(named=True)
+    }
+    sets = items["set_id"].unique().to_list()
+    assert len(sets) >= 3
+    for set_id in sets:
+        subset = items.filter(pl.col("set_id") == set_id)
+        rule = rules[subset["rule_id"][0]]
+        assert rule["tier"] in ("must_be_true", "likely")
+        variants = subset["variant"].unique().to_list()
+        assert sorted(variants) == ["0", "1", "2", "init"]
+        for variant in variants:
+            rows = subset.filter(pl.col("variant") == variant)
+            roles = Counter(rows["role"].to_list())
+            assert roles == {"specific": 24, "implication": 12, "unrelated": 5}
+            premises = [
+                ((r["subject"], r["relation"], r["object"]), r["is_update"])
+                for r in rows.filter(pl.col("role") == "specific").iter_rows(named=True)
+            ]
+            implications = [
+                ((r["subject"], r["relation"], r["object"]), r["is_update"])
+                for r in rows.filter(pl.col("role") == "implication").iter_rows(named=True)
+            ]
+            check_knowledge_set(
+                rule, premises, implications
+            )  # no conflicting edit; every implication follows
+            updates = rows.filter(pl.col("is_update"))
+            assert (updates.height > 0) == (variant != "init")
+            unrelated = set(rows.filter(pl.col("role") == "unrelated")["relation"])
+            assert not unrelated & {rule["r1"].split("^")[0], rule["r2"].split("^")[0], rule["r3"]}
+            assert (rows["rephrasings"].list.len() >= 1).all()
+            assert all("[X]" not in q for q in rows["question"])
+
+
+@pytest.mark.integration
+def test_top_rules_are_sound_and_export_to_depedit(rules_build, tmp_path):
+    rules = pl.concat([pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("rules/*.parquet")])
+    sound = set(rules.filter(pl.col("tier") == "must_be_true")["rule_id"])
+    assert {"P1376|P131|P17", "P39|P17|P27"} <= sound  # capital of a region in a country; office in a country
+    out = export_depedit(rules_build.out, tmp_path / "depedit.jsonl")
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert records and {"init", "0", "1", "2", "score", "gp_id"} <= set(records[0])
+    init = records[0]["init"]
+    assert len(init["facts"]) == 24 and len(init["queries"]["original"]["inference"]) == 12
+    assert len(init["queries"]["irre"]) == 5
+    assert init["queries"]["semantic-equiv"]["facts"][0]["q"] != init["queries"]["original"]["facts"][0]["q"]
+    assert any(f["is_update"] for f in records[0]["0"]["facts"])
