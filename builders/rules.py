@@ -306,27 +306,28 @@ def knowledge_sets(
 
 
 def _groundings(rule: dict, world: _World, spec: RulesSpec) -> list[tuple[str, str, str]]:
-    found = []
+    """Up to ``spec.groundings`` groundings (x, y, z), distinct join entities y first.
+
+    Each x has a single r1 object, that y a single r2 object, and x a single r3 object, so
+    every question has one answer; a y is reused only when too few distinct ones exist.
+    """
     head = rule["r3"]
     subjects = sorted(
         {s for (s, r) in world.objects if r == head}, key=lambda s: stable_hash(spec.seed, rule["rule_id"], s)
     )
+    candidates = []
     for x in subjects:
-        heads = set(world.objects.get((x, head), []))
-        for y in sorted(world.step(x, rule["r1"])):
-            zs = [z for z in sorted(world.step(y, rule["r2"])) if z in heads and z != x]
-            # one implication per subject: x must have a single head object for an unambiguous answer
-            if (
-                zs
-                and len(heads) == 1
-                and len(world.step(x, rule["r1"])) == 1
-                and len(world.step(y, rule["r2"])) == 1
-            ):
-                found.append((x, y, zs[0]))
-                break
-        if len(found) == spec.groundings:
-            break
-    return found
+        heads = world.objects.get((x, head), [])
+        ys = world.step(x, rule["r1"])
+        if len(heads) != 1 or len(ys) != 1:
+            continue
+        zs = world.step(ys[0], rule["r2"])
+        if len(zs) == 1 and zs[0] == heads[0] and zs[0] != x:
+            candidates.append((x, ys[0], zs[0]))
+    seen: set[str] = set()
+    first = [g for g in candidates if not (g[1] in seen or seen.add(g[1]))]
+    rest = [g for g in candidates if g not in first]
+    return (first + rest)[: spec.groundings]
 
 
 def _variant_facts(rule: dict, groundings, world: _World, variant: int | None, spec: RulesSpec, set_id: str):
