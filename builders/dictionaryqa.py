@@ -101,7 +101,7 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
     if spec.limit:
         words = sorted(sorted(words, key=lambda w: stable_hash(spec.seed, w))[: spec.limit])
     items: list[DraftItem] = []
-    for word in tqdm(words, desc="gcide words", unit="word", mininterval=1.0):
+    for word in tqdm(words, desc="gcide words", unit="word", mininterval=1.0, disable=None):
         word_senses = _distinct_senses(by_word[word])
         if len(word_senses) < spec.min_senses:
             continue

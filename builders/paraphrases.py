@@ -247,7 +247,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
     with open_wikidata(spec.wikidata) as (client, source):
         labels: dict[str, str] = {}
         per_relation: dict[str, list[tuple[str, str]]] = {}
-        for relation in tqdm(banks, desc="relations", unit="relation"):
+        for relation in tqdm(banks, desc="relations", unit="relation", disable=None):
             rows = client.select_paged(facts_query(relation), spec.wikidata.page_size)
             objects: dict[str, set[str]] = defaultdict(set)
             for r in rows:

@@ -325,7 +325,7 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
     instances: list[dict] = []
     answers: list[dict] = []
     with open_wikidata(spec.wikidata) as (client, source):
-        for relation in tqdm(chosen, desc="relations", unit="relation"):
+        for relation in tqdm(chosen, desc="relations", unit="relation", disable=None):
             rows = client.select_paged(facts_query(relation.pid), spec.wikidata.page_size)
             facts = [
                 (entity_id(r["s"]), entity_id(r["o"]), r["sLabel"], r["oLabel"])

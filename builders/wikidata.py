@@ -129,7 +129,7 @@ def load_store(dump: str | Path, store: str | Path, progress: bool = True) -> di
                 unit="B",
                 unit_scale=True,
                 desc=f"loading {dump.name}",
-                disable=not progress,
+                disable=None if progress else True,  # None: off when not a terminal
             ) as bar,
         ):
             stream = _open_dump(_CountingReader(raw, bar), dump)  # type: ignore[arg-type]

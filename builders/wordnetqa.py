@@ -495,7 +495,7 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
     concepts = builder.concepts()
     log.info("asking about %d WordNet concepts", len(concepts))
     builder.prepare_popular(concepts)
-    for c in tqdm(concepts, desc="wordnet concepts", unit="concept", mininterval=1.0):
+    for c in tqdm(concepts, desc="wordnet concepts", unit="concept", mininterval=1.0, disable=None):
         for probe, probe_items in builder.items_for(c).items():
             items[probe].extend(probe_items)
     card = CardInfo(

@@ -169,7 +169,9 @@ def test_top_rules_are_sound_and_export_to_depedit(rules_build, tmp_path):
 
 @pytest.mark.integration
 def test_groundings_prefer_distinct_join_entities(rules_build):
-    groundings = pl.concat([pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("groundings/*.parquet")])
+    groundings = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("groundings/*.parquet")]
+    )
     per_set = groundings.group_by("set_id").agg(ys=pl.col("y").n_unique(), n=pl.len())
     assert (per_set["n"] == 12).all()
     assert (per_set["ys"] == 12).any()  # where the data allows, 24 distinct premise facts
