@@ -1,0 +1,97 @@
+"""score_statements against lm-pub-quiz 0.3.3 on tiny real-architecture models (fp32, CPU)."""
+
+import json
+
+import pytest
+import torch
+
+from probesmith.eval.encoder import train_wordpiece
+from probesmith.eval.scoring import score_statements
+
+from ..conftest import SHARED_DATA
+
+BEAR = SHARED_DATA / "bear" / "BEAR"
+GPT2_TOKENIZER = SHARED_DATA / "tokenizers" / "gpt2"
+pytestmark = pytest.mark.skipif(
+    not BEAR.is_dir() or not GPT2_TOKENIZER.is_dir(), reason="shared data not present"
+)
+
+
+@pytest.fixture(scope="module")
+def relation():
+    instances = [json.loads(line) for line in (BEAR / "P36.jsonl").read_text().splitlines()]
+    return instances, json.loads((BEAR / "metadata_relations.json").read_text())["P36"]
+
+
+def parity(evaluator, model, tokenizer, relation, kind, pll="within_word_l2r"):
+    instances, meta = relation
+    for instance in instances[:2]:
+        for template in meta["templates"]:
+            answers = meta["answer_space_labels"]
+            theirs = evaluator.evaluate_instance(
+                template=template,
+                answers=answers,
+                subject=instance["sub_label"],
+                reduction="sum",
+                batch_size=8,
+            )
+            statements = [
+                evaluator.replace_placeholders(template=template, subject=instance["sub_label"], answer=a)[0]
+                for a in answers
+            ]
+            ours = score_statements(model, tokenizer, statements, kind=kind, pll=pll, batch_tokens=700)
+            assert ours == pytest.approx(theirs, abs=1e-4)
+
+
+def test_causal_parity_with_lm_pub_quiz(relation):
+    lm_pub_quiz = pytest.importorskip("lm_pub_quiz")
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(
+        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=64, n_head=2, n_positions=128)
+    ).eval()
+    evaluator = lm_pub_quiz.Evaluator.from_model(model, tokenizer=tokenizer, model_type="CLM", device="cpu")
+    parity(evaluator, model, tokenizer, relation, "causal")
+    # by hand: a statement's score is the sum over its tokens of log p(token | BOS, earlier tokens)
+    ids = [tokenizer.bos_token_id, *tokenizer("Paris is").input_ids]
+    with torch.no_grad():
+        logits = model(torch.tensor([ids])).logits[0]
+    expected = sum(torch.log_softmax(logits[i - 1], -1)[ids[i]].item() for i in range(1, len(ids)))
+    assert score_statements(model, tokenizer, ["Paris is"]) == pytest.approx([expected], abs=1e-5)
+
+
+@pytest.mark.parametrize("pll", ["original", "within_word_l2r"])
+def test_masked_parity_with_lm_pub_quiz(relation, pll):
+    lm_pub_quiz = pytest.importorskip("lm_pub_quiz")
+    from transformers import BertConfig, BertForMaskedLM
+
+    instances, meta = relation
+    texts = [
+        t.replace("[X]", r["sub_label"]).replace("[Y]", r["obj_label"])
+        for r in instances
+        for t in meta["templates"]
+    ]
+    tokenizer = train_wordpiece(texts, vocab_size=600)
+    torch.manual_seed(0)
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=128,
+        )
+    ).eval()
+    evaluator = lm_pub_quiz.Evaluator.from_model(
+        model, tokenizer=tokenizer, model_type="MLM", device="cpu", pll_metric=pll
+    )
+    parity(evaluator, model, tokenizer, relation, "masked", pll)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="kind must be 'causal' or 'masked'"):
+        score_statements(None, None, ["x"], kind="seq2seq")
+    with pytest.raises(ValueError, match="pll must be"):
+        score_statements(None, None, ["x"], kind="masked", pll="sentence_l2r")
