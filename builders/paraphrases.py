@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -28,7 +29,7 @@ from pathlib import Path
 import polars as pl
 from tqdm.auto import tqdm
 
-from probesmith.builders.registry import FamilyOutput, register_family
+from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.relations import (
     aliases_query,
     batched_select,
@@ -116,6 +117,19 @@ def _read_jsonl(path: Path) -> list[dict]:
         raise SourceError(f"{path} is not valid JSONL ({exc}).") from None
 
 
+@functools.lru_cache(maxsize=4)
+def _lama_templates(path: str) -> dict[str, list[str]]:
+    templates: dict[str, list[str]] = defaultdict(list)
+    for record in _read_jsonl(Path(path)):
+        templates[record["relation"]].append(record["template"])
+    return dict(templates)
+
+
+@functools.lru_cache(maxsize=4)
+def _bear_templates(path: str) -> dict[str, list[str]]:
+    return {pid: meta.get("templates", []) for pid, meta in json.loads(Path(path).read_text()).items()}
+
+
 def raw_patterns(sources: PatternSourcesSpec, relation: str) -> list[tuple[str, str]]:
     """(template, origin) pairs of a relation from every source, in priority order."""
     found: list[tuple[str, str]] = []
@@ -124,14 +138,9 @@ def raw_patterns(sources: PatternSourcesSpec, relation: str) -> list[tuple[str, 
     if sources.pararel and (p := Path(sources.pararel) / f"{relation}.jsonl").is_file():
         found += [(r["pattern"], "pararel") for r in _read_jsonl(p)]
     if sources.lama and Path(sources.lama).is_file():
-        found += [
-            (r["template"], "lama") for r in _read_jsonl(Path(sources.lama)) if r["relation"] == relation
-        ]
+        found += [(t, "lama") for t in _lama_templates(sources.lama).get(relation, [])]
     if sources.bear and Path(sources.bear).is_file():
-        found += [
-            (t, "bear")
-            for t in json.loads(Path(sources.bear).read_text()).get(relation, {}).get("templates", [])
-        ]
+        found += [(t, "bear") for t in _bear_templates(sources.bear).get(relation, [])]
     if sources.catalog:
         catalog = load_catalog(sources.catalog)
         if relation in catalog:
@@ -335,15 +344,18 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         tags=("probing", "wikidata", "pararel", "paraphrase", "consistency"),
         task_categories=("fill-mask", "text-generation"),
     )
-    tables = {
-        ("patterns", SPLIT): (PATTERNS.from_rows(patterns), PATTERNS),
-        ("pattern_edges", SPLIT): (PATTERN_EDGES.from_rows(edges), PATTERN_EDGES),
-        ("aliases", SPLIT): (ALIASES.from_rows(kept_aliases), ALIASES),
-        ("alias_drops", SPLIT): (ALIAS_DROPS.from_rows(alias_drops), ALIAS_DROPS),
-        ("instances", SPLIT): (RELATION_INSTANCES.from_rows(instances), RELATION_INSTANCES),
-        ("answer_spaces", SPLIT): (ANSWER_SPACES.from_rows(answers), ANSWER_SPACES),
-        ("grid", SPLIT): (GRID.from_rows(grid), GRID),
-    }
+    tables = single_split_tables(
+        {
+            "patterns": (PATTERNS, patterns),
+            "pattern_edges": (PATTERN_EDGES, edges),
+            "aliases": (ALIASES, kept_aliases),
+            "alias_drops": (ALIAS_DROPS, alias_drops),
+            "instances": (RELATION_INSTANCES, instances),
+            "answer_spaces": (ANSWER_SPACES, answers),
+            "grid": (GRID, grid),
+        },
+        SPLIT,
+    )
     return FamilyOutput(
         card,
         {"wikidata": source},

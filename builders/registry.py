@@ -70,6 +70,13 @@ class FamilyOutput:
     manifest_extra: dict[str, Any] = field(default_factory=dict)
 
 
+def single_split_tables(
+    configs: dict[str, tuple[TableSchema, list[dict]]], split: str = "test"
+) -> dict[tuple[str, str], tuple[pa.Table, TableSchema]]:
+    """``FamilyOutput.tables`` for families whose every config has one split: config -> (schema, rows)."""
+    return {(config, split): (schema.from_rows(rows), schema) for config, (schema, rows) in configs.items()}
+
+
 GenerateFn = Callable[[Any], FamilyOutput]
 
 

@@ -19,6 +19,7 @@ and an export to BEAR's layout that ``lm_pub_quiz.Dataset.from_path`` loads.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections import Counter, defaultdict
@@ -30,7 +31,7 @@ import polars as pl
 import yaml
 from tqdm.auto import tqdm
 
-from probesmith.builders.registry import FamilyOutput, register_family
+from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, query_log
@@ -70,8 +71,9 @@ class Relation:
                 )
 
 
+@functools.lru_cache(maxsize=8)
 def load_catalog(name_or_path: str) -> dict[str, Relation]:
-    """A relation catalog by bundled name (``catalogs/wikidata_relations``) or path."""
+    """A relation catalog by bundled name (``catalogs/wikidata_relations``) or path (read once)."""
     path = resolve_spec_path(name_or_path)
     data = yaml.safe_load(path.read_text())
     relations = {}
@@ -382,11 +384,14 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         tags=("probing", "wikidata", "bear", "relational-knowledge"),
         task_categories=("fill-mask", "text-generation"),
     )
-    tables = {
-        ("instances", SPLIT): (RELATION_INSTANCES.from_rows(instances), RELATION_INSTANCES),
-        ("answer_spaces", SPLIT): (ANSWER_SPACES.from_rows(answers), ANSWER_SPACES),
-        ("templates", SPLIT): (PATTERNS.from_rows(templates), PATTERNS),
-    }
+    tables = single_split_tables(
+        {
+            "instances": (RELATION_INSTANCES, instances),
+            "answer_spaces": (ANSWER_SPACES, answers),
+            "templates": (PATTERNS, templates),
+        },
+        SPLIT,
+    )
     return FamilyOutput(
         card,
         {"wikidata": source},
@@ -475,9 +480,13 @@ def import_bear(bear_folder: str | Path, out: str | Path) -> dict:
         task_categories=("fill-mask", "text-generation"),
     )
     with DatasetFolderWriter(out) as writer:
-        writer.add_table("instances", SPLIT, RELATION_INSTANCES.from_rows(instances), RELATION_INSTANCES)
-        writer.add_table("answer_spaces", SPLIT, ANSWER_SPACES.from_rows(answers), ANSWER_SPACES)
-        writer.add_table("templates", SPLIT, PATTERNS.from_rows(templates), PATTERNS)
+        tables = {
+            "instances": (RELATION_INSTANCES, instances),
+            "answer_spaces": (ANSWER_SPACES, answers),
+            "templates": (PATTERNS, templates),
+        }
+        for (config, split), (table, schema) in single_split_tables(tables, SPLIT).items():
+            writer.add_table(config, split, table, schema)
         sources = {
             "bear": {
                 "folder": str(bear_folder.resolve()),

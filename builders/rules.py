@@ -37,7 +37,7 @@ from pathlib import Path
 
 import polars as pl
 
-from probesmith.builders.registry import FamilyOutput, register_family
+from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.relations import facts_query, load_catalog
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -513,11 +513,14 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         tags=("probing", "wikidata", "knowledge-editing", "rules"),
         task_categories=("question-answering",),
     )
-    tables = {
-        ("rules", SPLIT): (RULES.from_rows(rule_rows), RULES),
-        ("groundings", SPLIT): (RULE_GROUNDINGS.from_rows(groundings), RULE_GROUNDINGS),
-        ("knowledge_items", SPLIT): (KNOWLEDGE_ITEMS.from_rows(items), KNOWLEDGE_ITEMS),
-    }
+    tables = single_split_tables(
+        {
+            "rules": (RULES, rule_rows),
+            "groundings": (RULE_GROUNDINGS, groundings),
+            "knowledge_items": (KNOWLEDGE_ITEMS, items),
+        },
+        SPLIT,
+    )
     return FamilyOutput(
         card,
         {"wikidata": source},
