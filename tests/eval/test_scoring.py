@@ -95,3 +95,99 @@ def test_bad_arguments_are_named():
         score_statements(None, None, ["x"], kind="seq2seq")
     with pytest.raises(ValueError, match="pll must be"):
         score_statements(None, None, ["x"], kind="masked", pll="sentence_l2r")
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2():
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(
+        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=64, n_head=2, n_positions=128)
+    ).eval()
+    return model, tokenizer
+
+
+def bear_statements(relation, n_instances=3):
+    instances, meta = relation
+    return [
+        t.replace("[X]", r["sub_label"]).replace("[Y]", a)
+        for r in instances[:n_instances]
+        for t in meta["templates"]
+        for a in meta["answer_space_labels"]
+    ]
+
+
+def test_shared_prefixes_give_the_scores_of_whole_statements(tiny_gpt2, relation):
+    from probesmith.eval.scoring import _causal_rows, _prefix_groups
+
+    model, tokenizer = tiny_gpt2
+    statements = bear_statements(relation) + ["Paris", "Paris is", "Paris is a city."]
+    plain, groups = _prefix_groups(_causal_rows(tokenizer, statements, None))
+    assert groups and sum(len(m) for _, m in groups) > len(statements) // 2
+    alone = score_statements(model, tokenizer, statements, share_prefixes=False)
+    for budget in (64, 300, 4096):
+        shared = score_statements(model, tokenizer, statements, batch_tokens=budget)
+        assert shared == pytest.approx(alone, abs=1e-5)
+
+
+def test_answer_starts_score_the_answer_given_its_context(tiny_gpt2):
+    model, tokenizer = tiny_gpt2
+    questions = ["The capital of France is", "The capital of France is", "Rome is in"]
+    answers = ["Paris", "the city of Lyon", "Italy"]
+    statements = [f"{q} {a}" for q, a in zip(questions, answers)]
+    starts = [len(q) for q in questions]
+    conditional, counts = score_statements(
+        model, tokenizer, statements, answer_starts=starts, return_token_counts=True
+    )
+    whole = score_statements(model, tokenizer, statements)
+    context = score_statements(model, tokenizer, questions)
+    # GPT-2's BPE splits at the space, so the question's tokens are a prefix of the statement's
+    assert conditional == pytest.approx([w - c for w, c in zip(whole, context)], abs=1e-5)
+    assert counts == [len(tokenizer(" " + a).input_ids) for a in answers]
+
+
+def test_masked_answer_span_pll_by_hand(relation):
+    from transformers import BertConfig, BertForMaskedLM
+
+    texts = bear_statements(relation)
+    tokenizer = train_wordpiece(texts, vocab_size=600)
+    torch.manual_seed(0)
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=64,
+        )
+    ).eval()
+    statement, start = "the capital of france is paris", len("the capital of france is")
+    (score,), (count,) = score_statements(
+        model,
+        tokenizer,
+        [statement],
+        kind="masked",
+        pll="original",
+        answer_starts=[start],
+        return_token_counts=True,
+    )
+    encoded = tokenizer(statement, return_special_tokens_mask=True)
+    ids = encoded.input_ids
+    answer = tokenizer("paris", add_special_tokens=False).input_ids
+    words = [i for i, special in enumerate(encoded.special_tokens_mask) if not special]
+    expected = 0.0
+    for position in words[-len(answer) :]:
+        masked = list(ids)
+        masked[position] = tokenizer.mask_token_id
+        with torch.no_grad():
+            logits = model(torch.tensor([masked])).logits[0, position]
+        expected += torch.log_softmax(logits, -1)[ids[position]].item()
+    assert count == len(answer)
+    assert score == pytest.approx(expected, abs=1e-5)
+
+
+def test_answer_starts_must_match_statements():
+    with pytest.raises(ValueError, match="answer_starts has 1 entries for 2 statements"):
+        score_statements(None, None, ["a", "b"], answer_starts=[0])
