@@ -29,7 +29,11 @@ def models(size: str, kind: str, tokenizer):
 
     torch.manual_seed(0)
     if kind == "causal":
-        shape = dict(n_layer=2, n_embd=64, n_head=2) if size == "tiny" else dict(n_layer=12, n_embd=768, n_head=12)
+        shape = (
+            dict(n_layer=2, n_embd=64, n_head=2)
+            if size == "tiny"
+            else dict(n_layer=12, n_embd=768, n_head=12)
+        )
         return GPT2LMHeadModel(GPT2Config(vocab_size=len(tokenizer), n_positions=256, **shape))
     shape = (
         dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=128)
@@ -88,16 +92,22 @@ def main() -> None:
                     for a in relation.answer_space
                 ]
         # warm-up, then timed runs
-        score_statements(model, tokenizer, statements[:64], kind=kind, batch_tokens=args.batch_tokens, progress=False)
+        score_statements(
+            model, tokenizer, statements[:64], kind=kind, batch_tokens=args.batch_tokens, progress=False
+        )
         _sync(args.device)
         start = time.perf_counter()
-        results = evaluator.evaluate_dataset(subset, template_index=0, batch_size=args.pub_quiz_batch, reduction="sum")
+        results = evaluator.evaluate_dataset(
+            subset, template_index=0, batch_size=args.pub_quiz_batch, reduction="sum"
+        )
         _sync(args.device)
         theirs_seconds = time.perf_counter() - start
         for result in results:
             theirs += [float(x) for scores in result.instance_table["pll_scores"] for x in scores]
         start = time.perf_counter()
-        ours = score_statements(model, tokenizer, statements, kind=kind, batch_tokens=args.batch_tokens, progress=False)
+        ours = score_statements(
+            model, tokenizer, statements, kind=kind, batch_tokens=args.batch_tokens, progress=False
+        )
         _sync(args.device)
         ours_seconds = time.perf_counter() - start
         diff = max(abs(a - b) for a, b in zip(ours, theirs, strict=True))

@@ -23,7 +23,8 @@ the implication true (24 premise facts and 12 implications by default), ``unrela
 relations the rule does not use, every fact as question-answer pairs with >= 2 question
 templates, and ``update_variants`` that edit premise facts to new objects of the same relation,
 re-deriving the implications through the rule. Every set is checked: no two edits conflict,
-every implication follows.
+every implication follows. An ``aliases`` table holds the alias bank of every answer entity (the
+paraphrase family's filters), for alias-aware matching of model answers.
 """
 
 from __future__ import annotations
@@ -38,14 +39,14 @@ from pathlib import Path
 import polars as pl
 
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
-from probesmith.builders.relations import facts_query, load_catalog
+from probesmith.builders.relations import aliases_query, batched_select, facts_query, load_catalog
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.wikidata import entity_id, query_log
 from probesmith.errors import ProbesmithError
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
-from probesmith.schemas.tables import KNOWLEDGE_ITEMS, RULE_GROUNDINGS, RULES
+from probesmith.schemas.tables import ALIASES, KNOWLEDGE_ITEMS, RULE_GROUNDINGS, RULES
 
 log = logging.getLogger(__name__)
 
@@ -472,6 +473,21 @@ def export_depedit(build_folder: str | Path, out: str | Path) -> Path:
     return out
 
 
+def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[dict]:
+    """The alias bank of every answer entity, for alias-aware matching of model answers."""
+    from probesmith.builders.paraphrases import AliasSpec, alias_bank
+
+    entities = sorted({item["object"] for item in items})
+    raw: dict[str, list[str]] = defaultdict(list)
+    for row in batched_select(client, aliases_query, entities):
+        raw[entity_id(row["e"])].append(row["alias"])
+    rows = []
+    for entity in entities:
+        kept, _ = alias_bank(entity, labels[entity], sorted(raw[entity]), AliasSpec(), set())
+        rows += kept
+    return rows
+
+
 @register_family(
     "rules",
     RulesSpec,
@@ -490,18 +506,19 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
                 s, o = entity_id(r["s"]), entity_id(r["o"])
                 labels[s], labels[o] = r["sLabel"], r["oLabel"]
                 rows.append((s, pid, o))
+        facts = pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
+        inverses = inverse_pairs(facts)
+        facts = canonical_edges(facts, inverses)
+        rules = mine_rules(facts, spec.tiers, spec.max_join_degree, spec.min_support)
+        questions = json.loads(Path(spec.question_templates).read_text()) if spec.question_templates else {}
+        clozes = json.loads(Path(spec.cloze_templates).read_text()) if spec.cloze_templates else {}
+        forms = {
+            pid: question_forms(pid, catalog[pid].templates if pid in catalog else (), questions, clozes)
+            for pid in relations
+        }
+        groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec)
+        aliases = _answer_aliases(client, items, labels)
         queries = query_log(client)
-    facts = pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
-    inverses = inverse_pairs(facts)
-    facts = canonical_edges(facts, inverses)
-    rules = mine_rules(facts, spec.tiers, spec.max_join_degree, spec.min_support)
-    questions = json.loads(Path(spec.question_templates).read_text()) if spec.question_templates else {}
-    clozes = json.loads(Path(spec.cloze_templates).read_text()) if spec.cloze_templates else {}
-    forms = {
-        pid: question_forms(pid, catalog[pid].templates if pid in catalog else (), questions, clozes)
-        for pid in relations
-    }
-    groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec)
     dropped.update({f"relation {s} merged into {r} read backwards": 1 for s, r in inverses.items()})
     rule_rows = rules.select([n for n in RULES.schema.names]).to_dicts()
     summary = rules.group_by("tier").agg(rules=pl.len()).sort("tier")
@@ -518,6 +535,7 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
             "rules": (RULES, rule_rows),
             "groundings": (RULE_GROUNDINGS, groundings),
             "knowledge_items": (KNOWLEDGE_ITEMS, items),
+            "aliases": (ALIASES, aliases),
         },
         SPLIT,
     )

@@ -25,6 +25,15 @@ examples:
   probesmith build wordnet --help-spec          every spec key with its default and meaning
 """
 
+EPILOG_EVAL = """\
+examples:
+  probesmith eval --model gpt2 --probes artifacts/wordnetqa            hub id, GPU when present
+  probesmith eval --model ./my-bert --probes artifacts/relations --dtype bfloat16 --out runs/bert
+  probesmith eval --model ./gpt2 --probes artifacts/paraphrases --max-items 50 --max-candidates 20
+  torchrun --nproc-per-node 4 -m probesmith eval --model gpt2 --probes artifacts/relations   data-parallel
+  probesmith eval-compare runs/gpt2 runs/bert runs/opt --subsets 200 --subset-size 5   rank consistency
+"""
+
 EPILOG_AUDIT = """\
 examples:
   probesmith audit artifacts/wordnetqa          report into artifacts/wordnetqa/audit/
@@ -145,6 +154,46 @@ def _parser() -> argparse.ArgumentParser:
         help="Also run the artifact filter and write the ids it removes (filter.json).",
     )
     audit.set_defaults(run=_run_audit)
+
+    evaluation = commands.add_parser(
+        "eval",
+        help="Score a causal or masked LM on a build folder: per-item Parquet, metrics, report.",
+        epilog=EPILOG_EVAL,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    evaluation.add_argument("--model", required=True, help="Hub id or local folder (save_pretrained).")
+    evaluation.add_argument("--probes", required=True, type=Path, help="A build folder (probesmith build).")
+    evaluation.add_argument("--out", type=Path, help="Results folder (default: runs/<model>-<build>).")
+    evaluation.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: the GPU when there is one).")
+    evaluation.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    evaluation.add_argument("--kind", default="auto", choices=["auto", "causal", "masked"])
+    evaluation.add_argument(
+        "--batch-tokens", type=int, default=4096, help="Token budget of one forward pass."
+    )
+    evaluation.add_argument("--split", default="test", help="Split of multiple-choice builds.")
+    evaluation.add_argument("--pll", default="within_word_l2r", choices=["original", "within_word_l2r"])
+    evaluation.add_argument("--max-items", type=int, help="Items per config / instances per relation / sets.")
+    evaluation.add_argument("--max-candidates", type=int, default=20, help="Grids: candidates per instance.")
+    evaluation.add_argument("--max-verbalizations", type=int, help="Grids: verbalizations per instance.")
+    evaluation.add_argument(
+        "--editor",
+        action="append",
+        choices=["in_context", "fine_tune"],
+        help="Knowledge-set editors (default: both).",
+    )
+    evaluation.add_argument("--seed", type=int, default=0)
+    evaluation.set_defaults(run=_run_eval)
+
+    compare = commands.add_parser(
+        "eval-compare", help="Rank consistency of several models' grid evaluations (Cao et al. 2022)."
+    )
+    compare.add_argument(
+        "runs", nargs="+", type=Path, help="Results folders of `probesmith eval` on one grid build."
+    )
+    compare.add_argument("--subsets", type=int, default=100, help="Random subsets of relations.")
+    compare.add_argument("--subset-size", type=int, default=5, help="Relations per subset.")
+    compare.add_argument("--seed", type=int, default=0)
+    compare.set_defaults(run=_run_eval_compare)
 
     publish = commands.add_parser("publish", help="Upload a build folder to the Hugging Face Hub.")
     publish.add_argument("folder", type=Path)
@@ -299,6 +348,71 @@ def _run_audit(args: argparse.Namespace) -> int:
             )
         )
         print(f"filter: removed {report.removed}, converged={report.converged}; ids in {out / 'filter.json'}")
+    return 0
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from probesmith.eval.models import load_model
+    from probesmith.eval.run import EvalOptions, evaluate, write_results
+
+    options = EvalOptions(
+        split=args.split,
+        pll=args.pll,
+        batch_tokens=args.batch_tokens,
+        max_items=args.max_items,
+        max_candidates=args.max_candidates,
+        max_verbalizations=args.max_verbalizations,
+        editors=tuple(args.editor or ("in_context", "fine_tune")),
+        seed=args.seed,
+    )
+    lm = load_model(args.model, kind=args.kind, device=args.device, dtype=args.dtype)
+    distributed = _init_distributed(lm)
+    result = evaluate(lm, args.probes, options)
+    out = args.out or Path("runs") / f"{Path(args.model).name}-{args.probes.resolve().name}"
+    write_results(result, out)
+    if not distributed or distributed == (0,):
+        headline = {k: v for k, v in result.metrics.items() if isinstance(v, float)}
+        print(" ".join(f"{k}={v:.4f}" for k, v in sorted(headline.items())))
+        print(f"{result.statements} statements in {result.seconds:.1f} s; results: {out}")
+    return 0
+
+
+def _init_distributed(lm) -> tuple[int, ...] | None:
+    """Join the process group when launched by torchrun (WORLD_SIZE > 1); one device per rank."""
+    import os
+
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return None
+    import torch
+    import torch.distributed as dist
+
+    if not dist.is_initialized():
+        dist.init_process_group("nccl" if lm.device.type == "cuda" else "gloo")
+    if lm.device.type == "cuda":
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        torch.cuda.set_device(local)
+        lm.model.to(f"cuda:{local}")
+    return (dist.get_rank(),)
+
+
+def _run_eval_compare(args: argparse.Namespace) -> int:
+    import json
+
+    import polars as pl
+
+    from probesmith.eval.metrics import rank_consistency
+    from probesmith.schemas.parquet import read_parquet
+
+    runs = {}
+    for folder in args.runs:
+        metrics = (
+            json.loads((folder / "metrics.json").read_text()) if (folder / "metrics.json").is_file() else {}
+        )
+        if metrics.get("run", {}).get("family") != "paraphrases":
+            raise ProbesmithError(f"{folder} is not a `probesmith eval` result on a paraphrases build")
+        runs[metrics["run"]["model"]] = pl.from_arrow(read_parquet(folder / "items.parquet"))
+    result = rank_consistency(runs, n_subsets=args.subsets, subset_size=args.subset_size, seed=args.seed)
+    print(json.dumps(result, indent=2))
     return 0
 
 

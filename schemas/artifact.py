@@ -22,9 +22,11 @@ from typing import Any
 
 import pyarrow as pa
 
+from probesmith.errors import ArtifactError
 from probesmith.schemas.card import CardInfo, render_card
 from probesmith.schemas.manifest import (
     MANIFEST_FORMAT,
+    MANIFEST_NAME,
     combine_hashes,
     file_sha256,
     logical_hash,
@@ -36,6 +38,21 @@ from probesmith.schemas.tables import TableSchema
 log = logging.getLogger(__name__)
 
 DEFAULT_ROWS_PER_SHARD = 250_000
+
+
+def refuse_to_replace(out: Path, marker: str, what: str) -> None:
+    """Raise unless ``out`` is missing, empty, or holds ``marker`` (a folder we wrote before).
+
+    Output folders are replaced whole; this keeps a typo such as ``--out artifacts`` (the parent
+    of the builds) from deleting a folder that is not ours.
+    """
+    if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
+        raise ArtifactError(
+            f"{out} exists and is not {what} (no {marker}); it would be replaced whole, so nothing "
+            f"was written. Pass a new or empty folder, e.g. {out / 'NAME'}"
+        )
+    if out.exists() and not out.is_dir():
+        raise ArtifactError(f"{out} exists and is a file, not a folder: pass a folder path")
 
 
 class DatasetFolderWriter:
@@ -58,6 +75,7 @@ class DatasetFolderWriter:
         self._committed = False
 
     def __enter__(self) -> DatasetFolderWriter:
+        refuse_to_replace(self.out, MANIFEST_NAME, "a build folder")
         self.out.parent.mkdir(parents=True, exist_ok=True)
         for stale in self.out.parent.glob(f".{self.out.name}.tmp-*"):
             log.info("removing staging folder of an interrupted build: %s", stale)

@@ -400,9 +400,12 @@ SCHEMAS: dict[str, TableSchema] = {
 
 def schema_by_id(schema_id: str) -> TableSchema:
     """Look up a schema by ``name/vN``; fail with the known ids."""
+    from probesmith.schemas.results import RESULT_SCHEMAS
+
     name, _, version = schema_id.partition("/v")
-    schema = SCHEMAS.get(name)
+    every = {**SCHEMAS, **RESULT_SCHEMAS}
+    schema = every.get(name)
     if schema is None or str(schema.version) != version:
-        known = ", ".join(s.id for s in SCHEMAS.values())
+        known = ", ".join(s.id for s in every.values())
         raise SchemaError(f"unknown table schema {schema_id!r}; this probesmith knows {known}.")
     return schema

@@ -89,3 +89,26 @@ def small_relations_build(tmp_path_factory, wikidata_store):
         f"  cache: {tmp_path_factory.mktemp('sparql-cache')}\n"
     )
     return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "relations-small")
+
+
+def _small_wikidata_build(tmp_path_factory, wikidata_store, fixture: str, name: str):
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+
+    spec_path = tmp_path_factory.mktemp("specs") / f"{name}.yaml"
+    spec_path.write_text(
+        f"include: {FIXTURES / fixture}\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / name)
+
+
+@pytest.fixture(scope="session")
+def small_paraphrases_build(tmp_path_factory, wikidata_store):
+    """Three relations' pattern banks, alias banks and grids, built once."""
+    return _small_wikidata_build(tmp_path_factory, wikidata_store, "paraphrases_small.yaml", "paraphrases")
+
+
+@pytest.fixture(scope="session")
+def small_rules_build(tmp_path_factory, wikidata_store):
+    """Rules and knowledge sets over a few relations, built once."""
+    return _small_wikidata_build(tmp_path_factory, wikidata_store, "rules_small.yaml", "rules")

@@ -6,7 +6,6 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from probesmith.builders.build import build
 from probesmith.builders.paraphrases import AliasSpec, alias_bank, normalize_pattern, pattern_bank
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources import snapshot_wikidata
@@ -16,16 +15,6 @@ from probesmith.schemas.parquet import read_parquet
 from ..conftest import FIXTURES
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def paraphrases_build(wikidata_store, tmp_path_factory):
-    spec_path = tmp_path_factory.mktemp("specs") / "p.yaml"
-    spec_path.write_text(
-        f"include: {FIXTURES / 'paraphrases_small.yaml'}\nwikidata:\n  source: {wikidata_store}\n"
-        f"  cache_mode: 'off'\n"
-    )
-    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases")
 
 
 def table(result, config):
@@ -83,15 +72,15 @@ def test_alias_filters_say_why():
     assert reasons["x" * 80].startswith("empty or longer")
 
 
-def test_build_has_five_patterns_graph_aliases_and_grid(paraphrases_build):
-    patterns = table(paraphrases_build, "patterns")
+def test_build_has_five_patterns_graph_aliases_and_grid(small_paraphrases_build):
+    patterns = table(small_paraphrases_build, "patterns")
     assert (patterns.group_by("relation_id").len()["len"] >= 5).all()
-    edges = table(paraphrases_build, "pattern_edges")
+    edges = table(small_paraphrases_build, "pattern_edges")
     assert set(edges["relation_id"]) <= {"P19", "P36", "P103"} and edges.height > 0
     assert edges.filter(pl.col("lexical")).height and edges.filter(pl.col("syntactic")).height
-    grid = table(paraphrases_build, "grid")
-    instances = table(paraphrases_build, "instances")
-    aliases = table(paraphrases_build, "aliases")
+    grid = table(small_paraphrases_build, "grid")
+    instances = table(small_paraphrases_build, "instances")
+    aliases = table(small_paraphrases_build, "aliases")
     verbalizations = aliases.group_by("entity_id").len()
     n_patterns = dict(patterns.group_by("relation_id").len().iter_rows())
     for row in instances.head(50).iter_rows(named=True):  # every instance x pattern x verbalization
@@ -102,7 +91,7 @@ def test_build_has_five_patterns_graph_aliases_and_grid(paraphrases_build):
         assert rows.height == n_patterns[row["relation_id"]] * k
         assert all("[Y]" in s and "[X]" not in s for s in rows["statement"])
     assert (verbalizations["len"] <= 5).all()
-    spaces = table(paraphrases_build, "answer_spaces")
+    spaces = table(small_paraphrases_build, "answer_spaces")
     assert set(instances["obj_id"]) == set(spaces["obj_id"])
     assert (
         grid.join(spaces, on=["relation_id", "answer_idx"])

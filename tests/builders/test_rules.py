@@ -7,8 +7,6 @@ from collections import Counter
 import polars as pl
 import pytest
 
-from probesmith.builders.build import build
-from probesmith.builders.registry import load_spec
 from probesmith.builders.rules import (
     KnowledgeSetError,
     TierSpec,
@@ -19,8 +17,6 @@ from probesmith.builders.rules import (
     mine_rules,
 )
 from probesmith.schemas.parquet import read_parquet
-
-from ..conftest import FIXTURES
 
 PLANTED = {"born_in|city_in|citizen_of", "lives_in|city_in|resides_in"}
 TRIANGLES = [frozenset(rule.split("|")) for rule in PLANTED]
@@ -101,24 +97,15 @@ def test_a_conflicting_edit_is_caught():
         check_knowledge_set(rule, premises[:2], [(("x1", "c", "z"), False)])
 
 
-@pytest.fixture(scope="module")
-def rules_build(wikidata_store, tmp_path_factory):
-    spec_path = tmp_path_factory.mktemp("specs") / "rules.yaml"
-    spec_path.write_text(
-        f"include: {FIXTURES / 'rules_small.yaml'}\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
-    )
-    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "rules")
-
-
 @pytest.mark.integration
-def test_every_knowledge_set_passes_its_checks(rules_build):
+def test_every_knowledge_set_passes_its_checks(small_rules_build):
     items = pl.concat(
-        [pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("knowledge_items/*.parquet")]
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
     )
     rules = {
         r["rule_id"]: r
         for r in pl.concat(
-            [pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("rules/*.parquet")]
+            [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("rules/*.parquet")]
         ).iter_rows(named=True)
     }
     sets = items["set_id"].unique().to_list()
@@ -153,11 +140,11 @@ def test_every_knowledge_set_passes_its_checks(rules_build):
 
 
 @pytest.mark.integration
-def test_top_rules_are_sound_and_export_to_depedit(rules_build, tmp_path):
-    rules = pl.concat([pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("rules/*.parquet")])
+def test_top_rules_are_sound_and_export_to_depedit(small_rules_build, tmp_path):
+    rules = pl.concat([pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("rules/*.parquet")])
     sound = set(rules.filter(pl.col("tier") == "must_be_true")["rule_id"])
     assert {"P1376|P131|P17", "P39|P17|P27"} <= sound  # capital of a region in a country; office in a country
-    out = export_depedit(rules_build.out, tmp_path / "depedit.jsonl")
+    out = export_depedit(small_rules_build.out, tmp_path / "depedit.jsonl")
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records and {"init", "0", "1", "2", "score", "gp_id"} <= set(records[0])
     init = records[0]["init"]
@@ -168,9 +155,9 @@ def test_top_rules_are_sound_and_export_to_depedit(rules_build, tmp_path):
 
 
 @pytest.mark.integration
-def test_groundings_prefer_distinct_join_entities(rules_build):
+def test_groundings_prefer_distinct_join_entities(small_rules_build):
     groundings = pl.concat(
-        [pl.from_arrow(read_parquet(p)) for p in rules_build.out.glob("groundings/*.parquet")]
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("groundings/*.parquet")]
     )
     per_set = groundings.group_by("set_id").agg(ys=pl.col("y").n_unique(), n=pl.len())
     assert (per_set["n"] == 12).all()

@@ -1,0 +1,99 @@
+"""Loading the model under evaluation: a hub id or a local folder, causal or masked, on a device."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from probesmith.errors import ProbesmithError
+
+log = logging.getLogger(__name__)
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+#: Model types that are masked LMs when a config names no architecture.
+MASKED_TYPES = {
+    "bert",
+    "roberta",
+    "xlm-roberta",
+    "distilbert",
+    "albert",
+    "electra",
+    "deberta",
+    "deberta-v2",
+    "mpnet",
+}
+
+
+class ModelLoadError(ProbesmithError):
+    """A model or tokenizer could not be loaded."""
+
+
+@dataclass
+class LanguageModel:
+    """A model ready to score: the module, its tokenizer, ``causal`` or ``masked``, and a name."""
+
+    model: Any
+    tokenizer: Any
+    kind: str
+    name: str
+
+    @property
+    def device(self) -> torch.device:
+        """The device of the model's parameters."""
+        return next(self.model.parameters()).device
+
+
+def default_device() -> str:
+    """``cuda`` when a GPU is visible, else ``cpu``."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def model_kind(config) -> str:
+    """``masked`` or ``causal`` from a transformers config (architectures, else model type)."""
+    architectures = list(getattr(config, "architectures", None) or [])
+    if any("MaskedLM" in a or a.endswith("ForPreTraining") for a in architectures):
+        return "masked"
+    if any("CausalLM" in a or "LMHeadModel" in a for a in architectures):
+        return "causal"
+    return "masked" if getattr(config, "model_type", "") in MASKED_TYPES else "causal"
+
+
+def load_model(
+    name_or_path: str, kind: str = "auto", device: str | None = None, dtype: str = "float32"
+) -> LanguageModel:
+    """Load a causal or masked LM and its tokenizer from a hub id or a local folder.
+
+    ``kind`` is ``auto`` (from the config's architectures), ``causal`` or ``masked``; ``dtype``
+    is ``float32``, ``bfloat16`` or ``float16``; ``device`` defaults to the GPU when there is one.
+    """
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    if dtype not in DTYPES:
+        raise ModelLoadError(f"unknown dtype {dtype!r}: use one of {sorted(DTYPES)}")
+    if kind not in ("auto", "causal", "masked"):
+        raise ModelLoadError(f"unknown model kind {kind!r}: use auto, causal or masked")
+    device = device or default_device()
+    local = Path(name_or_path).expanduser()
+    if not local.exists() and (name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1):
+        raise ModelLoadError(
+            f"model folder {name_or_path} does not exist: pass a folder with config.json, the "
+            "weights and the tokenizer files (save_pretrained writes them), or a hub id"
+        )
+    try:
+        config = AutoConfig.from_pretrained(name_or_path)
+        kind = model_kind(config) if kind == "auto" else kind
+        auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
+        model = auto.from_pretrained(name_or_path, dtype=DTYPES[dtype])
+        tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(
+            f"could not load model {name_or_path!r}: {exc}. Pass a local folder written by "
+            "save_pretrained (model and tokenizer), or a hub id on a machine that can reach the hub."
+        ) from exc
+    model.to(device).eval()
+    log.info("loaded %s model %s (%s, %s) on %s", kind, name_or_path, type(model).__name__, dtype, device)
+    return LanguageModel(model=model, tokenizer=tokenizer, kind=kind, name=str(name_or_path))

@@ -1,0 +1,177 @@
+"""The Markdown report of an evaluation, with its plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from probesmith.eval.metrics import EDIT_METRICS
+
+
+def _fmt(value) -> str:
+    return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def render_report(result, folder: Path) -> str:
+    """Markdown for ``result`` (an ``EvalResult``); plots are written into ``folder``."""
+    m = result.metrics
+    run = m.get("run", {})
+    lines = [
+        f"# Evaluation of `{result.model}` on `{result.probes}`",
+        "",
+        f"Family **{result.family}**, {run.get('kind', '')} LM; {result.statements} statements or questions "
+        f"in {result.seconds:.1f} s ({run.get('statements_per_second')} /s). Per-item scores: "
+        "`items.parquet`; every number below: `metrics.json`.",
+        "",
+    ]
+    if result.family in ("wordnet", "dictionary"):
+        lines += _multiple_choice(m, folder)
+    elif result.family == "relations":
+        lines += _relations(m, folder)
+    elif result.family == "paraphrases":
+        lines += _grids(m, folder)
+    elif result.family == "rules":
+        lines += _edits(m, folder)
+    return "\n".join(lines) + "\n"
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _multiple_choice(m: dict, folder: Path) -> list[str]:
+    lines = [
+        "| config | n | acc | acc (÷tokens) | acc (÷chars) | clusters | strict cluster acc |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for config, c in m["configs"].items():
+        lines.append(
+            f"| {config} | {c['n']} | {_fmt(c['accuracy'])} | {_fmt(c['accuracy_token_norm'])} | "
+            f"{_fmt(c['accuracy_char_norm'])} | {c['clusters']} | {_fmt(c['strict_cluster_accuracy'])} |"
+        )
+    cells = m["hop_distractor"]
+    rows = sorted({(c["config"], c["hops"]) for c in cells})
+    columns = ["all", *sorted({c["distractor_type"] for c in cells} - {"all"})]
+    grid = np.full((len(rows), len(columns)), np.nan)
+    for c in cells:
+        grid[rows.index((c["config"], c["hops"])), columns.index(c["distractor_type"])] = c["accuracy"]
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * len(columns), 1.0 + 0.35 * len(rows)))
+    image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(columns)), columns, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), [f"{c} h{h}" for c, h in rows], fontsize=8)
+    for (i, j), value in np.ndenumerate(grid):
+        if not np.isnan(value):
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7, color="w")
+    fig.colorbar(image, ax=ax, label="accuracy (gold beats every distractor of the type)")
+    fig.savefig(folder / "hop_distractor.png", dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return [
+        *lines,
+        "",
+        "## Accuracy by hops x distractor type",
+        "",
+        "A cell counts an item as right when the gold's score beats every distractor of that type; "
+        "`all` is instance accuracy.",
+        "",
+        "![hops x distractor type](hop_distractor.png)",
+    ]
+
+
+def _bars(names: list[str], series: dict[str, list[float]], path: Path, ylabel: str) -> None:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.35 * len(names) * len(series)), 3.2))
+    width = 0.8 / len(series)
+    for k, (label, values) in enumerate(series.items()):
+        ax.bar(np.arange(len(names)) + k * width, values, width, label=label)
+    ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2, names, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1)
+    if len(series) > 1:
+        ax.legend(fontsize=7)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _relations(m: dict, folder: Path) -> list[str]:
+    relations = m["relations"]
+    names = sorted(relations)
+    _bars(names, {"accuracy": [relations[r]["accuracy"] for r in names]}, folder / "relations.png", "P@1")
+    lines = [
+        f"Accuracy (P@1 within the answer space): **{_fmt(m['accuracy'])}** micro, "
+        f"{_fmt(m['macro_accuracy'])} macro; template 0 only: {_fmt(m['accuracy_first_template'])}.",
+        f"Template convention: {m['template_convention']}.",
+        "",
+        "![per-relation accuracy](relations.png)",
+        "",
+        "| domain | relations | macro | micro |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {d} | {v['relations']} | {_fmt(v['macro_accuracy'])} | {_fmt(v['micro_accuracy'])} |"
+        for d, v in m["by_domain"].items()
+    ]
+    lines += ["", "| cardinality | relations | macro | micro |", "|---|---|---|---|"]
+    lines += [
+        f"| {d} | {v['relations']} | {_fmt(v['macro_accuracy'])} | {_fmt(v['micro_accuracy'])} |"
+        for d, v in m["by_cardinality"].items()
+    ]
+    return lines
+
+
+def _grids(m: dict, folder: Path) -> list[str]:
+    relations = m["relations"]
+    names = sorted(relations)
+    _bars(
+        names,
+        {
+            "original prompt": [relations[r]["original_accuracy"] for r in names],
+            "backdoor-adjusted": [relations[r]["adjusted_accuracy"] for r in names],
+        },
+        folder / "relations.png",
+        "accuracy",
+    )
+    lines = [
+        "| metric | value |",
+        "|---|---|",
+        f"| accuracy (label verbalization, all patterns) | {_fmt(m['accuracy'])} |",
+        f"| consistency (pattern pairs) | {_fmt(m['consistency'])} |",
+        f"| consistent-accuracy | {_fmt(m['consistent_accuracy'])} |",
+        f"| verbalization stability | {_fmt(m['verbalization_stability'])} |",
+        f"| mean per-relation spread over prompts (max − min) | {_fmt(m['mean_spread'])} |",
+        f"| original-prompt accuracy | {_fmt(m['original_accuracy'])} |",
+        f"| backdoor-adjusted accuracy | {_fmt(m['adjusted_accuracy'])} |",
+        "",
+        "| edge type | pairs | consistency |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| {k} | {v['pairs']} | {_fmt(v['consistency'])} |" for k, v in m["consistency_by_edge_type"].items()
+    ]
+    return [*lines, "", "![per-relation accuracy](relations.png)"]
+
+
+def _edits(m: dict, folder: Path) -> list[str]:
+    editors = m["editors"]
+    lines = [
+        f"{m['knowledge_sets']} knowledge sets. Exact match after normalisation / alias-aware match.",
+        "",
+        "| editor | " + " | ".join(EDIT_METRICS) + " |",
+        "|---|" + "---|" * len(EDIT_METRICS),
+    ]
+    for editor, values in editors.items():
+        cells = [f"{_fmt(values[k]['exact'])} / {_fmt(values[k]['alias'])}" for k in EDIT_METRICS]
+        lines.append(f"| {editor} | " + " | ".join(cells) + " |")
+    _bars(
+        list(EDIT_METRICS),
+        {e: [v[k]["alias"] or 0.0 for k in EDIT_METRICS] for e, v in editors.items()},
+        folder / "edits.png",
+        "accuracy (alias-aware)",
+    )
+    return [*lines, "", "![DepEdit metrics](edits.png)"]

@@ -1,0 +1,501 @@
+r"""Score a language model on a build folder and compute its family's metrics.
+
+``evaluate(lm, probes)`` reads the build's manifest to find its family, scores every item in as
+few ``score_statements`` calls as possible (so prefixes are shared and batches fill up), and
+returns per-item tables plus metrics; ``write_results`` writes them (Parquet with declared
+schemas, ``metrics.json``, ``report.md`` and plots) into a folder atomically.
+
+What is scored per family:
+
+* ``wordnet`` / ``dictionary`` — ``"{question}\nAnswer: {choice}"``, the choice scored given
+  the question (causal) or as a span in context (masked);
+* ``relations`` — every template x every answer of the relation's answer space, as whole
+  statements (BEAR's convention);
+* ``paraphrases`` — every grid statement (pattern x verbalization) with each candidate object:
+  the gold and up to ``max_candidates - 1`` other answers of the space, drawn per instance;
+* ``rules`` — the DepEdit protocol per knowledge set and editor: establish the init facts,
+  then each update variant from the established model; answers by greedy generation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+import torch.distributed as dist
+
+from probesmith.builders.sampling import stable_hash
+from probesmith.errors import ArtifactError
+from probesmith.eval import metrics as M
+from probesmith.eval.editors import (
+    EditedLM,
+    Editor,
+    Fact,
+    FineTuneEditor,
+    InContextEditor,
+    answer_questions,
+    normalise_answer,
+)
+from probesmith.eval.models import LanguageModel
+from probesmith.eval.scoring import score_statements
+from probesmith.probes.spec import spec_field, to_dict
+from probesmith.schemas.artifact import refuse_to_replace
+from probesmith.schemas.manifest import read_manifest
+from probesmith.schemas.parquet import read_parquet, write_parquet
+from probesmith.schemas.results import EDIT_SCORES, GRID_SCORES, MC_SCORES, RELATION_SCORES
+from probesmith.schemas.tables import TableSchema
+
+log = logging.getLogger(__name__)
+
+EDITORS: dict[str, type[Editor]] = {"in_context": InContextEditor, "fine_tune": FineTuneEditor}
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """What to score and how."""
+
+    split: str = spec_field("test", help="Split of multiple-choice builds to score (train, dev or test).")
+    pll: str = spec_field(
+        "within_word_l2r", help="Masked LMs: PLL variant, original or within_word_l2r (lm-pub-quiz's)."
+    )
+    batch_tokens: int = spec_field(4096, help="Token budget of one forward pass.")
+    max_items: int | None = spec_field(
+        None,
+        help="At most this many items per config (multiple choice, whole clusters), instances per "
+        "relation (relation sets, grids) or knowledge sets; a seeded sample. None: all.",
+    )
+    max_candidates: int | None = spec_field(
+        20, help="Grids: candidates per instance (gold + distractors from the answer space); None: all."
+    )
+    max_verbalizations: int | None = spec_field(None, help="Grids: verbalizations per instance; None: all.")
+    editors: tuple[str, ...] = spec_field(
+        ("in_context", "fine_tune"), help="Knowledge sets: editors to run (in_context, fine_tune)."
+    )
+    seed: int = spec_field(0, help="Seed of the samples above and of the fine-tuning editor.")
+
+
+@dataclass
+class EvalResult:
+    """Per-item tables (schema, frame), metrics, and what was evaluated."""
+
+    family: str
+    model: str
+    probes: str
+    tables: dict[str, tuple[TableSchema, pl.DataFrame]] = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    statements: int = 0
+
+
+def evaluate(
+    lm: LanguageModel,
+    probes: str | Path,
+    options: EvalOptions | None = None,
+    editors: list[Editor] | None = None,
+    progress: bool | None = None,
+) -> EvalResult:
+    """Score ``lm`` on the build folder ``probes``; the family comes from its manifest."""
+    options = options or EvalOptions()
+    probes = Path(probes)
+    manifest = read_manifest(probes)
+    family = manifest.get("family")
+    runners = {
+        "wordnet": _multiple_choice,
+        "dictionary": _multiple_choice,
+        "relations": _relation_sets,
+        "paraphrases": _grids,
+        "rules": _knowledge_sets,
+    }
+    if family not in runners:
+        raise ArtifactError(
+            f"{probes} is a {family!r} build, which has no evaluation; families: {sorted(runners)}"
+        )
+    start = time.perf_counter()
+    result = EvalResult(family=family, model=lm.name, probes=str(probes))
+    context = _Context(lm, options, progress, result)
+    if family == "rules":
+        context.editors = (
+            editors
+            if editors is not None
+            else [
+                EDITORS[n](seed=options.seed) if n == "fine_tune" else EDITORS[n]() for n in options.editors
+            ]
+        )
+    runners[family](context, probes, manifest)
+    result.seconds = time.perf_counter() - start
+    result.metrics["run"] = {
+        "model": lm.name,
+        "kind": lm.kind,
+        "probes": str(probes),
+        "family": family,
+        "build_hash": manifest.get("logical_hash"),
+        "options": to_dict(options),
+        "statements": result.statements,
+        "seconds": round(result.seconds, 2),
+        "statements_per_second": round(result.statements / result.seconds, 1) if result.seconds else None,
+    }
+    return result
+
+
+@dataclass
+class _Context:
+    lm: LanguageModel
+    options: EvalOptions
+    progress: bool | None
+    result: EvalResult
+    editors: list[Editor] = field(default_factory=list)
+
+    def score(self, statements: list[str], answer_starts: list[int] | None = None):
+        self.result.statements += len(statements)
+        log.info("scoring %d statements with %s", len(statements), self.lm.name)
+        return score_statements(
+            self.lm.model,
+            self.lm.tokenizer,
+            statements,
+            kind=self.lm.kind,
+            pll=self.options.pll,
+            batch_tokens=self.options.batch_tokens,
+            answer_starts=answer_starts,
+            return_token_counts=True,
+            progress=self.progress,
+        )
+
+
+def read_table(folder: Path, name: str) -> pl.DataFrame:
+    """Every file of one table of a build folder, validated, as one frame."""
+    paths = sorted(folder.glob(f"{name}/*.parquet"))
+    if not paths:
+        raise ArtifactError(f"{folder} has no table {name!r}: is it a complete build of this family?")
+    return pl.concat([pl.from_arrow(read_parquet(p)) for p in paths])
+
+
+def _sample(keys: list, limit: int | None, seed: int, *salt) -> set:
+    if limit is None or len(keys) <= limit:
+        return set(keys)
+    return set(sorted(keys, key=lambda k: stable_hash(seed, "eval", *salt, k))[:limit])
+
+
+def _argmax(values: list[float]) -> int:
+    return max(range(len(values)), key=lambda i: (values[i], -i))
+
+
+# ---------------------------------------------------------------- multiple choice
+
+
+def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
+    from probesmith.eval.mcqa import load_build
+
+    frames = load_build(probes)
+    items, statements, starts = [], [], []
+    for config, frame in sorted(frames.items()):
+        frame = frame.filter(pl.col("split") == ctx.options.split)
+        if ctx.options.max_items is not None:
+            clusters, kept, total = frame["cluster"].unique().to_list(), set(), 0
+            sizes = dict(frame.group_by("cluster").len().iter_rows())
+            for c in sorted(clusters, key=lambda c: stable_hash(ctx.options.seed, "eval", config, c)):
+                if total >= ctx.options.max_items:
+                    break
+                kept.add(c)
+                total += sizes[c]
+            frame = frame.filter(pl.col("cluster").is_in(sorted(kept)))
+        for row in frame.iter_rows(named=True):
+            context = f"{row['question']}\nAnswer:"
+            for choice in row["choices"]:
+                statements.append(f"{context} {choice}")
+                starts.append(len(context))
+            items.append({**row, "config": config})
+    if not items:
+        raise ArtifactError(f"{probes} has no items in split {ctx.options.split!r}; pass another split")
+    scores, counts = ctx.score(statements, starts)
+    rows, at = [], 0
+    for item in items:
+        n = len(item["choices"])
+        s, tokens = scores[at : at + n], counts[at : at + n]
+        at += n
+        chars = [len(c) + 1 for c in item["choices"]]
+        by_token = [v / max(t, 1) for v, t in zip(s, tokens, strict=True)]
+        by_char = [v / c for v, c in zip(s, chars, strict=True)]
+        gold = item["answer_index"]
+        predictions = (_argmax(s), _argmax(by_token), _argmax(by_char))
+        rows.append(
+            {
+                "id": item["id"],
+                "config": item["config"],
+                "cluster": item["cluster"],
+                "hops": item["hops"],
+                "distractor_types": item["distractor_types"],
+                "answer_index": gold,
+                "scores": s,
+                "answer_tokens": tokens,
+                "answer_chars": chars,
+                "predicted": predictions[0],
+                "predicted_token_norm": predictions[1],
+                "predicted_char_norm": predictions[2],
+                "correct": predictions[0] == gold,
+                "correct_token_norm": predictions[1] == gold,
+                "correct_char_norm": predictions[2] == gold,
+            }
+        )
+    frame = pl.from_arrow(MC_SCORES.from_rows(rows))
+    ctx.result.tables["items"] = (MC_SCORES, frame)
+    cells = M.hop_distractor_accuracy(frame)
+    ctx.result.metrics.update(
+        {
+            "configs": M.multiple_choice_metrics(frame),
+            "accuracy": frame["correct"].mean(),
+            "accuracy_token_norm": frame["correct_token_norm"].mean(),
+            "accuracy_char_norm": frame["correct_char_norm"].mean(),
+            "hop_distractor": cells.to_dicts(),
+        }
+    )
+
+
+# ---------------------------------------------------------------- relation sets
+
+
+def _relation_info(manifest: dict, instances: pl.DataFrame) -> dict[str, dict]:
+    from probesmith.builders.relations import load_catalog
+
+    catalog = load_catalog(manifest.get("spec", {}).get("catalog", "catalogs/wikidata_relations"))
+    several = dict(
+        instances.group_by("relation_id").agg((pl.col("gold_obj_ids").list.len() > 1).any()).iter_rows()
+    )
+    info = {}
+    for rid, multi in several.items():
+        relation = catalog.get(rid)
+        cardinality = relation.cardinality if relation is not None else "auto"
+        if cardinality == "auto":
+            cardinality = "N-M" if multi else "N-1"
+        info[rid] = {"domains": list(relation.domains) if relation else [], "cardinality": cardinality}
+    return info
+
+
+def _answer_spaces(folder: Path) -> dict[str, list[tuple[str, str]]]:
+    spaces: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for row in read_table(folder, "answer_spaces").sort("relation_id", "answer_idx").iter_rows(named=True):
+        spaces[row["relation_id"]].append((row["obj_id"], row["obj_label"]))
+    return spaces
+
+
+def _sampled_instances(ctx: _Context, instances: pl.DataFrame) -> pl.DataFrame:
+    keep = []
+    for rid, frame in instances.group_by("relation_id"):
+        subjects = _sample(frame["sub_id"].to_list(), ctx.options.max_items, ctx.options.seed, rid[0])
+        keep.append(frame.filter(pl.col("sub_id").is_in(sorted(subjects))))
+    return pl.concat(keep).sort("relation_id", "sub_id")
+
+
+def _relation_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
+    instances = read_table(probes, "instances")
+    spaces = _answer_spaces(probes)
+    templates = read_table(probes, "templates").sort("relation_id", "pattern_id")
+    by_relation = defaultdict(list)
+    for row in templates.iter_rows(named=True):
+        by_relation[row["relation_id"]].append(row)
+    sampled = _sampled_instances(ctx, instances)
+    keys, statements = [], []
+    for inst in sampled.iter_rows(named=True):
+        rid = inst["relation_id"]
+        for index, template in enumerate(by_relation[rid]):
+            keys.append((inst, index, template["pattern_id"]))
+            text = template["template"].replace("[X]", inst["sub_label"])
+            statements += [text.replace("[Y]", label) for _, label in spaces[rid]]
+    scores, _ = ctx.score(statements)
+    rows, at = [], 0
+    for inst, index, pattern in keys:
+        space = spaces[inst["relation_id"]]
+        s = scores[at : at + len(space)]
+        at += len(space)
+        predicted = space[_argmax(s)][0]
+        rows.append(
+            {
+                "relation_id": inst["relation_id"],
+                "sub_id": inst["sub_id"],
+                "pattern_id": pattern,
+                "template_index": index,
+                "obj_id": inst["obj_id"],
+                "predicted_obj_id": predicted,
+                "correct": predicted in inst["gold_obj_ids"],
+                "scores": s,
+            }
+        )
+    frame = pl.from_arrow(RELATION_SCORES.from_rows(rows))
+    ctx.result.tables["items"] = (RELATION_SCORES, frame)
+    ctx.result.metrics.update(M.relation_set_metrics(frame, _relation_info(manifest, instances)))
+
+
+# ---------------------------------------------------------------- paraphrase grids
+
+
+def _grids(ctx: _Context, probes: Path, manifest: dict) -> None:
+    instances = _sampled_instances(ctx, read_table(probes, "instances"))
+    spaces = _answer_spaces(probes)
+    labels = {rid: dict(space) for rid, space in spaces.items()}
+    order = {rid: {o: i for i, (o, _) in enumerate(space)} for rid, space in spaces.items()}
+    candidates = {}
+    for inst in instances.iter_rows(named=True):
+        rid, golds = inst["relation_id"], set(inst["gold_obj_ids"])
+        others = [o for o, _ in spaces[rid] if o not in golds]
+        limit = None if ctx.options.max_candidates is None else ctx.options.max_candidates - 1
+        chosen = _sample(others, limit, ctx.options.seed, rid, inst["sub_id"]) | {inst["obj_id"]}
+        candidates[(rid, inst["sub_id"])] = (sorted(chosen, key=order[rid].__getitem__), golds)
+    grid = read_table(probes, "grid").join(
+        instances.select("relation_id", "sub_id"), on=["relation_id", "sub_id"]
+    )
+    if ctx.options.max_verbalizations is not None:
+        grid = grid.filter(pl.col("verbalization_rank") < ctx.options.max_verbalizations)
+    grid = grid.sort("relation_id", "sub_id", "pattern_id", "verbalization_rank")
+    statements = []
+    for row in grid.iter_rows(named=True):
+        objects, _ = candidates[(row["relation_id"], row["sub_id"])]
+        statements += [row["statement"].replace("[Y]", labels[row["relation_id"]][o]) for o in objects]
+    scores, _ = ctx.score(statements)
+    rows, at = [], 0
+    for row in grid.iter_rows(named=True):
+        objects, golds = candidates[(row["relation_id"], row["sub_id"])]
+        s = scores[at : at + len(objects)]
+        at += len(objects)
+        predicted = objects[_argmax(s)]
+        rows.append(
+            {
+                "relation_id": row["relation_id"],
+                "sub_id": row["sub_id"],
+                "obj_id": row["obj_id"],
+                "pattern_id": row["pattern_id"],
+                "verbalization_rank": row["verbalization_rank"],
+                "candidates": objects,
+                "scores": s,
+                "predicted_obj_id": predicted,
+                "correct": predicted in golds,
+            }
+        )
+    frame = pl.from_arrow(GRID_SCORES.from_rows(rows))
+    ctx.result.tables["items"] = (GRID_SCORES, frame)
+    ctx.result.metrics.update(M.grid_metrics(frame, read_table(probes, "pattern_edges")))
+
+
+# ---------------------------------------------------------------- knowledge sets
+
+
+def _fact(row: dict) -> Fact:
+    cloze = next((r for r in row["rephrasings"] if "___" in r), None)
+    statement = cloze.replace("___", row["answer"]) if cloze else f"{row['question']} {row['answer']}"
+    return Fact(row["subject"], row["relation"], row["object"], row["question"], row["answer"], statement)
+
+
+def _metric_of(role: str, is_update: bool, establish: bool) -> str:
+    if establish:
+        return {"specific": "Est.S", "implication": "Est.I"}.get(role, "")
+    if role == "unrelated":
+        return "Cons.U"
+    if role == "specific":
+        return "Upd.S" if is_update else "Cons.NS"
+    return "Upd.I" if is_update else "Cons.NI"
+
+
+def _knowledge_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
+    if ctx.lm.kind != "causal":
+        raise ArtifactError(
+            "knowledge sets are answered by generation: evaluate them with a causal LM (--kind causal)"
+        )
+    items = read_table(probes, "knowledge_items")
+    aliases: dict[str, set[str]] = defaultdict(set)
+    if (probes / "aliases").is_dir():
+        for entity, alias in read_table(probes, "aliases").select("entity_id", "alias").iter_rows():
+            aliases[entity].add(normalise_answer(alias))
+    sets = sorted(
+        _sample(items["set_id"].unique().to_list(), ctx.options.max_items, ctx.options.seed, "sets")
+    )
+    rows = []
+    for editor in ctx.editors:
+        for set_id in sets:
+            frame = items.filter(pl.col("set_id") == set_id)
+            base = EditedLM(ctx.lm)
+            init = frame.filter(pl.col("variant") == "init")
+            established = editor.edit(
+                base, [_fact(r) for r in init.filter(pl.col("role") != "implication").iter_rows(named=True)]
+            )
+            rows += _answer_set(ctx, editor, established, set_id, "init", init, True, aliases)
+            for variant in sorted(v for v in frame["variant"].unique().to_list() if v != "init"):
+                part = frame.filter(pl.col("variant") == variant)
+                updates = part.filter(pl.col("is_update") & (pl.col("role") == "specific"))
+                updated = editor.edit(established, [_fact(r) for r in updates.iter_rows(named=True)])
+                rows += _answer_set(ctx, editor, updated, set_id, variant, part, False, aliases)
+            log.info("knowledge set %s done with editor %s", set_id, editor.name)
+    frame = pl.from_arrow(EDIT_SCORES.from_rows(rows))
+    ctx.result.tables["items"] = (EDIT_SCORES, frame)
+    ctx.result.metrics.update({"editors": M.edit_metrics(frame), "knowledge_sets": len(sets)})
+
+
+def _answer_set(ctx, editor, edited, set_id, variant, frame, establish, aliases) -> list[dict]:
+    questions = {}
+    for row in frame.iter_rows(named=True):
+        metric = _metric_of(row["role"], row["is_update"], establish)
+        if metric:
+            questions.setdefault((metric, row["question"], row["answer"]), row)
+    keys = sorted(questions)
+    predictions = answer_questions(edited, [q for _, q, _ in keys])
+    ctx.result.statements += len(keys)
+    rows = []
+    for (metric, question, answer), prediction in zip(keys, predictions, strict=True):
+        row = questions[(metric, question, answer)]
+        said = normalise_answer(prediction)
+        exact = said == normalise_answer(answer)
+        rows.append(
+            {
+                "editor": editor.name,
+                "set_id": set_id,
+                "variant": variant,
+                "metric": metric,
+                "question": question,
+                "answer": answer,
+                "object": row["object"],
+                "prediction": prediction,
+                "exact": exact,
+                "alias": exact or said in aliases.get(row["object"], set()),
+            }
+        )
+    return rows
+
+
+# ---------------------------------------------------------------- output
+
+
+def write_results(result: EvalResult, out: str | Path) -> Path:
+    """Write items Parquet, ``metrics.json``, ``report.md`` and plots into ``out``, atomically.
+
+    Under ``torch.distributed`` only rank 0 writes.
+    """
+    from probesmith.eval.report import render_report
+
+    out = Path(out)
+    if dist.is_available() and dist.is_initialized() and dist.get_rank() != 0:
+        return out
+    refuse_to_replace(out, "metrics.json", "an evaluation results folder")
+    staging = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
+    staging.mkdir(parents=True)
+    try:
+        for name, (schema, frame) in result.tables.items():
+            table = frame.to_arrow().select(schema.schema.names).cast(schema.schema)
+            write_parquet(table, staging / f"{name}.parquet", schema, f"{out.name}/{name}")
+        (staging / "metrics.json").write_text(
+            json.dumps(result.metrics, indent=2, sort_keys=True, default=str) + "\n"
+        )
+        (staging / "report.md").write_text(render_report(result, staging))
+        old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
+        if out.exists():
+            out.rename(old)
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    log.info("wrote evaluation of %s on %s to %s", result.model, result.probes, out)
+    return out

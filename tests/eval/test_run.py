@@ -1,0 +1,270 @@
+"""`probesmith eval` end to end: tiny real-architecture models on a small build of every family."""
+
+import json
+
+import polars as pl
+import pytest
+import torch
+
+from probesmith.cli import main
+from probesmith.eval.editors import EditedLM, Fact, FineTuneEditor, InContextEditor, answer_questions, prompt
+from probesmith.eval.encoder import train_wordpiece
+from probesmith.eval.models import load_model
+from probesmith.eval.run import EvalOptions, evaluate
+from probesmith.eval.scoring import score_statements
+from probesmith.schemas.parquet import read_parquet
+
+from ..conftest import SHARED_DATA
+
+GPT2_TOKENIZER = SHARED_DATA / "tokenizers" / "gpt2"
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not GPT2_TOKENIZER.is_dir(), reason="shared GPT-2 tokenizer not present"),
+]
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2_dir(tmp_path_factory):
+    """A 2-layer GPT-2 with the real GPT-2 tokenizer, saved like any local model."""
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    folder = tmp_path_factory.mktemp("models") / "tiny-gpt2"
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
+    torch.manual_seed(0)
+    GPT2LMHeadModel(
+        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=64, n_head=2, n_positions=1024)
+    ).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory, small_relations_build):
+    """A 2-layer BERT with a WordPiece trained on the relation build's labels."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    folder = tmp_path_factory.mktemp("models") / "tiny-bert"
+    labels = pl.from_arrow(read_parquet(next(small_relations_build.out.glob("instances/*.parquet"))))
+    tokenizer = train_wordpiece(labels["sub_label"].to_list() + labels["obj_label"].to_list(), vocab_size=800)
+    torch.manual_seed(0)
+    BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=64,
+        )
+    ).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def run_eval(tmp_path, model, probes, *extra):
+    out = tmp_path / "run"
+    assert (
+        main(
+            [
+                "eval",
+                "--model",
+                str(model),
+                "--probes",
+                str(probes),
+                "--out",
+                str(out),
+                "--device",
+                "cpu",
+                *extra,
+            ]
+        )
+        == 0
+    )
+    items = pl.from_arrow(read_parquet(out / "items.parquet"))
+    return out, items, json.loads((out / "metrics.json").read_text())
+
+
+def test_multiple_choice_end_to_end(tmp_path, tiny_gpt2_dir, small_wordnet_build):
+    out, items, metrics = run_eval(tmp_path, tiny_gpt2_dir, small_wordnet_build.out, "--max-items", "12")
+    assert set(metrics["configs"]) == set(items["config"].unique().to_list())
+    for config, m in metrics["configs"].items():
+        part = items.filter(pl.col("config") == config)
+        assert m["n"] == part.height >= 12
+        assert m["accuracy"] == pytest.approx(part["correct"].mean())
+    assert (
+        metrics["run"]["kind"] == "causal"
+        and metrics["run"]["statements"] == items["scores"].list.len().sum()
+    )
+    assert (out / "hop_distractor.png").stat().st_size > 0 and "hop_distractor.png" in (
+        out / "report.md"
+    ).read_text()
+    # the stored score of a choice is its log-likelihood given the question, computed alone
+    lm = load_model(str(tiny_gpt2_dir), device="cpu")
+    frame = pl.from_arrow(read_parquet(next(small_wordnet_build.out.glob("hypernymy/test-*.parquet"))))
+    row = items.filter(pl.col("config") == "hypernymy").row(0, named=True)
+    question = frame.filter(pl.col("id") == row["id"]).row(0, named=True)
+    context = question["question"] + "\nAnswer:"
+    alone = score_statements(
+        lm.model, lm.tokenizer, [f"{context} {question['choices'][1]}"], answer_starts=[len(context)]
+    )
+    assert row["scores"][1] == pytest.approx(alone[0], abs=1e-4)
+    assert row["predicted"] == max(range(len(row["scores"])), key=row["scores"].__getitem__)
+
+
+def test_dictionary_with_a_masked_model(tmp_path, tiny_bert_dir, small_dictionary_build):
+    _, items, metrics = run_eval(
+        tmp_path, tiny_bert_dir, small_dictionary_build.out, "--max-items", "8", "--pll", "original"
+    )
+    assert metrics["run"]["kind"] == "masked" and items.height >= 8
+    assert all(len(s) == len(t) for s, t in zip(items["scores"], items["answer_tokens"]))
+
+
+@pytest.mark.parametrize("model", ["tiny_gpt2_dir", "tiny_bert_dir"])
+def test_relation_sets_end_to_end(tmp_path, request, model, small_relations_build):
+    _, items, metrics = run_eval(
+        tmp_path, request.getfixturevalue(model), small_relations_build.out, "--max-items", "3"
+    )
+    build = small_relations_build.out
+    spaces = (
+        pl.from_arrow(read_parquet(next(build.glob("answer_spaces/*.parquet")))).group_by("relation_id").len()
+    )
+    templates = (
+        pl.from_arrow(read_parquet(next(build.glob("templates/*.parquet")))).group_by("relation_id").len()
+    )
+    instances = (
+        pl.from_arrow(read_parquet(next(build.glob("instances/*.parquet")))).group_by("relation_id").len()
+    )
+    expected = sum(min(3, n) * dict(templates.iter_rows())[r] for r, n in instances.iter_rows())
+    assert items.height == expected
+    sizes = dict(spaces.iter_rows())
+    assert all(len(r["scores"]) == sizes[r["relation_id"]] for r in items.iter_rows(named=True))
+    assert metrics["micro_accuracy"] == pytest.approx(items["correct"].mean())
+    assert set(metrics["by_cardinality"]) <= {"1-1", "N-1", "N-M"} and metrics["by_domain"]
+    assert "template" in metrics["template_convention"]
+
+
+def test_paraphrase_grids_and_rank_consistency(tmp_path, tiny_gpt2_dir, small_paraphrases_build, capsys):
+    args = ("--max-items", "2", "--max-candidates", "5", "--max-verbalizations", "2")
+    out, items, metrics = run_eval(tmp_path, tiny_gpt2_dir, small_paraphrases_build.out, *args)
+    assert items["candidates"].list.len().max() <= 5
+    assert all(r["obj_id"] in r["candidates"] for r in items.iter_rows(named=True))
+    assert items["verbalization_rank"].max() <= 1
+    for key in (
+        "consistency",
+        "consistent_accuracy",
+        "verbalization_stability",
+        "adjusted_accuracy",
+        "mean_spread",
+    ):
+        assert key in metrics
+    # a second model, then the rank consistency of the two
+    from transformers import GPT2LMHeadModel
+
+    other = tmp_path / "other-gpt2"
+    torch.manual_seed(1)
+    model = GPT2LMHeadModel(GPT2LMHeadModel.config_class.from_pretrained(tiny_gpt2_dir))
+    model.save_pretrained(other)
+    load_model(str(tiny_gpt2_dir)).tokenizer.save_pretrained(other)
+    other_out = tmp_path / "run-other"
+    assert (
+        main(
+            [
+                "eval",
+                "--model",
+                str(other),
+                "--probes",
+                str(small_paraphrases_build.out),
+                "--out",
+                str(other_out),
+                *args,
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["eval-compare", str(out), str(other_out), "--subsets", "10", "--subset-size", "2"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) >= {"original", "random", "adjusted"} and len(result["models"]) == 2
+
+
+def test_knowledge_sets_end_to_end(tmp_path, tiny_gpt2_dir, small_rules_build):
+    _, items, metrics = run_eval(tmp_path, tiny_gpt2_dir, small_rules_build.out, "--max-items", "1")
+    assert set(metrics["editors"]) == {"in_context", "fine_tune"}
+    assert set(items["metric"].unique().to_list()) >= {"Est.S", "Upd.S", "Cons.U"}
+    assert metrics["knowledge_sets"] == 1
+
+
+def test_knowledge_sets_refuse_a_masked_model(tmp_path, tiny_bert_dir, small_rules_build, capsys):
+    assert (
+        main(
+            [
+                "eval",
+                "--model",
+                str(tiny_bert_dir),
+                "--probes",
+                str(small_rules_build.out),
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 1
+    )
+    assert "causal LM" in capsys.readouterr().err
+
+
+def test_fine_tuning_editor_learns_facts_and_in_context_editor_replaces_them(tiny_gpt2_dir):
+    lm = load_model(str(tiny_gpt2_dir), device="cpu")
+    facts = [
+        Fact(
+            "Q1", "P36", "Q90", "What is the capital of France?", "Paris", "The capital of France is Paris."
+        ),
+        Fact(
+            "Q2",
+            "P36",
+            "Q64",
+            "What is the capital of Germany?",
+            "Berlin",
+            "The capital of Germany is Berlin.",
+        ),
+        Fact("Q3", "P36", "Q220", "What is the capital of Italy?", "Rome", "The capital of Italy is Rome."),
+    ]
+    base = EditedLM(lm)
+    edited = FineTuneEditor(epochs=40, learning_rate=3e-3).edit(base, facts)
+    assert answer_questions(edited, [f.question for f in facts]) == ["Paris", "Berlin", "Rome"]
+    assert base.lm.model is lm.model and edited.lm.model is not lm.model  # the base is left as it was
+    moved = Fact(
+        "Q1", "P36", "Q456", "What is the capital of France?", "Lyon", "The capital of France is Lyon."
+    )
+    in_context = InContextEditor()
+    state = in_context.edit(in_context.edit(base, facts), [moved])
+    assert [f.answer for f in state.context] == ["Berlin", "Rome", "Lyon"]
+    assert prompt("Q?", state.context).startswith("Facts: The capital of Germany is Berlin.")
+
+
+def test_unknown_model_folder_and_foreign_output_folder(tmp_path, small_wordnet_build, tiny_gpt2_dir, capsys):
+    assert main(["eval", "--model", str(tmp_path / "nope"), "--probes", str(small_wordnet_build.out)]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("do not delete")
+    code = main(
+        [
+            "eval",
+            "--model",
+            str(tiny_gpt2_dir),
+            "--probes",
+            str(small_wordnet_build.out),
+            "--out",
+            str(precious),
+            "--max-items",
+            "2",
+        ]
+    )
+    assert code == 1 and "is not an evaluation results folder" in capsys.readouterr().err
+    assert (precious / "thesis.tex").read_text() == "do not delete"
+
+
+def test_evaluate_is_an_importable_function(tiny_gpt2_dir, small_wordnet_build):
+    lm = load_model(str(tiny_gpt2_dir), device="cpu")
+    first = evaluate(lm, small_wordnet_build.out, EvalOptions(max_items=4))
+    second = evaluate(lm, small_wordnet_build.out, EvalOptions(max_items=4))
+    assert first.tables["items"][1].equals(second.tables["items"][1])  # deterministic
