@@ -1,12 +1,19 @@
-"""Audit fixtures: real WordNet items with a planted artifact, and a clean control."""
+"""Eval fixtures: real WordNet items with a planted artifact and a clean control; tiny saved models."""
 
 import json
 
 import numpy as np
 import polars as pl
 import pytest
+import torch
 
+from probesmith.eval.encoder import train_wordpiece
 from probesmith.eval.mcqa import load_build
+from probesmith.schemas.parquet import read_parquet
+
+from ..conftest import SHARED_DATA
+
+GPT2_TOKENIZER = SHARED_DATA / "tokenizers" / "gpt2"
 
 
 def write_ai2(path, frame, answer_of):
@@ -47,3 +54,40 @@ def planted_and_control(wordnet_items, tmp_path_factory):
         folder / "control.jsonl", wordnet_items, lambda r: int(rng.integers(len(r["choices"])))
     )
     return planted, control
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2_dir(tmp_path_factory):
+    """A 2-layer GPT-2 with the real GPT-2 tokenizer, saved like any local model."""
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    folder = tmp_path_factory.mktemp("models") / "tiny-gpt2"
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
+    torch.manual_seed(0)
+    GPT2LMHeadModel(
+        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=64, n_head=2, n_positions=1024)
+    ).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory, small_relations_build):
+    """A 2-layer BERT with a WordPiece trained on the relation build's labels."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    folder = tmp_path_factory.mktemp("models") / "tiny-bert"
+    labels = pl.from_arrow(read_parquet(next(small_relations_build.out.glob("instances/*.parquet"))))
+    tokenizer = train_wordpiece(labels["sub_label"].to_list() + labels["obj_label"].to_list(), vocab_size=800)
+    torch.manual_seed(0)
+    BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=64,
+        )
+    ).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

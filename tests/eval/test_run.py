@@ -8,7 +8,6 @@ import torch
 
 from probesmith.cli import main
 from probesmith.eval.editors import EditedLM, Fact, FineTuneEditor, InContextEditor, answer_questions, prompt
-from probesmith.eval.encoder import train_wordpiece
 from probesmith.eval.models import load_model
 from probesmith.eval.run import EvalOptions, evaluate
 from probesmith.eval.scoring import score_statements
@@ -21,43 +20,6 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(not GPT2_TOKENIZER.is_dir(), reason="shared GPT-2 tokenizer not present"),
 ]
-
-
-@pytest.fixture(scope="session")
-def tiny_gpt2_dir(tmp_path_factory):
-    """A 2-layer GPT-2 with the real GPT-2 tokenizer, saved like any local model."""
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    folder = tmp_path_factory.mktemp("models") / "tiny-gpt2"
-    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
-    torch.manual_seed(0)
-    GPT2LMHeadModel(
-        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=64, n_head=2, n_positions=1024)
-    ).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
-@pytest.fixture(scope="session")
-def tiny_bert_dir(tmp_path_factory, small_relations_build):
-    """A 2-layer BERT with a WordPiece trained on the relation build's labels."""
-    from transformers import BertConfig, BertForMaskedLM
-
-    folder = tmp_path_factory.mktemp("models") / "tiny-bert"
-    labels = pl.from_arrow(read_parquet(next(small_relations_build.out.glob("instances/*.parquet"))))
-    tokenizer = train_wordpiece(labels["sub_label"].to_list() + labels["obj_label"].to_list(), vocab_size=800)
-    torch.manual_seed(0)
-    BertForMaskedLM(
-        BertConfig(
-            vocab_size=len(tokenizer),
-            hidden_size=32,
-            num_hidden_layers=1,
-            num_attention_heads=2,
-            intermediate_size=64,
-        )
-    ).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def run_eval(tmp_path, model, probes, *extra):
@@ -268,3 +230,15 @@ def test_evaluate_is_an_importable_function(tiny_gpt2_dir, small_wordnet_build):
     first = evaluate(lm, small_wordnet_build.out, EvalOptions(max_items=4))
     second = evaluate(lm, small_wordnet_build.out, EvalOptions(max_items=4))
     assert first.tables["items"][1].equals(second.tables["items"][1])  # deterministic
+
+
+def test_load_model_kind_and_dtype(tiny_gpt2_dir, tiny_bert_dir):
+    causal = load_model(str(tiny_gpt2_dir), device="cpu", dtype="bfloat16")
+    assert causal.kind == "causal" and causal.model.dtype == torch.bfloat16
+    assert load_model(str(tiny_bert_dir), device="cpu").kind == "masked"
+    statements = ["Paris is the capital of France.", "Rome is the capital of France."]
+    full = score_statements(load_model(str(tiny_gpt2_dir), device="cpu").model, causal.tokenizer, statements)
+    half = score_statements(causal.model, causal.tokenizer, statements)
+    assert half == pytest.approx(full, rel=2e-2)
+    with pytest.raises(Exception, match="unknown dtype"):
+        load_model(str(tiny_gpt2_dir), dtype="int3")
