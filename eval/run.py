@@ -57,6 +57,14 @@ log = logging.getLogger(__name__)
 EDITORS: dict[str, type[Editor]] = {"in_context": InContextEditor, "fine_tune": FineTuneEditor}
 
 
+def make_editors(names: tuple[str, ...], seed: int = 0) -> list[Editor]:
+    """The built-in editors by name (``in_context``, ``fine_tune``)."""
+    unknown = [n for n in names if n not in EDITORS]
+    if unknown:
+        raise ValueError(f"unknown editor(s) {unknown}: built-in editors are {sorted(EDITORS)}")
+    return [FineTuneEditor(seed=seed) if n == "fine_tune" else EDITORS[n]() for n in names]
+
+
 @dataclass(frozen=True)
 class EvalOptions:
     """What to score and how."""
@@ -121,13 +129,7 @@ def evaluate(
     result = EvalResult(family=family, model=lm.name, probes=str(probes))
     context = _Context(lm, options, progress, result)
     if family == "rules":
-        context.editors = (
-            editors
-            if editors is not None
-            else [
-                EDITORS[n](seed=options.seed) if n == "fine_tune" else EDITORS[n]() for n in options.editors
-            ]
-        )
+        context.editors = editors if editors is not None else make_editors(options.editors, options.seed)
     runners[family](context, probes, manifest)
     result.seconds = time.perf_counter() - start
     result.metrics["run"] = {
