@@ -25,9 +25,12 @@ How it is fast:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 import torch
 import torch.distributed as dist
 from tqdm.auto import tqdm
@@ -80,20 +83,20 @@ def score_statements(
         raise ValueError(f"batch_tokens must be positive, not {batch_tokens}")
     device = torch.device(device) if device is not None else next(model.parameters()).device
     model.eval()
+    counts = [0] * len(statements)
+    copies = [1] * len(statements)
     if kind == "causal":
         rows = _causal_rows(tokenizer, statements, answer_starts)
         plain, groups = _prefix_groups(rows) if share_prefixes else (rows, [])
+        for _, targets, owner, _ in rows:
+            counts[owner] += len(targets)
+        work = [("plain", b) for b in _plain_batches(plain, batch_tokens)]
+        work += [("shared", b) for b in _group_batches(groups, batch_tokens)]
     else:
-        rows = _masked_rows(tokenizer, statements, answer_starts, pll)
-        plain, groups = rows, []
-    counts = [0] * len(statements)
-    for _, targets, owner, _ in rows if kind == "causal" else plain:
-        counts[owner] += len(targets)
-    copies = [0] * len(statements)
-    for _, _, owner, _ in plain:
-        copies[owner] += 1
-    work = [("plain", b) for b in _plain_batches(plain, batch_tokens)]
-    work += [("shared", b) for b in _group_batches(groups, batch_tokens)]
+        masked = _masked_copies(tokenizer, statements, answer_starts, pll)
+        counts = np.bincount(masked.owners, minlength=len(statements)).tolist()
+        copies = [max(c, 1) for c in counts]
+        work = [("masked", b) for b in _masked_batches(masked, batch_tokens)]
     rank, world = (dist.get_rank(), dist.get_world_size()) if _distributed() else (0, 1)
     mine = work[rank::world]
     totals = torch.zeros(len(statements), dtype=torch.float64)
@@ -103,9 +106,12 @@ def score_statements(
     done = 0.0
     with torch.inference_mode():
         for what, batch in mine:
-            if what == "plain":
-                owners, scores = _score_plain(model, batch, kind, device)
+            if what == "masked":
+                owners, scores = _score_masked(model, masked, batch, device)
                 done += sum(1 / copies[o] for o in owners)
+            elif what == "plain":
+                owners, scores = _score_plain(model, batch, device)
+                done += len(batch)
             else:
                 owners, scores = _score_shared(model, batch, device)
                 done += len(owners)
@@ -125,20 +131,36 @@ def _distributed() -> bool:
 # ---------------------------------------------------------------- rows: (ids, scored positions, owner)
 
 
-def _encode(tokenizer, texts: list[str], with_offsets: bool):
-    return tokenizer(
-        texts,
-        add_special_tokens=True,
-        return_special_tokens_mask=True,
-        return_offsets_mapping=with_offsets,
+def _encode(tokenizer, texts: list[str], offsets: bool = True, words: bool = True) -> list[tuple]:
+    """(ids, special-token mask, character offsets, word ids) per text, with special tokens.
+
+    A fast tokenizer's backend is called directly (the transformers wrapper costs more than the
+    tokenization itself) unless it carries padding or truncation settings of its own.
+    """
+    backend = getattr(tokenizer, "backend_tokenizer", None) if getattr(tokenizer, "is_fast", False) else None
+    if backend is not None and backend.padding is None and backend.truncation is None:
+        # reading an Encoding attribute builds a Python list: read only what is needed
+        return [
+            (e.ids, e.special_tokens_mask, e.offsets if offsets else None, e.word_ids if words else None)
+            for e in backend.encode_batch(texts, add_special_tokens=True)
+        ]
+    encoded = tokenizer(
+        texts, add_special_tokens=True, return_special_tokens_mask=True, return_offsets_mapping=True
     )
+    return [
+        (
+            encoded["input_ids"][i],
+            encoded["special_tokens_mask"][i],
+            encoded["offset_mapping"][i],
+            encoded.word_ids(i),
+        )
+        for i in range(len(texts))
+    ]
 
 
-def _scored(encoding, row: int, start: int | None, shift: int = 0) -> list[int]:
-    special = encoding["special_tokens_mask"][row]
+def _scored(special, offsets, start: int | None, shift: int = 0) -> list[int]:
     if start is None:
         return [i for i, s in enumerate(special) if not s]
-    offsets = encoding["offset_mapping"][row]
     return [i for i, s in enumerate(special) if not s and offsets[i][1] > start + shift]
 
 
@@ -149,45 +171,99 @@ def _causal_rows(tokenizer, statements, answer_starts):
             "set tokenizer.bos_token (for example to its eos token)"
         )
     texts = list(statements)
+    bos, bos_id = tokenizer.bos_token, tokenizer.bos_token_id
     with_offsets = answer_starts is not None
-    encoding = _encode(tokenizer, texts, with_offsets)
-    # like lm-pub-quiz: without a BOS from the tokenizer, the BOS text is prepended
-    redo = [i for i, ids in enumerate(encoding["input_ids"]) if not ids or ids[0] != tokenizer.bos_token_id]
-    again = _encode(tokenizer, [tokenizer.bos_token + texts[i] for i in redo], with_offsets) if redo else None
-    where = {i: j for j, i in enumerate(redo)}
+    # like lm-pub-quiz: without a BOS from the tokenizer, the BOS text is prepended; whether the
+    # tokenizer adds one does not depend on the text, so the first statement decides for all
+    first = _encode(tokenizer, texts[:1], False, False)
+    prepend = bool(texts) and (not first[0][0] or first[0][0][0] != bos_id)
+    encoded = _encode(tokenizer, [bos + t for t in texts] if prepend else texts, with_offsets, False)
+    shift = len(bos) if prepend else 0
     rows = []
-    for i in range(len(texts)):
-        start = answer_starts[i] if with_offsets else None
-        if i in where:
-            ids = again["input_ids"][where[i]]
-            scored = _scored(again, where[i], start, len(tokenizer.bos_token))
-        else:
-            ids = encoding["input_ids"][i]
-            scored = _scored(encoding, i, start)
+    for i, (ids, special, offsets, _) in enumerate(encoded):
+        start = answer_starts[i] if answer_starts is not None else None
+        scored = _scored(special, offsets, start, shift)
         targets = [p for p in scored if p >= 1]
         rows.append((ids, targets, i, [ids[p] for p in targets]))
     return rows
 
 
-def _masked_rows(tokenizer, statements, answer_starts, pll: str):
-    if tokenizer.mask_token_id is None:
+@dataclass
+class _MaskedCopies:
+    """Every masked copy of every statement as one padded matrix plus per-copy arrays."""
+
+    matrix: np.ndarray  # copies x longest statement, token ids (0 after each length)
+    lengths: np.ndarray
+    positions: np.ndarray  # the scored (masked) position of each copy
+    labels: np.ndarray  # the original token there
+    owners: np.ndarray  # the statement each copy belongs to
+
+
+def _masked_copies(tokenizer, statements, answer_starts, pll: str) -> _MaskedCopies:
+    mask_id = tokenizer.mask_token_id
+    if mask_id is None:
         raise ValueError("masked scoring needs a tokenizer with a mask token")
-    encoding = _encode(tokenizer, list(statements), answer_starts is not None)
-    rows = []
-    for i in range(len(statements)):
-        ids = encoding["input_ids"][i]
-        words = encoding.word_ids(i)
-        scored = _scored(encoding, i, answer_starts[i] if answer_starts is not None else None)
-        for j, position in enumerate(scored):
-            masked = list(ids)
-            masked[position] = tokenizer.mask_token_id
-            if pll == "within_word_l2r" and words[position] is not None:
-                for later in scored[j + 1 :]:
-                    if words[later] != words[position]:
-                        break
-                    masked[later] = tokenizer.mask_token_id
-            rows.append((masked, [position], i, [ids[position]]))
-    return rows
+    encoded = _encode(tokenizer, list(statements), answer_starts is not None, pll == "within_word_l2r")
+    scored = [
+        _scored(special, offsets, answer_starts[i] if answer_starts is not None else None)
+        for i, (_, special, offsets, _) in enumerate(encoded)
+    ]
+    total = sum(len(s) for s in scored)
+    width = max((len(e[0]) for e in encoded), default=1)
+    matrix = np.zeros((total, width), dtype=np.int64)
+    lengths, positions, labels, owners = (np.zeros(total, dtype=np.int64) for _ in range(4))
+    row = 0
+    for i, ((ids, _, _, words), chosen) in enumerate(zip(encoded, scored, strict=True)):
+        if not chosen:
+            continue
+        k, n = len(chosen), len(ids)
+        block = slice(row, row + k)
+        at = np.asarray(chosen)
+        tokens = np.asarray(ids, dtype=np.int64)
+        masked = np.zeros((k, n), dtype=bool)
+        masked[np.arange(k), at] = True
+        if pll == "within_word_l2r":
+            # the rest of the word to the right: later scored tokens with the same word id
+            word = np.array([-1 - j if w is None else w for j, w in enumerate(words)])
+            later = np.zeros((k, n), dtype=bool)
+            later[:, at] = True
+            later &= np.arange(n)[None, :] > at[:, None]
+            later &= word[None, :] == word[at][:, None]
+            masked |= later
+        matrix[block, :n] = np.where(masked, mask_id, tokens[None, :])
+        lengths[block], positions[block], labels[block], owners[block] = n, at, tokens[at], i
+        row += k
+    return _MaskedCopies(matrix, lengths, positions, labels, owners)
+
+
+def _masked_batches(copies: _MaskedCopies, batch_tokens: int):
+    order = np.argsort(copies.lengths, kind="stable")
+    start = 0
+    while start < len(order):
+        width = int(copies.lengths[order[start]])
+        end = start + 1
+        while end < len(order):
+            width = max(width, int(copies.lengths[order[end]]))
+            if width * (end - start + 1) > batch_tokens:
+                break
+            end += 1
+        yield order[start:end]
+        start = end
+
+
+def _score_masked(model, copies: _MaskedCopies, index: np.ndarray, device):
+    lengths = copies.lengths[index]
+    width = int(lengths.max())
+    ids = torch.from_numpy(copies.matrix[index, :width]).to(device)
+    mask = torch.from_numpy((np.arange(width)[None, :] < lengths[:, None]).astype(np.int64)).to(device)
+    selected, _ = _forward(
+        model,
+        ids,
+        mask,
+        torch.arange(len(index), device=device),
+        torch.from_numpy(copies.positions[index]).to(device),
+    )
+    return copies.owners[index].tolist(), selected.token_log_probs(copies.labels[index].tolist())
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -273,8 +349,37 @@ def _group_batches(groups, batch_tokens: int):
 # ---------------------------------------------------------------- forward passes
 
 
+class _Selected:
+    """Hidden states (or logits) at selected positions, turned into log-probabilities in chunks.
+
+    Chunks keep each block of vocabulary-sized logits in cache on CPUs; on GPUs they are large.
+    """
+
+    def __init__(self, states: torch.Tensor, head):
+        self.states, self.head = states, head
+        self.chunk = 64 if states.device.type == "cpu" else 4096
+
+    def _logits(self, index: slice) -> torch.Tensor:
+        states = self.states[index]
+        return (self.head(states) if self.head is not None else states).float()
+
+    def token_log_probs(self, labels: list[int], start: int = 0) -> torch.Tensor:
+        """The log-probability of each label at selected rows ``start, start + 1, ...`` (CPU float64)."""
+        device = self.states.device
+        labels_t = torch.tensor(labels, dtype=torch.long, device=device)
+        parts = []
+        for at in range(0, len(labels), self.chunk):
+            logits = self._logits(slice(start + at, start + at + self.chunk))
+            parts.append(torch.log_softmax(logits, -1).gather(1, labels_t[at : at + self.chunk, None])[:, 0])
+        return torch.cat(parts).double().cpu() if parts else torch.zeros(0, dtype=torch.float64)
+
+    def log_softmax(self, start: int, end: int) -> torch.Tensor:
+        """Whole log-distributions at selected rows ``start:end``."""
+        return torch.log_softmax(self._logits(slice(start, end)), -1)
+
+
 def _forward(model, input_ids, attention_mask, rows, positions, position_ids=None, past=None, cache=False):
-    """Float32 logits at the (row, position) pairs, and the key/value cache when asked for."""
+    """The (row, position) pairs' states as :class:`_Selected`, and the key/value cache if asked."""
     kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
     if position_ids is not None:
         kwargs["position_ids"] = position_ids
@@ -283,58 +388,57 @@ def _forward(model, input_ids, attention_mask, rows, positions, position_ids=Non
     head = PLAIN_HEADS.get(type(model).__name__)
     if head is not None:
         out = model.base_model(**kwargs)
-        logits = getattr(model, head)(out.last_hidden_state[rows, positions])
+        selected = _Selected(out.last_hidden_state[rows, positions], getattr(model, head))
     else:
         out = model(**kwargs)
-        logits = out.logits[rows, positions]
-    return logits.float(), getattr(out, "past_key_values", None)
+        selected = _Selected(out.logits[rows, positions], None)
+    return selected, getattr(out, "past_key_values", None)
 
 
 def _pad(sequences, device):
-    width = max(len(s) for s in sequences)
-    ids = torch.zeros((len(sequences), width), dtype=torch.long)
-    mask = torch.zeros((len(sequences), width), dtype=torch.long)
-    for row, s in enumerate(sequences):
-        ids[row, : len(s)] = torch.tensor(s, dtype=torch.long)
-        mask[row, : len(s)] = 1
-    return ids.to(device), mask.to(device)
+    """Right-padded ids and attention mask of token sequences (lists or arrays)."""
+    lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
+    filled = np.arange(lengths.max()) < lengths[:, None]
+    ids = np.zeros(filled.shape, dtype=np.int64)
+    ids[filled] = np.fromiter(
+        itertools.chain.from_iterable(sequences), dtype=np.int64, count=int(lengths.sum())
+    )
+    return torch.from_numpy(ids).to(device), torch.from_numpy(filled.astype(np.int64)).to(device)
 
 
-def _log_probs(logits: torch.Tensor, labels: list[int]) -> torch.Tensor:
-    labels_t = torch.tensor(labels, dtype=torch.long, device=logits.device)
-    return torch.log_softmax(logits, -1).gather(1, labels_t[:, None])[:, 0].double().cpu()
-
-
-def _score_plain(model, batch, kind: str, device):
+def _score_plain(model, batch, device):
+    """Causal rows without a shared prefix: each row is predicted from its own earlier tokens."""
     ids, mask = _pad([r[0] for r in batch], device)
     rows, positions, labels, owners = [], [], [], []
     for row, (_, targets, owner, row_labels) in enumerate(batch):
         for position, label in zip(targets, row_labels, strict=True):
             rows.append(row)
-            positions.append(position - 1 if kind == "causal" else position)
+            positions.append(position - 1)
             labels.append(label)
             owners.append(owner)
     if not rows:
         return [], torch.zeros(0, dtype=torch.float64)
-    logits, _ = _forward(
+    selected, _ = _forward(
         model, ids, mask, torch.tensor(rows, device=device), torch.tensor(positions, device=device)
     )
-    return owners, _log_probs(logits, labels)
+    return owners, selected.token_log_probs(labels)
 
 
 def _score_shared(model, batch, device):
     """One prefix pass for the groups of the batch, then one pass over all their continuations."""
     ids, mask = _pad([members[0][0][:shared] for shared, members in batch], device)
-    # logits needed from the prefix pass: at p-1 for every scored prefix token p, and at the last
-    # prefix position, which predicts each member's first continuation token
-    wanted: list[tuple[int, int]] = []
+    # from the prefix pass: log p(token) of every scored prefix token (once per group), and the
+    # whole distribution at each group's last prefix position, which predicts every member's
+    # first continuation token
+    prefix_slots, prefix_labels = [], []
     for g, (shared, members) in enumerate(batch):
-        wanted += [
-            (g, p - 1) for p in sorted({p for _, targets, *_ in members for p in targets if p < shared})
-        ]
-        wanted.append((g, shared - 1))
-    slot = {key: k for k, key in enumerate(wanted)}
-    logits, cache = _forward(
+        tokens = members[0][0]
+        for p in sorted({p for _, targets, *_ in members for p in targets if p < shared}):
+            prefix_slots.append((g, p - 1))
+            prefix_labels.append(tokens[p])
+    last_slots = [(g, shared - 1) for g, (shared, _) in enumerate(batch)]
+    wanted = prefix_slots + last_slots
+    selected, cache = _forward(
         model,
         ids,
         mask,
@@ -343,30 +447,17 @@ def _score_shared(model, batch, device):
         position_ids=torch.arange(ids.shape[1], device=device).expand_as(ids),
         cache=True,
     )
-    prefix_log_probs = torch.log_softmax(logits, -1)
-    # the log-probability of each scored prefix token, looked up once per group
-    prefix_tokens = [(k, batch[g][1][0][0][p + 1]) for k, (g, p) in enumerate(wanted) if p + 1 < batch[g][0]]
-    token_log_prob = dict(
-        zip(
-            [k for k, _ in prefix_tokens],
-            prefix_log_probs[
-                torch.tensor([k for k, _ in prefix_tokens], dtype=torch.long, device=device),
-                torch.tensor([t for _, t in prefix_tokens], dtype=torch.long, device=device),
-            ]
-            .double()
-            .tolist(),
-            strict=True,
-        )
-    )
+    token_log_prob = dict(zip(prefix_slots, selected.token_log_probs(prefix_labels).tolist(), strict=True))
+    last = selected.log_softmax(len(prefix_slots), len(wanted))
     owners, prefix_scores, tails, group_of, offsets = [], [], [], [], []
-    first_slots, first_rows, first_labels = [], [], []
+    first_rows, first_labels = [], []
     rows, positions, labels = [], [], []
     for g, (shared, members) in enumerate(batch):
         sums: dict[tuple[int, ...], float] = {}
         for member_ids, targets, owner, _ in members:
             in_prefix = tuple(p for p in targets if p < shared)
             if in_prefix not in sums:
-                sums[in_prefix] = sum(token_log_prob[slot[(g, p - 1)]] for p in in_prefix)
+                sums[in_prefix] = sum(token_log_prob[(g, p - 1)] for p in in_prefix)
             m = len(owners)
             owners.append(owner)
             prefix_scores.append(sums[in_prefix])
@@ -375,7 +466,6 @@ def _score_shared(model, batch, device):
             offsets.append(shared)
             for p in targets:
                 if p == shared:
-                    first_slots.append(slot[(g, shared - 1)])
                     first_rows.append(m)
                     first_labels.append(member_ids[p])
                 elif p > shared:
@@ -384,9 +474,9 @@ def _score_shared(model, batch, device):
                     labels.append(member_ids[p])
     scores = torch.tensor(prefix_scores, dtype=torch.float64)
     if first_rows:
-        first = prefix_log_probs[
-            torch.tensor(first_slots, dtype=torch.long, device=device),
-            torch.tensor(first_labels, dtype=torch.long, device=device),
+        first = last[
+            torch.tensor([group_of[m] for m in first_rows], dtype=torch.long, device=last.device),
+            torch.tensor(first_labels, dtype=torch.long, device=last.device),
         ]
         scores.index_add_(0, torch.tensor(first_rows, dtype=torch.long), first.double().cpu())
     if rows:
@@ -396,7 +486,7 @@ def _score_shared(model, batch, device):
         position_ids = torch.tensor(offsets, device=device)[:, None] + torch.arange(
             tail_ids.shape[1], device=device
         )
-        tail_logits, _ = _forward(
+        tail, _ = _forward(
             model,
             tail_ids,
             torch.cat([mask[groups], tail_mask], dim=1),
@@ -405,5 +495,5 @@ def _score_shared(model, batch, device):
             position_ids=position_ids,
             past=cache,
         )
-        scores.index_add_(0, torch.tensor(rows, dtype=torch.long), _log_probs(tail_logits, labels))
+        scores.index_add_(0, torch.tensor(rows, dtype=torch.long), tail.token_log_probs(labels))
     return owners, scores
