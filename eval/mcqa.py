@@ -56,12 +56,14 @@ def load_multiple_choice(path: str | Path) -> dict[str, pl.DataFrame]:
     )
 
 
-def load_build(folder: Path) -> dict[str, pl.DataFrame]:
-    """Every config of a build folder, its splits stacked with a ``split`` column."""
+def load_build(folder: Path, splits: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
+    """Every config of a build folder, its splits (or ``splits``) stacked with a ``split`` column."""
     manifest = read_manifest(folder)
     frames: dict[str, list[pl.DataFrame]] = {}
     for table_name in sorted(manifest["tables"]):
         config, split = table_name.split("/")
+        if splits is not None and split not in splits:
+            continue
         for path in sorted(folder.glob(f"{config}/{split}-*.parquet")):
             frame = pl.from_arrow(read_parquet(path)).with_columns(split=pl.lit(split))
             frames.setdefault(config, []).append(frame.select(list(COLUMNS)).cast(COLUMNS))

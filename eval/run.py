@@ -194,7 +194,7 @@ def _argmax(values: list[float]) -> int:
 def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
     from probesmith.eval.mcqa import load_build
 
-    frames = load_build(probes)
+    frames = load_build(probes, (ctx.options.split,))
     items, statements, starts = [], [], []
     for config, frame in sorted(frames.items()):
         frame = frame.filter(pl.col("split") == ctx.options.split)
