@@ -237,16 +237,26 @@ def _masked_copies(tokenizer, statements, answer_starts, pll: str) -> _MaskedCop
 
 
 def _masked_batches(copies: _MaskedCopies, batch_tokens: int):
-    order = np.argsort(copies.lengths, kind="stable")
+    """Index arrays of copies sorted by length that fill the token budget.
+
+    A statement's copies are never split across batches unless they alone exceed the budget.
+    """
+    order = np.lexsort((copies.owners, copies.lengths))
+    lengths, owners = copies.lengths[order], copies.owners[order]
     start = 0
     while start < len(order):
-        width = int(copies.lengths[order[start]])
-        end = start + 1
+        end, width = start + 1, int(lengths[start])
         while end < len(order):
-            width = max(width, int(copies.lengths[order[end]]))
+            width = max(width, int(lengths[end]))
             if width * (end - start + 1) > batch_tokens:
                 break
             end += 1
+        if end < len(order) and owners[end] == owners[end - 1]:
+            first = end - 1
+            while first > start and owners[first - 1] == owners[end]:
+                first -= 1
+            if first > start:
+                end = first
         yield order[start:end]
         start = end
 

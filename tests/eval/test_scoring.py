@@ -191,3 +191,18 @@ def test_masked_answer_span_pll_by_hand(relation):
 def test_answer_starts_must_match_statements():
     with pytest.raises(ValueError, match="answer_starts has 1 entries for 2 statements"):
         score_statements(None, None, ["a", "b"], answer_starts=[0])
+
+
+def test_masked_copies_of_a_statement_share_a_batch(relation):
+    from probesmith.eval.scoring import _masked_batches, _masked_copies
+
+    texts = bear_statements(relation)
+    tokenizer = train_wordpiece(texts, vocab_size=600)
+    copies = _masked_copies(tokenizer, texts, None, "within_word_l2r")
+    batches = list(_masked_batches(copies, batch_tokens=200))
+    assert sorted(i for b in batches for i in b.tolist()) == list(range(len(copies.owners)))
+    seen = {}
+    for number, batch in enumerate(batches):
+        assert copies.lengths[batch].max() * len(batch) <= 200
+        for owner in set(copies.owners[batch].tolist()):
+            assert seen.setdefault(owner, number) == number, f"statement {owner} split across batches"
