@@ -265,7 +265,13 @@ def _score_masked(model, copies: _MaskedCopies, index: np.ndarray, device):
     lengths = copies.lengths[index]
     width = int(lengths.max())
     ids = torch.from_numpy(copies.matrix[index, :width]).to(device)
-    mask = torch.from_numpy((np.arange(width)[None, :] < lengths[:, None]).astype(np.int64)).to(device)
+    # equal lengths (the common case after sorting) need no mask: attention takes its fast path
+    uniform = bool((lengths == width).all())
+    mask = (
+        None
+        if uniform
+        else torch.from_numpy((np.arange(width)[None, :] < lengths[:, None]).astype(np.int64)).to(device)
+    )
     selected, _ = _forward(
         model,
         ids,
