@@ -25,7 +25,7 @@ def render_report(result, folder: Path) -> str:
         "`items.parquet`; every number below: `metrics.json`.",
         "",
     ]
-    if result.family in ("wordnet", "dictionary"):
+    if result.family in ("wordnet", "dictionary", "multiple_choice"):
         lines += _multiple_choice(m, folder)
     elif result.family == "relations":
         lines += _relations(m, folder)

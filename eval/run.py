@@ -7,8 +7,9 @@ schemas, ``metrics.json``, ``report.md`` and plots) into a folder atomically.
 
 What is scored per family:
 
-* ``wordnet`` / ``dictionary`` — ``"{question}\nAnswer: {choice}"``, the choice scored given
-  the question (causal) or as a span in context (masked);
+* ``wordnet`` / ``dictionary`` builds and AI2 multiple-choice JSONL (OpenBookQA, ARC, ...) —
+  ``"{question}\nAnswer: {choice}"``, the choice scored given the question (causal) or as a
+  span in context (masked);
 * ``relations`` — every template x every answer of the relation's answer space, as whole
   statements (BEAR's convention);
 * ``paraphrases`` — every grid statement (pattern x verbalization) with each candidate object:
@@ -47,7 +48,7 @@ from probesmith.eval.models import LanguageModel
 from probesmith.eval.scoring import score_statements
 from probesmith.probes.spec import spec_field, to_dict
 from probesmith.schemas.artifact import refuse_to_replace
-from probesmith.schemas.manifest import read_manifest
+from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
 from probesmith.schemas.parquet import read_parquet, write_parquet
 from probesmith.schemas.results import EDIT_SCORES, GRID_SCORES, MC_SCORES, RELATION_SCORES
 from probesmith.schemas.tables import TableSchema
@@ -112,9 +113,13 @@ def evaluate(
     """Score ``lm`` on the build folder ``probes``; the family comes from its manifest."""
     options = options or EvalOptions()
     probes = Path(probes)
-    manifest = read_manifest(probes)
-    family = manifest.get("family")
+    if (probes / MANIFEST_NAME).is_file():
+        manifest = read_manifest(probes)
+        family = manifest.get("family")
+    else:  # AI2 multiple-choice JSONL (a file, or a folder of train/dev/test.jsonl)
+        manifest, family = {}, "multiple_choice"
     runners = {
+        "multiple_choice": _multiple_choice,
         "wordnet": _multiple_choice,
         "dictionary": _multiple_choice,
         "relations": _relation_sets,
@@ -192,9 +197,9 @@ def _argmax(values: list[float]) -> int:
 
 
 def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
-    from probesmith.eval.mcqa import load_build
+    from probesmith.eval.mcqa import load_build, load_multiple_choice
 
-    frames = load_build(probes, (ctx.options.split,))
+    frames = load_build(probes, (ctx.options.split,)) if manifest else load_multiple_choice(probes)
     items, statements, starts = [], [], []
     for config, frame in sorted(frames.items()):
         frame = frame.filter(pl.col("split") == ctx.options.split)

@@ -30,6 +30,7 @@ examples:
   probesmith eval --model gpt2 --probes artifacts/wordnetqa            hub id, GPU when present
   probesmith eval --model ./my-bert --probes artifacts/relations --dtype bfloat16 --out runs/bert
   probesmith eval --model ./gpt2 --probes artifacts/paraphrases --max-items 50 --max-candidates 20
+  probesmith eval --model ./gpt2 --probes obqa/ --split test          AI2 JSONL (train/dev/test.jsonl)
   torchrun --nproc-per-node 4 -m probesmith eval --model gpt2 --probes artifacts/relations   data-parallel
   probesmith eval-compare runs/gpt2 runs/bert runs/opt --subsets 200 --subset-size 5   rank consistency
 """
@@ -162,7 +163,12 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     evaluation.add_argument("--model", required=True, help="Hub id or local folder (save_pretrained).")
-    evaluation.add_argument("--probes", required=True, type=Path, help="A build folder (probesmith build).")
+    evaluation.add_argument(
+        "--probes",
+        required=True,
+        type=Path,
+        help="A build folder, or AI2 multiple-choice JSONL (file or folder).",
+    )
     evaluation.add_argument("--out", type=Path, help="Results folder (default: runs/<model>-<build>).")
     evaluation.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: the GPU when there is one).")
     evaluation.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])

@@ -242,3 +242,11 @@ def test_load_model_kind_and_dtype(tiny_gpt2_dir, tiny_bert_dir):
     assert half == pytest.approx(full, rel=2e-2)
     with pytest.raises(Exception, match="unknown dtype"):
         load_model(str(tiny_gpt2_dir), dtype="int3")
+
+
+def test_ai2_jsonl_multiple_choice(tmp_path, tiny_gpt2_dir, planted_and_control):
+    _, control = planted_and_control
+    _, items, metrics = run_eval(tmp_path, tiny_gpt2_dir, control, "--max-items", "15")
+    assert metrics["run"]["family"] == "multiple_choice" and items.height >= 15
+    assert set(items["config"].unique().to_list()) == {"control"}
+    assert items["hops"].unique().to_list() == [0]
