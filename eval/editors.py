@@ -88,17 +88,23 @@ class FineTuneEditor(Editor):
         generator = torch.Generator().manual_seed(self.seed)
         facts = list(dict.fromkeys(facts))
         device = next(model.parameters()).device
+        # dropout draws from the global generator: seed it here, and leave the caller's as it was
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+            torch.manual_seed(self.seed)
+            self._train(model, lm.tokenizer, facts, optimizer, generator, device)
+        model.eval()
+        return replace(edited, lm=replace(lm, model=model))
+
+    def _train(self, model, tokenizer, facts, optimizer, generator, device) -> None:
         for _ in range(self.epochs):
             order = torch.randperm(len(facts), generator=generator).tolist()
             for start in range(0, len(order), self.batch_size):
                 batch = [facts[i] for i in order[start : start + self.batch_size]]
-                ids, mask, labels = _training_batch(lm.tokenizer, batch, device)
+                ids, mask, labels = _training_batch(tokenizer, batch, device)
                 loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
                 loss.backward()
                 optimizer.step()
                 optimizer.zero_grad()
-        model.eval()
-        return replace(edited, lm=replace(lm, model=model))
 
 
 def prompt(question: str, context: Sequence[Fact] = ()) -> str:

@@ -45,7 +45,7 @@ from probesmith.eval.editors import (
     normalise_answer,
 )
 from probesmith.eval.models import LanguageModel
-from probesmith.eval.scoring import score_statements
+from probesmith.eval.scoring import is_distributed, score_statements
 from probesmith.probes.spec import spec_field, to_dict
 from probesmith.schemas.artifact import refuse_to_replace
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
@@ -421,21 +421,28 @@ def _knowledge_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
         _sample(items["set_id"].unique().to_list(), ctx.options.max_items, ctx.options.seed, "sets")
     )
     rows = []
-    for editor in ctx.editors:
-        for set_id in sets:
-            frame = items.filter(pl.col("set_id") == set_id)
-            base = EditedLM(ctx.lm)
-            init = frame.filter(pl.col("variant") == "init")
-            established = editor.edit(
-                base, [_fact(r) for r in init.filter(pl.col("role") != "implication").iter_rows(named=True)]
-            )
-            rows += _answer_set(ctx, editor, established, set_id, "init", init, True, aliases)
-            for variant in sorted(v for v in frame["variant"].unique().to_list() if v != "init"):
-                part = frame.filter(pl.col("variant") == variant)
-                updates = part.filter(pl.col("is_update") & (pl.col("role") == "specific"))
-                updated = editor.edit(established, [_fact(r) for r in updates.iter_rows(named=True)])
-                rows += _answer_set(ctx, editor, updated, set_id, variant, part, False, aliases)
-            log.info("knowledge set %s done with editor %s", set_id, editor.name)
+    rank, world = (dist.get_rank(), dist.get_world_size()) if is_distributed() else (0, 1)
+    # under torchrun every rank runs a share of the (editor, set) pairs
+    for editor, set_id in [(e, s) for e in ctx.editors for s in sets][rank::world]:
+        frame = items.filter(pl.col("set_id") == set_id)
+        base = EditedLM(ctx.lm)
+        init = frame.filter(pl.col("variant") == "init")
+        established = editor.edit(
+            base, [_fact(r) for r in init.filter(pl.col("role") != "implication").iter_rows(named=True)]
+        )
+        rows += _answer_set(ctx, editor, established, set_id, "init", init, True, aliases)
+        for variant in sorted(v for v in frame["variant"].unique().to_list() if v != "init"):
+            part = frame.filter(pl.col("variant") == variant)
+            updates = part.filter(pl.col("is_update") & (pl.col("role") == "specific"))
+            updated = editor.edit(established, [_fact(r) for r in updates.iter_rows(named=True)])
+            rows += _answer_set(ctx, editor, updated, set_id, variant, part, False, aliases)
+        log.info("knowledge set %s done with editor %s", set_id, editor.name)
+    if world > 1:
+        shares: list = [None] * world
+        dist.all_gather_object(shares, rows)
+        rows = [row for share in shares for row in share]
+    rows.sort(key=lambda r: (r["editor"], r["set_id"], r["variant"], r["metric"], r["question"]))
+    ctx.result.statements += len(rows)
     frame = pl.from_arrow(EDIT_SCORES.from_rows(rows))
     ctx.result.tables["items"] = (EDIT_SCORES, frame)
     ctx.result.metrics.update({"editors": M.edit_metrics(frame), "knowledge_sets": len(sets)})
@@ -449,7 +456,6 @@ def _answer_set(ctx, editor, edited, set_id, variant, frame, establish, aliases)
             questions.setdefault((metric, row["question"], row["answer"]), row)
     keys = sorted(questions)
     predictions = answer_questions(edited, [q for _, q, _ in keys])
-    ctx.result.statements += len(keys)
     rows = []
     for (metric, question, answer), prediction in zip(keys, predictions, strict=True):
         row = questions[(metric, question, answer)]

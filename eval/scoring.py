@@ -97,7 +97,7 @@ def score_statements(
         counts = np.bincount(masked.owners, minlength=len(statements)).tolist()
         copies = [max(c, 1) for c in counts]
         work = [("masked", b) for b in _masked_batches(masked, batch_tokens)]
-    rank, world = (dist.get_rank(), dist.get_world_size()) if _distributed() else (0, 1)
+    rank, world = (dist.get_rank(), dist.get_world_size()) if is_distributed() else (0, 1)
     mine = work[rank::world]
     totals = torch.zeros(len(statements), dtype=torch.float64)
     bar = tqdm(
@@ -124,7 +124,8 @@ def score_statements(
     return (scores, counts) if return_token_counts else scores
 
 
-def _distributed() -> bool:
+def is_distributed() -> bool:
+    """Whether this process is one of several ranks of an initialised torch.distributed group."""
     return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
 
 

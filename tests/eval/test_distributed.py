@@ -1,4 +1,4 @@
-"""Data-parallel scoring under torchrun (gloo on CPU here, NCCL on GPUs): the scores of one device."""
+"""Data-parallel evaluation under torchrun (gloo on CPU here, NCCL on GPUs): one device's results."""
 
 import os
 import subprocess
@@ -12,29 +12,12 @@ from probesmith.schemas.parquet import read_parquet
 pytestmark = pytest.mark.integration
 
 
-def test_two_ranks_give_the_single_device_scores(tmp_path, tiny_gpt2_dir, small_wordnet_build):
-    args = [
-        "--model",
-        str(tiny_gpt2_dir),
-        "--probes",
-        str(small_wordnet_build.out),
-        "--max-items",
-        "10",
-        "--device",
-        "cpu",
-    ]
-    # one thread per process in both runs, so float arithmetic happens in the same order
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    single = subprocess.run(
-        [sys.executable, "-m", "probesmith", "eval", *args, "--out", str(tmp_path / "one")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert single.returncode == 0, single.stderr[-3000:]
-    launched = subprocess.run(
-        [
+def one_and_two_ranks(tmp_path, args):
+    """Items of a single-process run and of a two-rank torchrun run, one thread each."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # same float summation order in both runs
+    launchers = {
+        "one": [sys.executable, "-m", "probesmith"],
+        "two": [
             sys.executable,
             "-m",
             "torch.distributed.run",
@@ -43,20 +26,36 @@ def test_two_ranks_give_the_single_device_scores(tmp_path, tiny_gpt2_dir, small_
             "2",
             "-m",
             "probesmith",
-            "eval",
-            *args,
-            "--out",
-            str(tmp_path / "two"),
         ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
+    }
+    items = {}
+    for name, launcher in launchers.items():
+        done = subprocess.run(
+            [*launcher, "eval", *args, "--device", "cpu", "--out", str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        items[name] = pl.from_arrow(read_parquet(tmp_path / name / "items.parquet"))
+    return items["one"], items["two"]
+
+
+def test_two_ranks_give_the_single_device_scores(tmp_path, tiny_gpt2_dir, small_wordnet_build):
+    one, two = one_and_two_ranks(
+        tmp_path,
+        ["--model", str(tiny_gpt2_dir), "--probes", str(small_wordnet_build.out), "--max-items", "10"],
     )
-    assert launched.returncode == 0, launched.stderr[-3000:]
-    one = pl.from_arrow(read_parquet(tmp_path / "one" / "items.parquet"))
-    two = pl.from_arrow(read_parquet(tmp_path / "two" / "items.parquet"))
     assert one["id"].to_list() == two["id"].to_list()
     for a, b in zip(one["scores"].to_list(), two["scores"].to_list()):
         assert a == pytest.approx(b, abs=1e-9)
     assert two["correct"].to_list() == one["correct"].to_list()
+
+
+def test_two_ranks_share_the_knowledge_sets(tmp_path, tiny_gpt2_dir, small_rules_build):
+    one, two = one_and_two_ranks(
+        tmp_path, ["--model", str(tiny_gpt2_dir), "--probes", str(small_rules_build.out), "--max-items", "2"]
+    )
+    assert one["set_id"].n_unique() == 2 and set(one["editor"].to_list()) == {"in_context", "fine_tune"}
+    assert one.equals(two)  # the seeded fine-tuning editor gives the same answers on any rank
