@@ -72,6 +72,7 @@ def score_statements(
     character offset. ``share_prefixes`` (causal) runs shared token prefixes once.
     ``return_token_counts`` also returns the number of scored tokens per statement (for
     length-normalised scores). ``progress`` shows a statements/s bar (None: when a terminal).
+    ``device`` is where inputs go, by default the model's device (the model is not moved).
     """
     if kind not in ("causal", "masked"):
         raise ValueError(f"kind must be 'causal' or 'masked', not {kind!r}")
@@ -81,6 +82,8 @@ def score_statements(
         raise ValueError(f"answer_starts has {len(answer_starts)} entries for {len(statements)} statements")
     if batch_tokens < 1:
         raise ValueError(f"batch_tokens must be positive, not {batch_tokens}")
+    if not statements:
+        return ([], []) if return_token_counts else []
     device = torch.device(device) if device is not None else next(model.parameters()).device
     model.eval()
     counts = [0] * len(statements)
@@ -100,8 +103,9 @@ def score_statements(
     rank, world = (dist.get_rank(), dist.get_world_size()) if is_distributed() else (0, 1)
     mine = work[rank::world]
     totals = torch.zeros(len(statements), dtype=torch.float64)
+    shown = progress if rank == 0 else False  # one bar, on the first rank
     bar = tqdm(
-        total=len(statements), desc="scoring", unit="stmt", disable=None if progress is None else not progress
+        total=len(statements), desc="scoring", unit="stmt", disable=None if shown is None else not shown
     )
     done = 0.0
     with torch.inference_mode():
