@@ -1,7 +1,11 @@
-"""Scoring of language models over built probes, and the artifact audit.
+"""Scoring of language models over built probes, their metrics, and the artifact audit.
 
 * ``probesmith.eval.scoring.score_statements`` — causal log-likelihood and masked
   pseudo-log-likelihood of statements, equal to lm-pub-quiz 0.3.3's scores;
+* ``probesmith.eval.models.load_model`` — a causal or masked LM from a hub id or local folder;
+* ``probesmith.eval.run`` — ``evaluate`` a model on a build (every family) and
+  ``write_results``; ``metrics`` (the literature's metrics), ``editors`` (DepEdit editors) and
+  ``report`` (Markdown and plots);
 * ``probesmith.eval.audit`` / ``baselines`` / ``encoder`` — partial-input baselines, the audit
   report and the artifact filter;
 * ``probesmith.eval.mcqa`` — multiple-choice data from our builds and AI2 JSONL.
