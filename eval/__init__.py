@@ -10,3 +10,22 @@
   report and the artifact filter;
 * ``probesmith.eval.mcqa`` — multiple-choice data from our builds and AI2 JSONL.
 """
+
+__all__ = ["score_statements", "load_model", "evaluate"]
+
+
+def __getattr__(name: str):
+    # imported on first use: torch and transformers are slow to import for the audit's users
+    if name == "score_statements":
+        from probesmith.eval.scoring import score_statements
+
+        return score_statements
+    if name == "load_model":
+        from probesmith.eval.models import load_model
+
+        return load_model
+    if name == "evaluate":
+        from probesmith.eval.run import evaluate
+
+        return evaluate
+    raise AttributeError(f"module 'probesmith.eval' has no attribute {name!r}")
