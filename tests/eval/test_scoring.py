@@ -5,8 +5,8 @@ import json
 import pytest
 import torch
 
-from probesmith.eval.encoder import train_wordpiece
 from probesmith.eval import score_statements
+from probesmith.eval.encoder import train_wordpiece
 
 from ..conftest import SHARED_DATA
 
@@ -21,6 +21,21 @@ pytestmark = pytest.mark.skipif(
 def relation():
     instances = [json.loads(line) for line in (BEAR / "P36.jsonl").read_text().splitlines()]
     return instances, json.loads((BEAR / "metadata_relations.json").read_text())["P36"]
+
+
+def tiny_bert(tokenizer):
+    """A 2-layer, 64-wide BERT masked LM, randomly initialised with seed 0."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=128,
+    )
+    return BertForMaskedLM(config).eval()
 
 
 def parity(evaluator, model, tokenizer, relation, kind, pll="within_word_l2r"):
@@ -65,7 +80,6 @@ def test_causal_parity_with_lm_pub_quiz(relation):
 @pytest.mark.parametrize("pll", ["original", "within_word_l2r"])
 def test_masked_parity_with_lm_pub_quiz(relation, pll):
     lm_pub_quiz = pytest.importorskip("lm_pub_quiz")
-    from transformers import BertConfig, BertForMaskedLM
 
     instances, meta = relation
     texts = [
@@ -74,16 +88,7 @@ def test_masked_parity_with_lm_pub_quiz(relation, pll):
         for t in meta["templates"]
     ]
     tokenizer = train_wordpiece(texts, vocab_size=600)
-    torch.manual_seed(0)
-    model = BertForMaskedLM(
-        BertConfig(
-            vocab_size=len(tokenizer),
-            hidden_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=128,
-        )
-    ).eval()
+    model = tiny_bert(tokenizer)
     evaluator = lm_pub_quiz.Evaluator.from_model(
         model, tokenizer=tokenizer, model_type="MLM", device="cpu", pll_metric=pll
     )
@@ -149,20 +154,8 @@ def test_answer_starts_score_the_answer_given_its_context(tiny_gpt2):
 
 
 def test_masked_answer_span_pll_by_hand(relation):
-    from transformers import BertConfig, BertForMaskedLM
-
-    texts = bear_statements(relation)
-    tokenizer = train_wordpiece(texts, vocab_size=600)
-    torch.manual_seed(0)
-    model = BertForMaskedLM(
-        BertConfig(
-            vocab_size=len(tokenizer),
-            hidden_size=32,
-            num_hidden_layers=1,
-            num_attention_heads=2,
-            intermediate_size=64,
-        )
-    ).eval()
+    tokenizer = train_wordpiece(bear_statements(relation), vocab_size=600)
+    model = tiny_bert(tokenizer)
     statement, start = "the capital of france is paris", len("the capital of france is")
     (score,), (count,) = score_statements(
         model,
