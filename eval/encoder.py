@@ -16,13 +16,9 @@ import polars as pl
 import torch
 
 from probesmith.eval.baselines import Baseline
+from probesmith.eval.models import default_device
 
 log = logging.getLogger(__name__)
-
-
-def default_device() -> str:
-    """``cuda`` when a GPU is visible, else ``cpu``."""
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def train_wordpiece(texts: list[str], vocab_size: int = 4000):
