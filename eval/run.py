@@ -47,7 +47,7 @@ from probesmith.eval.editors import (
 from probesmith.eval.models import LanguageModel
 from probesmith.eval.scoring import is_distributed, score_statements
 from probesmith.probes.spec import spec_field, to_dict
-from probesmith.schemas.artifact import refuse_to_replace
+from probesmith.schemas.artifact import refuse_to_replace, swap_into_place
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
 from probesmith.schemas.parquet import read_parquet, write_parquet
 from probesmith.schemas.results import EDIT_SCORES, GRID_SCORES, MC_SCORES, RELATION_SCORES
@@ -502,11 +502,7 @@ def write_results(result: EvalResult, out: str | Path) -> Path:
             json.dumps(result.metrics, indent=2, sort_keys=True, default=str) + "\n"
         )
         (staging / "report.md").write_text(render_report(result, staging))
-        old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
-        if out.exists():
-            out.rename(old)
-        staging.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
+        swap_into_place(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

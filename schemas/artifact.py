@@ -55,6 +55,25 @@ def refuse_to_replace(out: Path, marker: str, what: str) -> None:
         raise ArtifactError(f"{out} exists and is a file, not a folder: pass a folder path")
 
 
+def swap_into_place(staging: Path, out: Path) -> None:
+    """Replace ``out`` by the complete folder ``staging``: two renames, the old copy removed last.
+
+    If the second rename fails, the previous folder is put back.
+    """
+    previous = None
+    if out.exists():
+        previous = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:12]}"
+        os.rename(out, previous)
+    try:
+        os.rename(staging, out)
+    except OSError:
+        if previous is not None:
+            os.rename(previous, out)
+        raise
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)
+
+
 class DatasetFolderWriter:
     """Stage tables, then publish a complete folder in one rename.
 
@@ -137,16 +156,5 @@ class DatasetFolderWriter:
         return manifest
 
     def _swap_into_place(self) -> None:
-        previous = None
-        if self.out.exists():
-            previous = self.out.parent / f".{self.out.name}.old-{uuid.uuid4().hex[:12]}"
-            os.rename(self.out, previous)
-        try:
-            os.rename(self.staging, self.out)
-        except OSError:
-            if previous is not None:
-                os.rename(previous, self.out)
-            raise
-        if previous is not None:
-            shutil.rmtree(previous, ignore_errors=True)
+        swap_into_place(self.staging, self.out)
         log.info("build folder ready: %s", self.out)
