@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
-import uuid
 from pathlib import Path
 
 import yaml
@@ -33,7 +30,11 @@ def read_bear(folder: str | Path) -> dict[str, dict]:
     metadata_path = folder / "metadata_relations.json"
     if not metadata_path.is_file():
         raise SourceError(f"{folder} has no metadata_relations.json: it is not in BEAR's layout.")
-    metadata = json.loads(metadata_path.read_text())
+    try:
+        metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{metadata_path} is not valid JSON ({exc}); copy BEAR's files again.") from None
+    _check_metadata(metadata, metadata_path)
     relations = {}
     for relation, meta in metadata.items():
         path = folder / f"{relation}.jsonl"
@@ -43,41 +44,69 @@ def read_bear(folder: str | Path) -> dict[str, dict]:
         with open(path, encoding="utf-8") as fh:
             for line_no, line in enumerate(fh, 1):
                 try:
-                    instances.append(json.loads(line))
+                    record = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise SourceError(f"{path}, line {line_no}: not valid JSON ({exc}).") from None
+                missing = [
+                    k for k in ("sub_id", "sub_label", "obj_id", "obj_label", "answer_idx") if k not in record
+                ]
+                if not isinstance(record, dict) or missing:
+                    raise SourceError(
+                        f"{path}, line {line_no}: a BEAR instance needs sub_id, sub_label, obj_id, "
+                        f"obj_label and answer_idx (missing {missing or 'all'})."
+                    )
+                instances.append(record)
         relations[relation] = {**meta, "instances": instances}
     return relations
 
 
-def write_bear(folder: str | Path, relations: dict[str, dict]) -> Path:
-    """Write relations in BEAR's layout, atomically (staging folder, then rename)."""
-    folder = Path(folder)
-    staging = folder.parent / f".{folder.name}.tmp-{uuid.uuid4().hex[:8]}"
-    staging.mkdir(parents=True)
-    try:
-        metadata = {}
-        for relation, data in relations.items():
-            metadata[relation] = {
-                k: data[k] for k in ("templates", "answer_space_labels", "answer_space_ids") if k in data
-            }
-            with open(staging / f"{relation}.jsonl", "w", encoding="utf-8") as fh:
-                for record in data["instances"]:
-                    fh.write(
-                        json.dumps(
-                            {k: record[k] for k in INSTANCE_KEYS if k in record},
-                            ensure_ascii=False,
-                            separators=(",", ":"),
-                        )
-                        + "\n"
+def _check_metadata(metadata, path: Path) -> None:
+    """BEAR's ``metadata_relations.json``: relation -> templates and a parallel answer space."""
+    if not isinstance(metadata, dict) or not metadata:
+        raise SourceError(f"{path} must map relation ids to their metadata; it is {type(metadata).__name__}.")
+    for relation, meta in metadata.items():
+        problem = None
+        if not isinstance(meta, dict):
+            problem = "is not a mapping"
+        elif not isinstance(meta.get("templates"), list) or not meta["templates"]:
+            problem = "has no list of templates"
+        elif not isinstance(meta.get("answer_space_ids"), list) or not isinstance(
+            meta.get("answer_space_labels"), list
+        ):
+            problem = "lacks answer_space_ids or answer_space_labels"
+        elif len(meta["answer_space_ids"]) != len(meta["answer_space_labels"]):
+            problem = "has answer_space_ids and answer_space_labels of different lengths"
+        if problem:
+            raise SourceError(f"{path}: relation {relation!r} {problem}; it is not in BEAR's layout.")
+
+
+def write_bear(folder: str | Path, relations: dict[str, dict], *, force: bool = False) -> Path:
+    """Write relations in BEAR's layout into ``folder``, atomically (see ``OutputFolder``)."""
+    from probesmith.schemas.output import OutputFolder
+
+    with OutputFolder(folder, "export:bear", force=force) as staging:
+        write_bear_files(staging, relations)
+    return Path(folder)
+
+
+def write_bear_files(folder: Path, relations: dict[str, dict]) -> None:
+    """Write ``P*.jsonl`` and ``metadata_relations.json`` into the (staging) folder ``folder``."""
+    metadata = {}
+    for relation, data in relations.items():
+        metadata[relation] = {
+            k: data[k] for k in ("templates", "answer_space_labels", "answer_space_ids") if k in data
+        }
+        with open(folder / f"{relation}.jsonl", "w", encoding="utf-8") as fh:
+            for record in data["instances"]:
+                fh.write(
+                    json.dumps(
+                        {k: record[k] for k in INSTANCE_KEYS if k in record},
+                        ensure_ascii=False,
+                        separators=(",", ":"),
                     )
-        (staging / "metadata_relations.json").write_text(json.dumps(metadata, ensure_ascii=False, indent=1))
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.rename(staging, folder)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return folder
+                    + "\n"
+                )
+    (folder / "metadata_relations.json").write_text(json.dumps(metadata, ensure_ascii=False, indent=1))
 
 
 def catalog_from_bear(

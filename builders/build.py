@@ -21,6 +21,7 @@ from probesmith.builders.registry import DraftItem, FamilyOutput, families, get_
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
 from probesmith.probes.spec import ProbeSpec, to_dict
 from probesmith.schemas.artifact import DatasetFolderWriter
+from probesmith.schemas.output import failpoint
 from probesmith.schemas.tables import MULTIPLE_CHOICE
 
 log = logging.getLogger(__name__)
@@ -47,33 +48,38 @@ class BuildResult:
         return self.manifest["logical_hash"]
 
 
-def build(spec: ProbeSpec, out: str | Path | None = None) -> BuildResult:
+def build(
+    spec: ProbeSpec, out: str | Path | None = None, *, force: bool = False, allow_empty: bool = False
+) -> BuildResult:
     """Build the dataset ``spec`` describes into ``out`` (default ``artifacts/<spec.name>``).
 
-    The folder appears complete or not at all; an existing folder is replaced only when the
-    new build has succeeded.
+    ``out`` is checked and locked before anything is generated: it must be new, empty, or a
+    build of the same family (``force`` also replaces a probesmith output of another kind). The
+    folder appears complete or not at all, and a build with no rows is refused unless
+    ``allow_empty``.
     """
     started = time.perf_counter()
     out = Path(out) if out is not None else DEFAULT_OUT_ROOT / spec.name
     family = get_family(spec.family)
     log.info("building %s (family %s, seed %d) into %s", spec.name, family.name, spec.seed, out)
     timings = {}
-    output = family.generate(spec)
-    timings["generate_s"] = time.perf_counter() - started
-    filter_report = None
-    if output.items:
-        tables, overflow, assignment = assemble_tables(output, spec)
-        if spec.artifact_filter.enabled:
-            tables, overflow, filter_report = _filter_artifacts(output, spec, tables, assignment)
-        output.dropped.update(overflow)
-        summary = summarize(tables)
-        all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
-    else:
-        summary = output.summary if output.summary is not None else pl.DataFrame()
-        all_tables = {}
-    all_tables.update(output.tables)
-    timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
-    with DatasetFolderWriter(out) as writer:
+    with DatasetFolderWriter(out, f"build:{family.name}", force=force, allow_empty=allow_empty) as writer:
+        failpoint("generate")
+        output = family.generate(spec)
+        timings["generate_s"] = time.perf_counter() - started
+        filter_report = None
+        if output.items:
+            tables, overflow, assignment = assemble_tables(output, spec)
+            if spec.artifact_filter.enabled:
+                tables, overflow, filter_report = _filter_artifacts(output, spec, tables, assignment)
+            output.dropped.update(overflow)
+            summary = summarize(tables)
+            all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
+        else:
+            summary = output.summary if output.summary is not None else pl.DataFrame()
+            all_tables = {}
+        all_tables.update(output.tables)
+        timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
         for (config, split), (table, schema) in all_tables.items():
             writer.add_table(config, split, table, schema)
         manifest_fields = {

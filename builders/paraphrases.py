@@ -80,7 +80,9 @@ class PatternSourcesSpec:
 class AliasSpec:
     """The alias bank's filters."""
 
-    max_verbalizations: int = spec_field(5, help="K: verbalizations per entity, the label included.")
+    max_verbalizations: int = spec_field(
+        5, help="K: verbalizations per entity, the label included.", minimum=1
+    )
     max_chars: int = spec_field(60, help="Longer aliases are dropped.")
     latin_only: bool = spec_field(True, help="Drop aliases in a non-Latin script.")
 

@@ -102,7 +102,7 @@ class RelationsSpec(ProbeSpec):
     wikidata: WikidataSpec = spec_field(default_factory=WikidataSpec, help="Wikidata source.")
     catalog: str = spec_field("catalogs/wikidata_relations", help="Relation catalog (bundled name or path).")
     relations: tuple[str, ...] = spec_field((), help="Relations to build (PIDs); empty = the whole catalog.")
-    max_answers: int = spec_field(20, help="A: the largest answer space of a relation.")
+    max_answers: int = spec_field(20, help="A: the largest answer space of a relation.", minimum=2)
     min_answers: int = spec_field(5, help="Relations with fewer answers than this are skipped.")
     min_support: int = spec_field(5, help="An object needs this many subjects to be an answer.")
     max_per_answer: int = spec_field(20, help="k at most: instances per answer (exactly k for every answer).")
@@ -402,19 +402,28 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
     )
 
 
-def export_bear(build_folder: str | Path, out: str | Path) -> Path:
-    """Export a relations build to BEAR's layout (P*.jsonl + metadata_relations.json)."""
-    from probesmith.builders.bear import write_bear
-    from probesmith.schemas.parquet import read_parquet
+def export_bear(build_folder: str | Path, out: str | Path, *, force: bool = False) -> Path:
+    """Export a relations build to BEAR's layout (P*.jsonl + metadata_relations.json).
 
-    build_folder = Path(build_folder)
+    ``out`` is checked before the build is read, written atomically, and replaces only an earlier
+    BEAR export of ours.
+    """
+    from probesmith.builders.bear import write_bear_files
+    from probesmith.schemas.output import OutputFolder
 
-    def table(config):
-        return pl.concat(
-            [pl.from_arrow(read_parquet(p)) for p in sorted(build_folder.glob(f"{config}/*.parquet"))]
-        )
+    with OutputFolder(out, "export:bear", force=force) as staging:
+        write_bear_files(staging, _bear_relations(Path(build_folder)))
+    return Path(out)
 
-    instances, answers, templates = table("instances"), table("answer_spaces"), table("templates")
+
+def _bear_relations(build_folder: Path) -> dict[str, dict]:
+    from probesmith.schemas.artifact import read_table, require_family
+
+    manifest = require_family(build_folder, ("relations",), "export bear")
+    instances, answers, templates = (
+        read_table(build_folder, config, manifest=manifest)
+        for config in ("instances", "answer_spaces", "templates")
+    )
     relations = {}
     for pid in answers["relation_id"].unique(maintain_order=True).to_list():
         space = answers.filter(pl.col("relation_id") == pid).sort("answer_idx")
@@ -429,16 +438,21 @@ def export_bear(build_folder: str | Path, out: str | Path) -> Path:
                 "sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "answer_idx"
             ).to_dicts(),
         }
-    return write_bear(out, relations)
+    return relations
 
 
-def import_bear(bear_folder: str | Path, out: str | Path) -> dict:
-    """Import a BEAR-layout folder into a relations build folder (instances, answer spaces, templates)."""
+def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False) -> dict:
+    """Import a BEAR-layout folder into a relations build folder (instances, answer spaces, templates).
+
+    ``out`` must be new, empty or a relations build (checked before BEAR is read).
+    """
     import probesmith
     from probesmith.builders.bear import read_bear
     from probesmith.schemas.artifact import DatasetFolderWriter
     from probesmith.schemas.manifest import file_sha256
+    from probesmith.schemas.output import check_destination
 
+    check_destination(out, "build:relations", folder=True, force=force)
     bear_folder = Path(bear_folder)
     relations = read_bear(bear_folder)
     instances, answers, templates = [], [], []
@@ -479,7 +493,7 @@ def import_bear(bear_folder: str | Path, out: str | Path) -> dict:
         tags=("probing", "bear"),
         task_categories=("fill-mask", "text-generation"),
     )
-    with DatasetFolderWriter(out) as writer:
+    with DatasetFolderWriter(out, "build:relations", force=force) as writer:
         tables = {
             "instances": (RELATION_INSTANCES, instances),
             "answer_spaces": (ANSWER_SPACES, answers),

@@ -59,9 +59,11 @@ Z95 = 1.959963984540054
 class TierSpec:
     """PCA-confidence thresholds of the plausibility tiers (DepEdit's annotators: 1-5)."""
 
-    must_be_true: float = spec_field(0.9, help="PCA confidence for 'must be true' (score 5).")
-    likely: float = spec_field(0.6, help="PCA confidence for 'likely' (score 4).")
-    plausible: float = spec_field(0.3, help="PCA confidence for 'plausible' (score 3); below: 'unlikely'.")
+    must_be_true: float = spec_field(0.9, help="PCA confidence for 'must be true' (score 5).", maximum=1)
+    likely: float = spec_field(0.6, help="PCA confidence for 'likely' (score 4).", maximum=1)
+    plausible: float = spec_field(
+        0.3, help="PCA confidence for 'plausible' (score 3); below: 'unlikely'.", maximum=1
+    )
 
 
 @dataclass(frozen=True)
@@ -420,15 +422,26 @@ def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels) -> 
     }
 
 
-def export_depedit(build_folder: str | Path, out: str | Path) -> Path:
-    """Write a rules build as DepEdit's JSONL: one knowledge set per line (init, 0, 1, 2)."""
-    from probesmith.schemas.parquet import read_parquet
+def export_depedit(build_folder: str | Path, out: str | Path, *, force: bool = False) -> Path:
+    """Write a rules build as DepEdit's JSONL: one knowledge set per line (init, 0, 1, 2).
 
-    build_folder, out = Path(build_folder), Path(out)
-    items = pl.concat(
-        [pl.from_arrow(read_parquet(p)) for p in sorted(build_folder.glob("knowledge_items/*.parquet"))]
-    )
-    rules = pl.concat([pl.from_arrow(read_parquet(p)) for p in sorted(build_folder.glob("rules/*.parquet"))])
+    ``out`` is written atomically and only over an earlier export of ours (see
+    :class:`~probesmith.schemas.output.OutputFile`).
+    """
+    from probesmith.schemas.output import OutputFile
+
+    with OutputFile(out, "export:depedit", force=force) as tmp:
+        lines = _depedit_lines(Path(build_folder))
+        tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return Path(out)
+
+
+def _depedit_lines(build_folder: Path) -> list[str]:
+    from probesmith.schemas.artifact import read_table, require_family
+
+    manifest = require_family(build_folder, ("rules",), "export depedit")
+    items = read_table(build_folder, "knowledge_items", manifest=manifest)
+    rules = read_table(build_folder, "rules", manifest=manifest)
     score = {
         r["rule_id"]: 5 if r["tier"] == "must_be_true" else 4 if r["tier"] == "likely" else 3
         for r in rules.iter_rows(named=True)
@@ -468,9 +481,7 @@ def export_depedit(build_folder: str | Path, out: str | Path) -> Path:
                 },
             }
         lines.append(json.dumps(record, ensure_ascii=False))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
-    return out
+    return lines
 
 
 def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[dict]:

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from probesmith.builders.wikidata import (
     STORE_INFO,
@@ -20,6 +21,7 @@ from probesmith.builders.wikidata import (
     QueryCache,
     SparqlClient,
     load_store,
+    store_info,
 )
 from probesmith.builders.wordnet import data_home
 from probesmith.errors import SourceError
@@ -42,11 +44,13 @@ class WikidataSpec:
         "probesmith/0.1 (knowledge-probing datasets; contact: set wikidata.user_agent)",
         help="User-Agent sent to the endpoint; the query service asks for a contact in it.",
     )
-    timeout: float = spec_field(60.0, help="Seconds a query may take.")
-    max_retries: int = spec_field(5, help="Attempts per query (429/503, timeouts, cut bodies).")
+    timeout: float = spec_field(60.0, help="Seconds a query may take.", minimum=1)
+    max_retries: int = spec_field(5, help="Attempts per query (429/503, timeouts, cut bodies).", minimum=1)
     cache: str = spec_field("", help="Query cache folder; empty = <data home>/sparql-cache.")
-    cache_mode: str = spec_field("record", help="record, replay (offline), refresh, or off.")
-    page_size: int = spec_field(50_000, help="Rows per page of large queries (LIMIT/OFFSET).")
+    cache_mode: Literal["record", "replay", "refresh", "off"] = spec_field(
+        "record", help="record, replay (offline), refresh, or off."
+    )
+    page_size: int = spec_field(50_000, help="Rows per page of large queries (LIMIT/OFFSET).", minimum=1)
 
 
 def _cache(spec: WikidataSpec) -> QueryCache:
@@ -66,7 +70,9 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         return
     path = Path(source)
     if path.is_dir() and (path / STORE_INFO).is_file():
-        store, described = path, {"store": str(path.resolve())}
+        info = store_info(path)
+        store = path
+        described = {"store": str(path.resolve()), "dump_sha256": info.get("dump_sha256")}
     elif path.is_file():
         digest = file_sha256(path)
         store = data_home() / "stores" / digest[:16]
@@ -81,8 +87,9 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
             "../shared/data/wikidata_slice/wikidata_slice.nt.gz)."
         )
     with OxigraphServer(store) as server:
-        # the local port changes every run; cache by the store, not the port
-        cache_endpoint = f"oxigraph:{described.get('dump_sha256') or described['store']}"
+        # the port changes every run, and a folder can be reloaded with other data: cache by the
+        # content the store was loaded from (its dump's sha256), never by its port or path
+        cache_endpoint = f"oxigraph:{described['dump_sha256']}"
         yield SparqlClient(server.endpoint, cache_endpoint=cache_endpoint, **client_options), described
 
 
@@ -91,54 +98,61 @@ def _nt_literal(text: str) -> str:
     return f'"{escaped}"@en'
 
 
-def snapshot_wikidata(spec, out: str | Path) -> dict:
+SNAPSHOT_SUFFIXES = (".nt", ".nt.gz", ".nt.bz2")
+
+
+def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
     """Freeze what a Wikidata spec needs — its relations' facts, labels, aliases — as N-Triples.
 
-    ``out`` (``.nt`` or ``.nt.gz``) is written atomically, its lines sorted, so the same source
-    gives the same file; a build from it is reproducible without the endpoint.
+    ``out`` ends in ``.nt``, ``.nt.gz`` or ``.nt.bz2`` and is compressed accordingly; it is checked
+    before anything is queried, written atomically, and replaces only an earlier snapshot of
+    ours. Its lines are sorted, so the same source gives the same file.
     """
+    import bz2
     import gzip
-    import os
-    import uuid
 
     from probesmith.builders.relations import aliases_query, facts_query, load_catalog
     from probesmith.builders.relations import batched_select as batched
+    from probesmith.schemas.output import OutputFile
 
-    relations = list(getattr(spec, "relations", ()) or load_catalog(spec.catalog))
     out = Path(out)
+    if not out.name.endswith(SNAPSHOT_SUFFIXES):
+        raise SourceError(
+            f"{out}: a snapshot is N-Triples; name it .nt, .nt.gz or .nt.bz2 (compressed to match)."
+        )
+    relations = list(getattr(spec, "relations", ()) or load_catalog(spec.catalog))
     lines: set[str] = set()
     entities: set[str] = set()
-    with open_wikidata(spec.wikidata) as (client, source):
-        for pid in relations:
-            for row in client.select_paged(facts_query(pid), spec.wikidata.page_size):
-                s, o = row["s"], row["o"]
-                entities.update((s, o))
-                lines.add(f"<{s}> <http://www.wikidata.org/prop/direct/{pid}> <{o}> .")
+    with OutputFile(out, "snapshot", command="wikidata snapshot", force=force) as tmp:
+        with open_wikidata(spec.wikidata) as (client, source):
+            for pid in relations:
+                for row in client.select_paged(facts_query(pid), spec.wikidata.page_size):
+                    s, o = row["s"], row["o"]
+                    entities.update((s, o))
+                    lines.add(f"<{s}> <http://www.wikidata.org/prop/direct/{pid}> <{o}> .")
+                    lines.add(
+                        f"<{s}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['sLabel'])} ."
+                    )
+                    lines.add(
+                        f"<{o}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['oLabel'])} ."
+                    )
+            ids = sorted(e.rsplit("/", 1)[-1] for e in entities)
+            for row in batched(client, aliases_query, ids):
                 lines.add(
-                    f"<{s}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['sLabel'])} ."
+                    f"<{row['e']}> <http://www.w3.org/2004/02/skos/core#altLabel> {_nt_literal(row['alias'])} ."
                 )
-                lines.add(
-                    f"<{o}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['oLabel'])} ."
-                )
-        ids = sorted(e.rsplit("/", 1)[-1] for e in entities)
-        for row in batched(client, aliases_query, ids):
-            lines.add(
-                f"<{row['e']}> <http://www.w3.org/2004/02/skos/core#altLabel> {_nt_literal(row['alias'])} ."
+        if not lines:
+            raise SourceError(
+                f"{source} returned no facts for {', '.join(relations)}; nothing was written. Check the "
+                "source (an empty store?) and the spec's relations."
             )
-    staging = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = ("\n".join(sorted(lines)) + "\n").encode()
-    try:
+        text = ("\n".join(sorted(lines)) + "\n").encode()
         if out.name.endswith(".gz"):
-            with (
-                open(staging, "wb") as raw,
-                gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh,
-            ):
+            with open(tmp, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh:
                 fh.write(text)
+        elif out.name.endswith(".bz2"):
+            tmp.write_bytes(bz2.compress(text))
         else:
-            staging.write_bytes(text)
-        os.replace(staging, out)
-    finally:
-        staging.unlink(missing_ok=True)
+            tmp.write_bytes(text)
     log.info("snapshot of %d relations: %d triples from %s into %s", len(relations), len(lines), source, out)
     return {"relations": relations, "triples": len(lines), "source": source, "out": str(out)}

@@ -21,12 +21,12 @@ from __future__ import annotations
 import bz2
 import contextlib
 import email.utils
+import errno
 import gzip
 import hashlib
 import http.client
 import json
 import logging
-import os
 import re
 import shutil
 import socket
@@ -36,7 +36,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -46,6 +45,7 @@ from tqdm.auto import tqdm
 
 from probesmith.errors import ProbesmithError, SourceError
 from probesmith.schemas.manifest import file_sha256
+from probesmith.schemas.output import OutputFolder, write_bytes_atomic
 
 log = logging.getLogger(__name__)
 
@@ -107,37 +107,55 @@ def _open_dump(raw: IO[bytes], path: Path) -> IO[bytes]:
     raise SourceError(f"{path}: a dump must be N-Triples: .nt, .nt.gz or .nt.bz2.")
 
 
-def load_store(dump: str | Path, store: str | Path, progress: bool = True) -> dict:
+def load_store(dump: str | Path, store: str | Path, progress: bool = True, *, force: bool = False) -> dict:
     """Load an N-Triples dump into an oxigraph store folder, streaming; return its info.
 
-    The store is built in a staging folder and renamed into place, so a truncated or corrupt
-    dump leaves no store behind. ``store/probesmith-store.json`` records the dump's sha256.
+    ``store`` must be new, empty, or a store probesmith loaded (checked before the dump is read).
+    The store is built in a staging folder and swapped into place, so a truncated or corrupt dump
+    — or an interrupted load — leaves the previous store (or none); rerunning the command starts
+    the load again. ``store/probesmith-store.json`` records the dump's sha256, which keys the
+    SPARQL cache of builds from this store.
     """
     import pyoxigraph
 
-    dump, store = Path(dump), Path(store)
+    dump = Path(dump)
     if not dump.is_file():
         raise SourceError(f"dump {dump} does not exist; pass an .nt, .nt.gz or .nt.bz2 file.")
-    staging = store.parent / f".{store.name}.tmp-{uuid.uuid4().hex[:8]}"
-    staging.mkdir(parents=True)
+    if not dump.name.endswith((".nt", ".nt.gz", ".nt.bz2")):
+        raise SourceError(f"{dump}: a dump must be N-Triples: .nt, .nt.gz or .nt.bz2.")
     started = time.perf_counter()
-    try:
-        with (
-            open(dump, "rb") as raw,
-            tqdm(
-                total=dump.stat().st_size,
-                unit="B",
-                unit_scale=True,
-                desc=f"loading {dump.name}",
-                disable=None if progress else True,  # None: off when not a terminal
-            ) as bar,
-        ):
-            stream = _open_dump(_CountingReader(raw, bar), dump)  # type: ignore[arg-type]
-            oxi = pyoxigraph.Store(str(staging))
-            oxi.bulk_load(input=stream, format=pyoxigraph.RdfFormat.N_TRIPLES)
-            oxi.flush()
-            triples = len(oxi)
-            del oxi
+    with OutputFolder(store, "store", command="wikidata load", force=force) as staging:
+        try:
+            with (
+                open(dump, "rb") as raw,
+                tqdm(
+                    total=dump.stat().st_size,
+                    unit="B",
+                    unit_scale=True,
+                    desc=f"loading {dump.name}",
+                    disable=None if progress else True,  # None: off when not a terminal
+                ) as bar,
+            ):
+                stream = _open_dump(_CountingReader(raw, bar), dump)  # type: ignore[arg-type]
+                oxi = pyoxigraph.Store(str(staging))
+                oxi.bulk_load(input=stream, format=pyoxigraph.RdfFormat.N_TRIPLES)
+                oxi.flush()
+                triples = len(oxi)
+                del oxi
+        except (EOFError, zlib.error, SyntaxError, ValueError) as exc:
+            raise SourceError(
+                f"dump {dump} is truncated or corrupt ({type(exc).__name__}: {exc}); nothing was "
+                "loaded. Download or copy it again."
+            ) from None
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EFBIG):
+                raise
+            raise SourceError(
+                f"dump {dump} is truncated or corrupt ({type(exc).__name__}: {exc}); nothing was "
+                "loaded. Download or copy it again."
+            ) from None
+        if triples == 0:
+            raise SourceError(f"dump {dump} holds no triples; nothing was loaded. Pass a non-empty dump.")
         info = {
             "dump": str(dump.resolve()),
             "dump_sha256": file_sha256(dump),
@@ -145,16 +163,6 @@ def load_store(dump: str | Path, store: str | Path, progress: bool = True) -> di
             "seconds": round(time.perf_counter() - started, 1),
         }
         (staging / STORE_INFO).write_text(json.dumps(info, indent=2))
-        if store.exists():
-            shutil.rmtree(store)
-        os.rename(staging, store)
-    except (EOFError, OSError, zlib.error, SyntaxError, ValueError) as exc:
-        raise SourceError(
-            f"dump {dump} is truncated or corrupt ({type(exc).__name__}: {exc}); nothing was "
-            "loaded. Download or copy it again."
-        ) from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     log.info("loaded %s triples from %s into %s in %.1f s", f"{triples:,}", dump, store, info["seconds"])
     return info
 
@@ -255,7 +263,7 @@ class QueryCache:
 
     def __init__(self, folder: str | Path, mode: CacheMode = "record"):
         if mode not in ("record", "replay", "refresh", "off"):
-            raise ValueError(f"cache mode {mode!r}: use record, replay, refresh or off")
+            raise SourceError(f"cache mode {mode!r}: use record, replay, refresh or off")
         self.folder, self.mode = Path(folder), mode
 
     @staticmethod
@@ -272,7 +280,16 @@ class QueryCache:
             return None
         path = self._path(self.key(endpoint, query))
         if path.is_file():
-            return json.loads(path.read_text())["bindings"]
+            try:
+                return json.loads(path.read_text(encoding="utf-8"))["bindings"]
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+                if self.mode == "replay":
+                    raise CacheMiss(
+                        f"cached result {path} is unreadable ({type(exc).__name__}); record it again "
+                        "with cache mode `refresh`."
+                    ) from None
+                log.warning("cached result %s is unreadable (%s); querying again", path, type(exc).__name__)
+                return None
         if self.mode == "replay":
             raise CacheMiss(
                 f"query {self.key(endpoint, query)[:12]} for {endpoint} is not in the cache "
@@ -286,9 +303,9 @@ class QueryCache:
             return
         path = self._path(self.key(endpoint, query))
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp-{uuid.uuid4().hex[:8]}")
-        tmp.write_text(json.dumps({"endpoint": endpoint, "query": query, "bindings": bindings}))
-        os.replace(tmp, path)
+        write_bytes_atomic(
+            path, json.dumps({"endpoint": endpoint, "query": query, "bindings": bindings}).encode()
+        )
 
 
 # ---- the client --------------------------------------------------------------------------------

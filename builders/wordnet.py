@@ -13,13 +13,13 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import uuid
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from probesmith.errors import SourceError
 from probesmith.schemas.manifest import file_sha256
+from probesmith.schemas.output import OutputFolder
 
 log = logging.getLogger(__name__)
 
@@ -83,17 +83,10 @@ def prepare_wordnet(source_dir: Path = DEBIAN_WORDNET_DIR, home: Path | None = N
     target = nltk_wordnet_dir(home)
     if _is_prepared_from(target, source_dir):
         return target
-    staging = target.parent / f".wordnet.tmp-{uuid.uuid4().hex[:8]}"
-    staging.mkdir(parents=True)
-    try:
+    with OutputFolder(target, "wordnet-nltk", command="data prepare") as staging:
         for name in REQUIRED_FILES:
             shutil.copyfile(source_dir / name, staging / name)
         (staging / "lexnames").write_text(lexnames_text())
-        if target.exists():
-            shutil.rmtree(target)
-        os.rename(staging, target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     log.info("prepared WordNet for NLTK: %s -> %s", source_dir, target)
     return target
 

@@ -59,7 +59,7 @@ _RANDOM_TRIES = 64
 class DistractorSpec:
     """How the wrong answers of each item are drawn."""
 
-    count: int = spec_field(4, help="Distractors per item (choices = count + 1).")
+    count: int = spec_field(4, help="Distractors per item (choices = count + 1).", minimum=1)
     mix: Mapping[str, int] = spec_field(
         default_factory=lambda: {"sister": 2, "opposite": 1, "random": 1},
         help="Distractors of each type per item: sister, opposite (ISA hops the other way), "

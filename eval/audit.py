@@ -19,6 +19,7 @@ import logging
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -27,6 +28,7 @@ from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
 from probesmith.eval.baselines import DEFAULT_BASELINES, FeatureBaseline, make_baseline
 from probesmith.eval.mcqa import load_multiple_choice
+from probesmith.schemas.output import OutputFolder
 from probesmith.schemas.tables import AUDIT_CELLS
 
 log = logging.getLogger(__name__)
@@ -195,30 +197,39 @@ def audit(path: str | Path, options: AuditOptions | None = None) -> AuditResult:
     return AuditResult(name, audit_frames(frames, name, options), options, source_hash)
 
 
-def write_audit(result: AuditResult, out: str | Path) -> Path:
-    """Write cells.parquet, report.md, heatmap.png and audit.json into ``out``."""
+def write_audit(
+    result: AuditResult, out: str | Path, extra_json: dict[str, Any] | None = None, *, force: bool = False
+) -> Path:
+    """Write cells.parquet, report.md, heatmap.png and audit.json into ``out``, atomically.
+
+    ``extra_json`` adds JSON files (name -> data) to the same folder, e.g. the filter's
+    ``filter.json``. ``out`` may hold an earlier audit; anything else is refused (see
+    :class:`~probesmith.schemas.output.OutputFolder`), and a failure leaves it as it was.
+    """
     from probesmith.schemas.parquet import write_parquet
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_parquet(
-        result.cells.to_arrow().cast(AUDIT_CELLS.schema.remove_metadata()),
-        out / "cells.parquet",
-        AUDIT_CELLS,
-        f"{result.dataset} audit",
-    )
-    plot_heatmap(result.cells, out / "heatmap.png")
-    (out / "report.md").write_text(render_report(result))
-    summary = {
-        "dataset": result.dataset,
-        "source_logical_hash": result.source_logical_hash,
-        "options": asdict(result.options),
-        "flagged_cells": result.flagged.height,
-        "flagged": result.flagged.select(
-            "config", "baseline", "hops", "distractor_type", "accuracy", "ci_low", "chance"
-        ).to_dicts(),
-    }
-    (out / "audit.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    with OutputFolder(out, "audit", force=force) as staging:
+        write_parquet(
+            result.cells.to_arrow().cast(AUDIT_CELLS.schema.remove_metadata()),
+            staging / "cells.parquet",
+            AUDIT_CELLS,
+            f"{result.dataset} audit",
+        )
+        plot_heatmap(result.cells, staging / "heatmap.png")
+        (staging / "report.md").write_text(render_report(result))
+        summary = {
+            "dataset": result.dataset,
+            "source_logical_hash": result.source_logical_hash,
+            "options": asdict(result.options),
+            "flagged_cells": result.flagged.height,
+            "flagged": result.flagged.select(
+                "config", "baseline", "hops", "distractor_type", "accuracy", "ci_low", "chance"
+            ).to_dicts(),
+        }
+        (staging / "audit.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        for name, data in (extra_json or {}).items():
+            (staging / name).write_text(json.dumps(data, indent=1, default=list) + "\n")
     log.info("audit of %s: %d flagged cells; report in %s", result.dataset, result.flagged.height, out)
     return out
 

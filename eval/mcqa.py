@@ -23,8 +23,10 @@ import polars as pl
 
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
+from probesmith.schemas.artifact import table_files
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
 from probesmith.schemas.parquet import read_parquet
+from probesmith.schemas.tables import MULTIPLE_CHOICE
 
 COLUMNS = {
     "id": pl.String,
@@ -57,16 +59,28 @@ def load_multiple_choice(path: str | Path) -> dict[str, pl.DataFrame]:
 
 
 def load_build(folder: Path, splits: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
-    """Every config of a build folder, its splits (or ``splits``) stacked with a ``split`` column."""
+    """Every config of a build folder, its splits (or ``splits``) stacked with a ``split`` column.
+
+    Only multiple-choice builds qualify; a table build (relation sets, grids, rules) is refused
+    with the families that do.
+    """
     manifest = read_manifest(folder)
+    choice_tables = sorted(t for t, e in manifest["tables"].items() if e.get("schema") == MULTIPLE_CHOICE.id)
+    if not choice_tables:
+        raise ArtifactError(
+            f"{folder} is a {manifest['family']} build, which has no multiple-choice tables; the "
+            "audit and multiple-choice scoring take wordnet or dictionary builds, or AI2 JSONL."
+        )
     frames: dict[str, list[pl.DataFrame]] = {}
-    for table_name in sorted(manifest["tables"]):
+    for table_name in choice_tables:
         config, split = table_name.split("/")
         if splits is not None and split not in splits:
             continue
-        for path in sorted(folder.glob(f"{config}/{split}-*.parquet")):
+        for path in table_files(folder, config, split, manifest):
             frame = pl.from_arrow(read_parquet(path)).with_columns(split=pl.lit(split))
             frames.setdefault(config, []).append(frame.select(list(COLUMNS)).cast(COLUMNS))
+    if not frames:
+        raise ArtifactError(f"{folder} has no multiple-choice items in split(s) {', '.join(splits or ())}.")
     return {config: pl.concat(parts) for config, parts in frames.items()}
 
 
@@ -101,6 +115,14 @@ def _ai2_rows(path: Path, split: str) -> list[dict]:
                 choices = record["question"]["choices"]
                 labels = [c["label"] for c in choices]
                 texts = [c["text"] for c in choices]
+                if not isinstance(stem, str) or not stem.strip():
+                    raise ArtifactError(f"{where}: question.stem must be a non-empty string, got {stem!r}.")
+                bad = [t for t in texts if not isinstance(t, str) or not t.strip()]
+                if bad or len(texts) < 2:
+                    raise ArtifactError(
+                        f"{where}: every choice text must be a non-empty string, and there must be at "
+                        f"least two choices (got {texts!r}). Fix or remove the line."
+                    )
                 answer = labels.index(record["answerKey"])
             except json.JSONDecodeError as exc:
                 raise ArtifactError(f"{where} is not valid JSON ({exc}).") from None

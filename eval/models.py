@@ -77,6 +77,8 @@ def load_model(
     if kind not in ("auto", "causal", "masked"):
         raise ModelLoadError(f"unknown model kind {kind!r}: use auto, causal or masked")
     device = device or default_device()
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise ModelLoadError(f"--device {device}: no CUDA device is visible here. Use --device cpu.")
     local = Path(name_or_path).expanduser()
     if not local.exists() and (name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1):
         raise ModelLoadError(
@@ -94,6 +96,22 @@ def load_model(
             f"could not load model {name_or_path!r}: {exc}. Pass a local folder written by "
             "save_pretrained (model and tokenizer), or a hub id on a machine that can reach the hub."
         ) from exc
+    _check_tokenizer(tokenizer, name_or_path)
     model.to(device).eval()
     log.info("loaded %s model %s (%s, %s) on %s", kind, name_or_path, type(model).__name__, dtype, device)
     return LanguageModel(model=model, tokenizer=tokenizer, kind=kind, name=str(name_or_path))
+
+
+def _check_tokenizer(tokenizer, name_or_path: str) -> None:
+    """A tokenizer that turns text into nothing would make every score 0 and accuracy = position."""
+    vocabulary = len(tokenizer) if tokenizer is not None else 0
+    ids = tokenizer("The cat sat on the mat.", add_special_tokens=False)["input_ids"] if vocabulary else []
+    if (
+        vocabulary < 2
+        or not ids
+        or (tokenizer.unk_token_id is not None and set(ids) <= {tokenizer.unk_token_id})
+    ):
+        raise ModelLoadError(
+            f"{name_or_path} has no usable tokenizer (vocabulary {vocabulary}, English text -> {ids[:8]}): "
+            "save the tokenizer beside the model (tokenizer.save_pretrained(folder))."
+        )

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import time
-import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,8 +45,9 @@ from probesmith.eval.editors import (
 from probesmith.eval.models import LanguageModel
 from probesmith.eval.scoring import is_distributed, score_statements
 from probesmith.probes.spec import spec_field, to_dict
-from probesmith.schemas.artifact import refuse_to_replace, swap_into_place
+from probesmith.schemas.artifact import read_table
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
+from probesmith.schemas.output import OutputFolder
 from probesmith.schemas.parquet import read_parquet, write_parquet
 from probesmith.schemas.results import EDIT_SCORES, GRID_SCORES, MC_SCORES, RELATION_SCORES
 from probesmith.schemas.tables import TableSchema
@@ -173,14 +172,6 @@ class _Context:
             return_token_counts=True,
             progress=self.progress,
         )
-
-
-def read_table(folder: Path, name: str) -> pl.DataFrame:
-    """Every file of one table of a build folder, validated, as one frame."""
-    paths = sorted(folder.glob(f"{name}/*.parquet"))
-    if not paths:
-        raise ArtifactError(f"{folder} has no table {name!r}: is it a complete build of this family?")
-    return pl.concat([pl.from_arrow(read_parquet(p)) for p in paths])
 
 
 def _sample(keys: list, limit: int | None, seed: int, *salt) -> set:
@@ -481,20 +472,32 @@ def _answer_set(ctx, editor, edited, set_id, variant, frame, establish, aliases)
 # ---------------------------------------------------------------- output
 
 
-def write_results(result: EvalResult, out: str | Path) -> Path:
+def default_results_folder(model: str, probes: str | Path, root: str | Path = "runs") -> Path:
+    """``runs/<model>-<build>``, unique per model: a local model folder adds a hash of its path.
+
+    (Two models saved as ``m1/final`` and ``m2/final`` would otherwise share ``runs/final-<build>``.)
+    """
+    local = Path(model).expanduser()
+    if local.exists():
+        tag = f"{local.resolve().name}-{stable_hash(0, str(local.resolve())) % 16**6:06x}"
+    else:
+        tag = model.replace("/", "--")
+    return Path(root) / f"{tag}-{Path(probes).resolve().name}"
+
+
+def write_results(result: EvalResult, out: str | Path, *, force: bool = False) -> Path:
     """Write items Parquet, ``metrics.json``, ``report.md`` and plots into ``out``, atomically.
 
-    Under ``torch.distributed`` only rank 0 writes.
+    ``out`` may hold an earlier evaluation of the same model on the same build (it is replaced);
+    results of another model or build are kept unless ``force``. Under ``torch.distributed`` only
+    rank 0 writes.
     """
     from probesmith.eval.report import render_report
 
     out = Path(out)
     if dist.is_available() and dist.is_initialized() and dist.get_rank() != 0:
         return out
-    refuse_to_replace(out, "metrics.json", "an evaluation results folder")
-    staging = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
-    staging.mkdir(parents=True)
-    try:
+    with OutputFolder(out, "eval", identity=results_identity(result), force=force) as staging:
         for name, (schema, frame) in result.tables.items():
             table = frame.to_arrow().select(schema.schema.names).cast(schema.schema)
             write_parquet(table, staging / f"{name}.parquet", schema, f"{out.name}/{name}")
@@ -502,9 +505,56 @@ def write_results(result: EvalResult, out: str | Path) -> Path:
             json.dumps(result.metrics, indent=2, sort_keys=True, default=str) + "\n"
         )
         (staging / "report.md").write_text(render_report(result, staging))
-        swap_into_place(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     log.info("wrote evaluation of %s on %s to %s", result.model, result.probes, out)
     return out
+
+
+def results_identity(result: EvalResult) -> dict:
+    """What an evaluation folder is of: the model and the build (its logical hash, or its path)."""
+    run = result.metrics.get("run", {})
+    model = Path(result.model).expanduser()
+    return {
+        "model": str(model.resolve()) if model.exists() else result.model,
+        "probes": run.get("build_hash") or str(Path(result.probes).resolve()),
+    }
+
+
+#: Options that change what a grid evaluation measures: runs compared must agree on them.
+COMPARABLE_OPTIONS = ("max_candidates", "max_verbalizations", "max_items", "seed", "split")
+
+
+def load_runs_for_comparison(folders: list[Path], *, force: bool = False) -> dict[str, pl.DataFrame]:
+    """The per-item tables of several grid evaluations, keyed by model, checked to be comparable.
+
+    At least two runs, each a ``probesmith eval`` result on a paraphrases build; all of the same
+    build (logical hash) and the same sampling options, unless ``force``.
+    """
+    from probesmith.errors import UsageError
+
+    if len(folders) < 2:
+        raise UsageError("eval-compare needs the results of at least two models; pass two or more folders.")
+    runs, settings = {}, {}
+    for folder in folders:
+        path = Path(folder) / "metrics.json"
+        try:
+            metrics = json.loads(path.read_text())
+        except (OSError, ValueError):
+            metrics = {}
+        run = metrics.get("run", {}) if isinstance(metrics, dict) else {}
+        if run.get("family") != "paraphrases":
+            raise ArtifactError(
+                f"{folder} is not a `probesmith eval` result on a paraphrases build (rank consistency "
+                "compares grid evaluations); pass results folders of such runs."
+            )
+        if run["model"] in runs:
+            raise UsageError(f"{folder} evaluates {run['model']} again; pass one run per model.")
+        options = run.get("options", {})
+        settings[folder] = (run.get("build_hash"), {k: options.get(k) for k in COMPARABLE_OPTIONS})
+        runs[run["model"]] = pl.from_arrow(read_parquet(Path(folder) / "items.parquet"))
+    if len(set(map(repr, settings.values()))) > 1 and not force:
+        lines = "; ".join(f"{f}: build {h and h[:12]}, {o}" for f, (h, o) in settings.items())
+        raise UsageError(
+            f"the runs are of different builds or settings ({lines}); their scores are not comparable. "
+            "Evaluate every model on the same build with the same options, or pass --force."
+        )
+    return runs

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -33,9 +35,20 @@ from probesmith.errors import SpecError
 T = TypeVar("T")
 
 
-def spec_field(default: Any = dataclasses.MISSING, *, help: str, **kwargs: Any) -> Any:  # noqa: A002
-    """A dataclass field with help text; mutable defaults are given as tuples or factories."""
-    metadata = {"help": help}
+def spec_field(
+    default: Any = dataclasses.MISSING,
+    *,
+    help: str,  # noqa: A002
+    minimum: float | None = 0,
+    maximum: float | None = None,
+    **kwargs: Any,
+) -> Any:
+    """A dataclass field with help text; mutable defaults are given as tuples or factories.
+
+    Numeric fields are range-checked when a spec is loaded: at least ``minimum`` (0 unless said
+    otherwise; None for no bound), at most ``maximum``, and never NaN or infinite.
+    """
+    metadata = {"help": help, "minimum": minimum, "maximum": maximum}
     if default is dataclasses.MISSING:
         return field(metadata=metadata, **kwargs)
     return field(default=default, metadata=metadata, **kwargs)
@@ -49,7 +62,7 @@ class SplitSpec:
         3000, help="Maximum number of items in train; clusters are added whole until it is full."
     )
     dev_share: float = spec_field(
-        0.5, help="Share of the remaining clusters that go to dev; the rest go to test."
+        0.5, help="Share of the remaining clusters that go to dev; the rest go to test.", maximum=1
     )
 
 
@@ -59,10 +72,10 @@ class ArtifactFilterSpec:
 
     enabled: bool = spec_field(False, help="Run the artifact filter before writing the build.")
     margin: float = spec_field(
-        0.05, help="Target: choice-only accuracy at most chance + margin in every cell."
+        0.05, help="Target: choice-only accuracy at most chance + margin in every cell.", maximum=1
     )
-    max_rounds: int = spec_field(10, help="Rounds of retraining and removal at most.")
-    folds: int = spec_field(5, help="Cross-fitting folds (by cluster) that score every item.")
+    max_rounds: int = spec_field(10, help="Rounds of retraining and removal at most.", minimum=1)
+    folds: int = spec_field(5, help="Cross-fitting folds (by cluster) that score every item.", minimum=2)
     baselines: tuple[str, ...] = spec_field(
         ("choice_only",),
         help="Feature baselines to bring within the margin: choice_only, choice_to_choice, "
@@ -75,7 +88,10 @@ class ProbeSpec:
     """Fields every probe spec has."""
 
     family: str = spec_field(help="Probe family; selects the builder (see `probesmith build --help`).")
-    name: str = spec_field(help="Name of the dataset this spec builds; the output folder's name.")
+    name: str = spec_field(
+        help="Name of the dataset this spec builds; the output folder's name (letters, digits, "
+        "'.', '_', '-'; no path)."
+    )
     version: int = spec_field(1, help="Version of this spec; bump it when its output changes.")
     seed: int = spec_field(0, help="Seed of every random choice; same seed, same dataset.")
     description: str = spec_field("", help="One paragraph for the dataset card.")
@@ -83,6 +99,18 @@ class ProbeSpec:
     artifact_filter: ArtifactFilterSpec = spec_field(
         default_factory=ArtifactFilterSpec, help="Artifact filtering before writing."
     )
+
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def check_name(name: str, where: str) -> None:
+    """A dataset name is one folder name: it can never point outside the output folder."""
+    if not _NAME.fullmatch(name or "") or ".." in name:
+        raise SpecError(
+            f"{where}: {name!r} is not a dataset name; use letters, digits, '.', '_' and '-' "
+            "(starting with a letter or digit, no '/' or '..'), e.g. wordnetqa-siblings."
+        )
 
 
 def bundled_spec_names() -> list[str]:
@@ -124,6 +152,10 @@ def load_spec_layers(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) 
         raise SpecError(f"spec includes itself: {chain}. Remove one of the `include:` keys.")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"spec {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8."
+        ) from None
     except yaml.YAMLError as exc:
         raise SpecError(f"spec {path} is not valid YAML: {exc}. Fix the syntax and retry.") from None
     if data is None:
@@ -188,12 +220,27 @@ def from_dict(cls: type[T], data: Mapping[str, Any], where: str = "spec") -> T:
     for name, f in fields.items():
         if name in data:
             values[name] = _coerce(hints[name], data[name], f"{where}.{name}")
+            _check_range(values[name], f, f"{where}.{name}")
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise SpecError(f"{where}: required key {name!r} is missing ({f.metadata.get('help')}).")
+    if issubclass(cls, ProbeSpec) and "name" in values:
+        check_name(values["name"], f"{where}.name")
     try:
         return cls(**values)
     except (TypeError, ValueError) as exc:
         raise SpecError(f"{where}: {exc}") from None
+
+
+def _check_range(value: Any, f: dataclasses.Field, where: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SpecError(f"{where}: {value!r} is not a finite number.")
+    low, high = f.metadata.get("minimum", 0), f.metadata.get("maximum")
+    if low is not None and value < low:
+        raise SpecError(f"{where}: {value!r} is below the smallest allowed value, {low}.")
+    if high is not None and value > high:
+        raise SpecError(f"{where}: {value!r} is above the largest allowed value, {high}.")
 
 
 def _coerce(hint: Any, value: Any, where: str) -> Any:

@@ -14,7 +14,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from probesmith import __version__
-from probesmith.errors import ProbesmithError
+from probesmith.errors import ProbesmithError, UsageError
 
 EPILOG_BUILD = """\
 examples:
@@ -44,7 +44,12 @@ examples:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``probesmith`` console command."""
+    """Entry point of the ``probesmith`` console command.
+
+    Exit codes: 0 done; 1 a problem with data, sources or the machine; 2 a problem with what was
+    asked (arguments, spec, output path); 130 interrupted. Errors are one line that names the
+    problem and the fix; ``--debug`` adds the traceback.
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -58,8 +63,48 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args) or 0
     except ProbesmithError as exc:
+        if args.debug:
+            raise
         print(f"probesmith: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("probesmith: interrupted; outputs were left as they were before.", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        if args.debug:
+            raise
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"probesmith: error: {exc.strerror or exc}{where}. Check the path and retry.", file=sys.stderr)
         return 1
+    except Exception as exc:  # the last line of defence: a bug, said in one line
+        if args.debug:
+            raise
+        print(
+            f"probesmith: internal error: {type(exc).__name__}: {exc}. Nothing was replaced. This is a "
+            "bug: rerun with --debug for the traceback and report it.",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _add_force(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"Replace {what} even if it is a probesmith output of another kind (never anything else).",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"probesmith {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="Only warnings and errors.")
+    parser.add_argument("--debug", action="store_true", help="Show the traceback of an error.")
     commands = parser.add_subparsers(title="commands")
 
     build = commands.add_parser(
@@ -106,6 +152,8 @@ def _parser() -> argparse.ArgumentParser:
             "--help-spec", action="store_true", help="List every spec key with its default and help text."
         )
         sub.add_argument("--out", type=Path, help="Output folder (default: artifacts/<spec name>).")
+        _add_force(sub, "--out")
+        sub.add_argument("--allow-empty", action="store_true", help="Write the build even if it has no rows.")
         sub.add_argument(
             "--filter-artifacts",
             action="store_true",
@@ -148,7 +196,10 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--encoder", default="tiny", help="Encoder of encoder_choice_only: a local path or hub id, or 'tiny'."
     )
-    audit.add_argument("--max-eval-items", type=int, default=20_000, help="Held-out items per config.")
+    audit.add_argument(
+        "--max-eval-items", type=_positive_int, default=20_000, help="Held-out items per config."
+    )
+    _add_force(audit, "--out")
     audit.add_argument(
         "--filter",
         action="store_true",
@@ -170,17 +221,24 @@ def _parser() -> argparse.ArgumentParser:
         help="A build folder, or AI2 multiple-choice JSONL (file or folder).",
     )
     evaluation.add_argument("--out", type=Path, help="Results folder (default: runs/<model>-<build>).")
+    _add_force(evaluation, "--out (e.g. results of another model)")
     evaluation.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: the GPU when there is one).")
     evaluation.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     evaluation.add_argument("--kind", default="auto", choices=["auto", "causal", "masked"])
     evaluation.add_argument(
-        "--batch-tokens", type=int, default=4096, help="Token budget of one forward pass."
+        "--batch-tokens", type=_positive_int, default=4096, help="Token budget of one forward pass."
     )
     evaluation.add_argument("--split", default="test", help="Split of multiple-choice builds.")
     evaluation.add_argument("--pll", default="within_word_l2r", choices=["original", "within_word_l2r"])
-    evaluation.add_argument("--max-items", type=int, help="Items per config / instances per relation / sets.")
-    evaluation.add_argument("--max-candidates", type=int, default=20, help="Grids: candidates per instance.")
-    evaluation.add_argument("--max-verbalizations", type=int, help="Grids: verbalizations per instance.")
+    evaluation.add_argument(
+        "--max-items", type=_positive_int, help="Items per config / instances per relation / sets."
+    )
+    evaluation.add_argument(
+        "--max-candidates", type=_positive_int, default=20, help="Grids: candidates per instance."
+    )
+    evaluation.add_argument(
+        "--max-verbalizations", type=_positive_int, help="Grids: verbalizations per instance."
+    )
     evaluation.add_argument(
         "--editor",
         action="append",
@@ -196,9 +254,12 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "runs", nargs="+", type=Path, help="Results folders of `probesmith eval` on one grid build."
     )
-    compare.add_argument("--subsets", type=int, default=100, help="Random subsets of relations.")
-    compare.add_argument("--subset-size", type=int, default=5, help="Relations per subset.")
+    compare.add_argument("--subsets", type=_positive_int, default=100, help="Random subsets of relations.")
+    compare.add_argument("--subset-size", type=_positive_int, default=5, help="Relations per subset.")
     compare.add_argument("--seed", type=int, default=0)
+    compare.add_argument(
+        "--force", action="store_true", help="Compare runs of different builds or settings anyway."
+    )
     compare.set_defaults(run=_run_eval_compare)
 
     publish = commands.add_parser("publish", help="Upload a build folder to the Hugging Face Hub.")
@@ -218,12 +279,14 @@ def _parser() -> argparse.ArgumentParser:
     load = wikidata_commands.add_parser("load", help="Load an N-Triples dump into an oxigraph store.")
     load.add_argument("dump", type=Path, help=".nt, .nt.gz or .nt.bz2")
     load.add_argument("--store", type=Path, required=True, help="Store folder to create.")
+    _add_force(load, "--store")
     load.set_defaults(run=_run_wikidata_load)
     snapshot = wikidata_commands.add_parser(
         "snapshot", help="Freeze the facts, labels and aliases a spec needs into an N-Triples file."
     )
     snapshot.add_argument("--spec", required=True, help="A relations or paraphrases spec.")
-    snapshot.add_argument("--out", type=Path, required=True, help="FILE.nt.gz")
+    snapshot.add_argument("--out", type=Path, required=True, help="FILE.nt, FILE.nt.gz or FILE.nt.bz2")
+    _add_force(snapshot, "--out")
     snapshot.add_argument("--wikidata", metavar="SOURCE", help="Source to pull from (default: the spec's).")
     snapshot.set_defaults(run=_run_wikidata_snapshot)
 
@@ -232,16 +295,19 @@ def _parser() -> argparse.ArgumentParser:
     bear = export_commands.add_parser("bear", help="A relations build to BEAR / lm-pub-quiz (P*.jsonl).")
     bear.add_argument("folder", type=Path)
     bear.add_argument("--out", type=Path, required=True)
+    _add_force(bear, "--out")
     bear.set_defaults(run=_run_export_bear)
     depedit = export_commands.add_parser("depedit", help="A rules build to DepEdit's JSONL.")
     depedit.add_argument("folder", type=Path)
     depedit.add_argument("--out", type=Path, required=True, help="FILE.jsonl")
+    _add_force(depedit, "--out")
     depedit.set_defaults(run=_run_export_depedit)
     importer = commands.add_parser("import", help="Import another project's layout as a build folder.")
     import_commands = importer.add_subparsers(title="formats")
     bear_in = import_commands.add_parser("bear", help="BEAR / lm-pub-quiz layout to a relations build.")
     bear_in.add_argument("folder", type=Path)
     bear_in.add_argument("--out", type=Path, required=True)
+    _add_force(bear_in, "--out")
     bear_in.set_defaults(run=_run_import_bear)
 
     verify = commands.add_parser("verify", help="Check a build folder against its manifest.")
@@ -278,7 +344,7 @@ def _run_build(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(spec_to_yaml(spec), end="")
         return 0
-    _print_result(build(spec, args.out))
+    _print_result(build(spec, args.out, force=args.force, allow_empty=args.allow_empty))
     return 0
 
 
@@ -320,8 +386,6 @@ def _run_data_prepare(args: argparse.Namespace) -> int:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    import json
-
     from probesmith.eval.audit import AuditOptions, audit, filter_artifacts, write_audit
     from probesmith.eval.baselines import DEFAULT_BASELINES
     from probesmith.eval.mcqa import load_multiple_choice
@@ -332,10 +396,21 @@ def _run_audit(args: argparse.Namespace) -> int:
         max_eval_items=args.max_eval_items,
         encoder_model=args.encoder,
     )
-    result = audit(args.path, options)
+    from probesmith.schemas.output import check_destination
+
     is_build = (args.path / "manifest.json").is_file()
-    out = args.out or (args.path / "audit" if is_build else Path(f"audit-{result.dataset}"))
-    write_audit(result, out)
+    name = args.path.stem if args.path.is_file() else args.path.name
+    out = args.out or (args.path / "audit" if is_build else Path(f"audit-{name}"))
+    check_destination(out, "audit", folder=True, force=args.force)
+    result = audit(args.path, options)
+    extra = {}
+    if args.filter:
+        removed, report = filter_artifacts(load_multiple_choice(args.path), margin=args.margin)
+        extra["filter.json"] = {
+            "report": vars(report),
+            "removed_ids": {c: sorted(ids) for c, ids in removed.items()},
+        }
+    write_audit(result, out, extra, force=args.force)
     overall = result.cells.filter(pl_overall())
     for row in overall.sort("config", "baseline").iter_rows(named=True):
         flag = "  FLAGGED" if row["flagged"] else ""
@@ -345,21 +420,14 @@ def _run_audit(args: argparse.Namespace) -> int:
         )
     print(f"{result.flagged.height} flagged cell(s); report: {out / 'report.md'}")
     if args.filter:
-        removed, report = filter_artifacts(load_multiple_choice(args.path), margin=args.margin)
-        (out / "filter.json").write_text(
-            json.dumps(
-                {"report": vars(report), "removed_ids": {c: sorted(ids) for c, ids in removed.items()}},
-                indent=1,
-                default=list,
-            )
-        )
         print(f"filter: removed {report.removed}, converged={report.converged}; ids in {out / 'filter.json'}")
     return 0
 
 
 def _run_eval(args: argparse.Namespace) -> int:
     from probesmith.eval.models import load_model
-    from probesmith.eval.run import EvalOptions, evaluate, write_results
+    from probesmith.eval.run import EvalOptions, default_results_folder, evaluate, write_results
+    from probesmith.schemas.output import check_destination
 
     options = EvalOptions(
         split=args.split,
@@ -371,11 +439,14 @@ def _run_eval(args: argparse.Namespace) -> int:
         editors=tuple(args.editor or ("in_context", "fine_tune")),
         seed=args.seed,
     )
+    out = args.out or default_results_folder(args.model, args.probes)
+    check_destination(out, "eval", folder=True, force=args.force)
+    if not args.probes.exists():
+        raise UsageError(f"--probes {args.probes} does not exist: pass a build folder or AI2 JSONL.")
     lm = load_model(args.model, kind=args.kind, device=args.device, dtype=args.dtype)
     distributed = _init_distributed(lm)
     result = evaluate(lm, args.probes, options)
-    out = args.out or Path("runs") / f"{Path(args.model).name}-{args.probes.resolve().name}"
-    write_results(result, out)
+    write_results(result, out, force=args.force)
     if not distributed or distributed == (0,):
         headline = {k: v for k, v in result.metrics.items() if isinstance(v, float)}
         print(" ".join(f"{k}={v:.4f}" for k, v in sorted(headline.items())))
@@ -404,19 +475,10 @@ def _init_distributed(lm) -> tuple[int, ...] | None:
 def _run_eval_compare(args: argparse.Namespace) -> int:
     import json
 
-    import polars as pl
-
     from probesmith.eval.metrics import rank_consistency
-    from probesmith.schemas.parquet import read_parquet
+    from probesmith.eval.run import load_runs_for_comparison
 
-    runs = {}
-    for folder in args.runs:
-        metrics = (
-            json.loads((folder / "metrics.json").read_text()) if (folder / "metrics.json").is_file() else {}
-        )
-        if metrics.get("run", {}).get("family") != "paraphrases":
-            raise ProbesmithError(f"{folder} is not a `probesmith eval` result on a paraphrases build")
-        runs[metrics["run"]["model"]] = pl.from_arrow(read_parquet(folder / "items.parquet"))
+    runs = load_runs_for_comparison(args.runs, force=args.force)
     result = rank_consistency(runs, n_subsets=args.subsets, subset_size=args.subset_size, seed=args.seed)
     print(json.dumps(result, indent=2))
     return 0
@@ -440,7 +502,7 @@ def _run_publish(args: argparse.Namespace) -> int:
 def _run_wikidata_load(args: argparse.Namespace) -> int:
     from probesmith.builders.wikidata import load_store
 
-    info = load_store(args.dump, args.store)
+    info = load_store(args.dump, args.store, force=args.force)
     print(f"{args.store}: {info['triples']:,} triples from {args.dump} in {info['seconds']} s")
     return 0
 
@@ -456,7 +518,7 @@ def _run_wikidata_snapshot(args: argparse.Namespace) -> int:
         raise SpecError(f"spec {args.spec} (family {spec.family}) does not query Wikidata.")
     if args.wikidata:
         spec = replace(spec, wikidata=replace(spec.wikidata, source=args.wikidata))
-    info = snapshot_wikidata(spec, args.out)
+    info = snapshot_wikidata(spec, args.out, force=args.force)
     print(f"{args.out}: {info['triples']:,} triples for {len(info['relations'])} relations")
     return 0
 
@@ -464,21 +526,21 @@ def _run_wikidata_snapshot(args: argparse.Namespace) -> int:
 def _run_export_bear(args: argparse.Namespace) -> int:
     from probesmith.builders.relations import export_bear
 
-    print(f"BEAR layout written to {export_bear(args.folder, args.out)}")
+    print(f"BEAR layout written to {export_bear(args.folder, args.out, force=args.force)}")
     return 0
 
 
 def _run_export_depedit(args: argparse.Namespace) -> int:
     from probesmith.builders.rules import export_depedit
 
-    print(f"DepEdit JSONL written to {export_depedit(args.folder, args.out)}")
+    print(f"DepEdit JSONL written to {export_depedit(args.folder, args.out, force=args.force)}")
     return 0
 
 
 def _run_import_bear(args: argparse.Namespace) -> int:
     from probesmith.builders.relations import import_bear
 
-    manifest = import_bear(args.folder, args.out)
+    manifest = import_bear(args.folder, args.out, force=args.force)
     print(f"{args.out}: {manifest['tables']['instances/test']['rows']:,} instances imported")
     return 0
 

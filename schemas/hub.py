@@ -27,7 +27,11 @@ def files_to_publish(folder: Path) -> list[str]:
     paths = ["README.md", MANIFEST_NAME, *sorted(manifest["files"])]
     audit_dir = folder / "audit"
     if audit_dir.is_dir():
-        paths += sorted(p.relative_to(folder).as_posix() for p in audit_dir.iterdir() if p.is_file())
+        paths += sorted(
+            p.relative_to(folder).as_posix()
+            for p in audit_dir.iterdir()
+            if p.is_file() and not p.name.startswith(".")
+        )
     return paths
 
 
@@ -62,7 +66,7 @@ def publish(
     api=None,
 ):
     """Upload a build folder as a dataset repository in one commit; return the commit info."""
-    from huggingface_hub import CommitOperationAdd, HfApi
+    from huggingface_hub import HfApi
 
     folder = Path(folder)
     reasons = check_publishable(folder)
@@ -75,6 +79,36 @@ def publish(
     api = api or HfApi()
     paths = files_to_publish(folder)
     manifest = read_manifest(folder)
+    try:
+        return _commit(api, folder, repo_id, paths, manifest, private, revision, commit_message)
+    except _hub_errors() as exc:
+        raise ArtifactError(
+            f"could not publish {folder} to the Hub dataset {repo_id}: {type(exc).__name__}: {exc}. "
+            "Nothing was committed; check the network, the repository id and your token "
+            "(HF_TOKEN or `huggingface-cli login`), then retry."
+        ) from None
+
+
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions of an unreachable or refusing Hub (network, HTTP status, auth)."""
+    errors: list[type[BaseException]] = [OSError, ConnectionError, TimeoutError]
+    try:
+        from huggingface_hub.errors import HfHubHTTPError
+
+        errors.append(HfHubHTTPError)
+    except ImportError:
+        pass
+    for module, name in (("httpx", "HTTPError"), ("requests", "RequestException")):
+        try:
+            errors.append(getattr(__import__(module), name))
+        except (ImportError, AttributeError):
+            pass
+    return tuple(errors)
+
+
+def _commit(api, folder, repo_id, paths, manifest, private, revision, commit_message):
+    from huggingface_hub import CommitOperationAdd
+
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     if revision is not None:
         api.create_branch(repo_id, branch=revision, repo_type="dataset", exist_ok=True)

@@ -78,10 +78,27 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
         manifest = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise ArtifactError(f"{path} is not valid JSON ({exc}); rebuild the folder.") from None
+    if not isinstance(manifest, dict):
+        raise ArtifactError(f"{path} is not a manifest (a JSON object is expected); rebuild the folder.")
     if manifest.get("format") != MANIFEST_FORMAT:
         raise ArtifactError(
             f"{path} has manifest format {manifest.get('format')!r}; this probesmith reads "
             f"format {MANIFEST_FORMAT}. Rebuild the folder with this version."
+        )
+    problems = [
+        f"{key!r} {'is missing' if key not in manifest else 'is not ' + kind.__name__}"
+        for key, kind in (("family", str), ("tables", dict), ("files", dict), ("logical_hash", str))
+        if not isinstance(manifest.get(key), kind)
+    ]
+    problems += [
+        f"files[{rel!r}] lacks its sha256"
+        for rel, entry in (manifest.get("files") or {}).items()
+        if not isinstance(entry, dict) or "sha256" not in entry
+    ][:1]
+    if problems:
+        raise ArtifactError(
+            f"{path} is incomplete or was edited by hand ({'; '.join(problems)}); rebuild the folder "
+            "with `probesmith build` (or restore the manifest)."
         )
     return manifest
 

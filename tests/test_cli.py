@@ -17,17 +17,17 @@ def test_help_spec_lists_every_key_with_help(capsys):
     assert "distractors.sister_depth" in out and "Depth L of the sister family" in out
 
 
-def test_bad_spec_exits_1_with_the_problem(tmp_path, capsys):
+def test_bad_spec_exits_2_with_the_problem(tmp_path, capsys):
     spec = tmp_path / "bad.yaml"
     spec.write_text("include: wordnet\nperturbation: 3\n")
-    assert main(["build", "wordnet", "--spec", str(spec), "--out", str(tmp_path / "out")]) == 1
+    assert main(["build", "wordnet", "--spec", str(spec), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "unknown key 'perturbation' (did you mean 'perturbations'?)" in err
     assert not (tmp_path / "out").exists()
 
 
 def test_spec_of_another_family_is_refused(capsys):
-    assert main(["build", "wordnet", "--spec", "dictionary", "--dry-run"]) == 1
+    assert main(["build", "wordnet", "--spec", "dictionary", "--dry-run"]) == 2
     assert "probesmith build dictionary --spec dictionary" in capsys.readouterr().err
 
 

@@ -41,9 +41,9 @@ def test_logical_hash_ignores_row_order_and_encoding(tmp_path):
 
 def test_folder_layout_manifest_and_verify(tmp_path):
     out = tmp_path / "ds"
-    with DatasetFolderWriter(out, rows_per_shard=2) as writer:
+    with DatasetFolderWriter(out, "build:test", rows_per_shard=2) as writer:
         writer.add_table("hypernymy", "train", table(n=3), MULTIPLE_CHOICE)
-        writer.commit(CARD, {"name": "ds", "seed": 0}, "summary")
+        writer.commit(CARD, {"name": "ds", "family": "test", "seed": 0}, "summary")
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.parquet"))
     assert files == ["hypernymy/train-00000-of-00002.parquet", "hypernymy/train-00001-of-00002.parquet"]
     manifest = read_manifest(out)
@@ -57,11 +57,11 @@ def test_folder_layout_manifest_and_verify(tmp_path):
 
 def test_failed_build_leaves_previous_folder_untouched(tmp_path):
     out = tmp_path / "ds"
-    with DatasetFolderWriter(out) as writer:
+    with DatasetFolderWriter(out, "build:test") as writer:
         writer.add_table("hypernymy", "train", table(), MULTIPLE_CHOICE)
-        writer.commit(CARD, {"name": "ds"}, "")
+        writer.commit(CARD, {"name": "ds", "family": "test"}, "")
     before = json.loads((out / "manifest.json").read_text())
-    with pytest.raises(RuntimeError, match="interrupted"), DatasetFolderWriter(out) as writer:
+    with pytest.raises(RuntimeError, match="interrupted"), DatasetFolderWriter(out, "build:test") as writer:
         writer.add_table("hypernymy", "train", table(n=2), MULTIPLE_CHOICE)
         raise RuntimeError("interrupted")
     assert json.loads((out / "manifest.json").read_text()) == before
@@ -70,7 +70,7 @@ def test_failed_build_leaves_previous_folder_untouched(tmp_path):
 
 def test_interrupted_first_build_leaves_nothing(tmp_path):
     out = tmp_path / "ds"
-    with pytest.raises(KeyboardInterrupt), DatasetFolderWriter(out) as writer:
+    with pytest.raises(KeyboardInterrupt), DatasetFolderWriter(out, "build:test") as writer:
         writer.add_table("hypernymy", "train", table(), MULTIPLE_CHOICE)
         raise KeyboardInterrupt
     assert list(tmp_path.iterdir()) == []

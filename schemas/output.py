@@ -1,0 +1,524 @@
+"""Atomic, owned outputs: the one place where probesmith replaces anything on disk.
+
+Every command that writes — ``build``, ``import``, ``export``, ``audit``, ``eval``, ``wikidata
+load|snapshot``, ``data prepare`` — goes through :class:`OutputFolder` or :class:`OutputFile`::
+
+    with OutputFolder(out, kind="build:wordnet") as staging:
+        ...  # write everything into ``staging``
+    # here ``out`` is the complete new folder; on any exception it is exactly as it was
+
+What that guarantees:
+
+* **Checked before any work.** Entering the ``with`` block checks the destination and takes its
+  lock, so a bad ``--out`` is refused in milliseconds, not after a 5-minute build.
+* **Only our own, and only the same kind.** An existing destination is replaced only when it is
+  provably ours and of the same kind: a folder holding the marker file ``.probesmith-output.json``
+  that names what wrote it (``build:wordnet``, ``eval``, ``audit``, ``export:bear``, ``store`` ...),
+  or a file whose hidden sidecar ``.<name>.probesmith.json`` records its sha256. An empty folder
+  may be filled. Anything else — a folder with other files, the parent of builds, a file the user
+  made or edited — is refused with the path and the fix; ``force=True`` only lets one of our
+  outputs of another kind (or another model's results) be replaced, never anything else.
+* **Atomic.** Everything is staged in a hidden sibling (same file system), fsynced, and swapped
+  in with one ``renameat2(RENAME_EXCHANGE)`` (or ``rename`` for a new destination); the previous
+  copy is deleted last. A crash at any point leaves the previous output whole; the next run
+  removes the leftovers (and, on file systems without the exchange call, puts back a previous
+  folder that a crash left between its two renames).
+* **One writer at a time.** A lock file ``.<name>.lock`` beside the destination (``flock``,
+  released by the kernel when a process dies) makes a second writer fail at once with the pid
+  of the first.
+* **Clear failures.** A full or read-only disk, a permission problem or a file where a folder
+  was asked for is an :class:`~probesmith.errors.ArtifactError` naming the path, the cause and the
+  fix, and the previous output is unchanged.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import fcntl
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import probesmith
+from probesmith.errors import ArtifactError, OutputError
+
+log = logging.getLogger(__name__)
+
+MARKER = ".probesmith-output.json"
+_STAGING_TAG = ".tmp-"
+_PREVIOUS_TAG = ".old-"
+_FAILPOINT_ENV = "PROBESMITH_FAILPOINT"
+
+# Outputs written before the marker existed, recognised by a file only probesmith writes there.
+_LEGACY_MARKERS = {
+    "manifest.json": lambda data: f"build:{data['family']}" if "family" in data else None,
+    "probesmith-store.json": lambda data: "store" if "dump_sha256" in data else None,
+    "metrics.json": lambda data: "eval" if "run" in data else None,
+    "audit.json": lambda data: "audit" if "source_logical_hash" in data else None,
+}
+_LEGACY_TEXT_MARKERS = {"lexnames": "wordnet-nltk"}  # the file Debian does not ship; probesmith writes it
+
+#: Outputs that live inside another output and go with it (a build's ``audit/`` report).
+NESTED_OUTPUTS = ("audit",)
+
+_WRITE_ERRNOS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exhausted",
+    errno.EFBIG: "the file is larger than this process may write (disk or ulimit)",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOTDIR: "a path component is a file, not a folder",
+    errno.EISDIR: "the path is a folder, not a file",
+    errno.ENAMETOOLONG: "the path is too long",
+}
+
+
+def failpoint(name: str) -> None:
+    """Pause here when ``PROBESMITH_FAILPOINT`` names this point (crash-consistency tests).
+
+    The process writes ``<name>`` to the file ``PROBESMITH_FAILPOINT_READY`` and sleeps, so a test
+    can kill it at exactly this point. Costs one environment lookup otherwise.
+    """
+    if os.environ.get(_FAILPOINT_ENV) != name:
+        return
+    ready = os.environ.get(f"{_FAILPOINT_ENV}_READY")
+    if ready:
+        Path(ready).write_text(name)
+    time.sleep(3600)
+
+
+def owner_of(path: str | Path) -> dict[str, Any] | None:
+    """The marker of an output probesmith wrote at ``path`` (``kind``, ``identity`` ...), or None.
+
+    A folder is ours when it holds :data:`MARKER` (or, written by an older version, a file only
+    probesmith writes); a file is ours when its sidecar records the file's current sha256.
+    """
+    path = Path(path)
+    if path.is_dir():
+        marker = _read_json(path / MARKER)
+        if marker is not None and "kind" in marker:
+            return marker
+        for name, kind_of in _LEGACY_MARKERS.items():
+            data = _read_json(path / name)
+            kind = kind_of(data) if isinstance(data, dict) else None
+            if kind:
+                return {"kind": kind, "identity": None, "legacy": name}
+        for name, kind in _LEGACY_TEXT_MARKERS.items():
+            if (path / name).is_file():
+                return {"kind": kind, "identity": None, "legacy": name}
+        return None
+    if path.is_file():
+        sidecar = _read_json(_sidecar(path))
+        if sidecar and "kind" in sidecar and sidecar.get("sha256") == _sha256(path):
+            return sidecar
+    return None
+
+
+def check_destination(
+    out: str | Path,
+    kind: str,
+    *,
+    folder: bool,
+    identity: dict[str, Any] | None = None,
+    force: bool = False,
+) -> Path:
+    """Refuse ``out`` unless writing ``kind`` there cannot lose anything; return it absolute.
+
+    Raises :class:`ArtifactError` naming the path, what is there, and the fix.
+    """
+    out = Path(os.path.abspath(Path(out).expanduser()))
+    what = "folder" if folder else "file"
+    if out.parent == out:
+        raise OutputError(f"{out} is the root of the file system; pass a {what} path inside it.")
+    for parent in out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise OutputError(f"cannot write {out}: {parent} is a file, not a folder. Pass another path.")
+    if not out.exists() and not out.is_symlink():
+        return out
+    if out.is_symlink():
+        raise OutputError(f"{out} is a symbolic link; probesmith does not replace links. Pass another path.")
+    if folder and out.is_file():
+        raise OutputError(f"{out} is a file, but a folder is written there. Pass a folder path.")
+    if not folder and out.is_dir():
+        raise OutputError(f"{out} is a folder, but a file is written there. Pass a file path.")
+    if folder and not any(_visible(out.iterdir())):
+        return out
+    owner = owner_of(out)
+    if owner is None:
+        fix = (
+            f"Pass a new or empty folder (e.g. {out / 'NAME'}) with --out"
+            if folder
+            else "Pass another path with --out, or move the file away first"
+        )
+        holds = f"holds {_describe_contents(out)} that probesmith did not write" if folder else ""
+        raise OutputError(
+            f"{out} already exists and is not a probesmith output ({holds or 'a file probesmith did not write, or one edited since'});"
+            f" it would be replaced, so nothing was written. {fix}."
+        )
+    if owner["kind"] != kind:
+        if not force:
+            raise OutputError(
+                f"{out} holds a probesmith output of another kind ({owner['kind']}, not {kind}); "
+                "nothing was written. Pass another --out, or --force to replace it."
+            )
+    elif identity is not None and owner.get("identity") not in (None, identity) and not force:
+        differing = sorted(k for k in identity if (owner.get("identity") or {}).get(k) != identity[k])
+        theirs = {k: (owner.get("identity") or {}).get(k) for k in differing}
+        raise OutputError(
+            f"{out} holds a {kind} output of something else ({theirs}); nothing was written. "
+            "Pass another --out, or --force to replace it."
+        )
+    if folder:
+        written = set(owner.get("entries") or ()) | {MARKER, *NESTED_OUTPUTS}
+        foreign = sorted(
+            p.name
+            for p in out.iterdir()
+            if (owner.get("entries") is not None and p.name not in written)
+            or (p.is_dir() and p.name not in NESTED_OUTPUTS and owner_of(p) is not None)
+        )
+        if foreign:
+            raise OutputError(
+                f"{out} is a probesmith output ({owner['kind']}) but also holds {', '.join(foreign[:4])}, "
+                "which it did not write; it would be replaced whole, so nothing was written. Move "
+                "those away, or pass another --out."
+            )
+    return out
+
+
+def write_error(exc: OSError, out: Path, doing: str) -> ArtifactError:
+    """An :class:`ArtifactError` for an ``OSError`` met while writing ``out``: path, cause, fix."""
+    cause = _WRITE_ERRNOS.get(exc.errno or 0, exc.strerror or type(exc).__name__)
+    where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+    return ArtifactError(
+        f"could not {doing} {out}: {cause}{where}. Nothing there was changed; "
+        "free space, fix the permissions, or pass another --out."
+    )
+
+
+class _Claim:
+    """The destination checked, locked and cleaned of an interrupted run's leftovers."""
+
+    def __init__(self, out, kind, *, folder, identity, force, command):
+        self.kind, self.identity, self.folder, self.force = kind, identity, folder, force
+        self.command = command or kind
+        self.out = check_destination(out, kind, folder=folder, identity=identity, force=force)
+        self.lock_path = self.out.parent / f".{self.out.name}.lock"
+        self.staging = self.out.parent / f".{self.out.name}{_STAGING_TAG}{uuid.uuid4().hex[:12]}"
+        self._lock_fd: int | None = None
+
+    def acquire(self) -> None:
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            self._lock_fd = _lock(self.lock_path, self.out)
+            self._recover()
+            # the check again, under the lock: another writer may have finished meanwhile
+            check_destination(
+                self.out, self.kind, folder=self.folder, identity=self.identity, force=self.force
+            )
+        except OSError as exc:
+            self.release()
+            raise write_error(exc, self.out, "prepare") from None
+        except BaseException:
+            self.release()
+            raise
+
+    def _recover(self) -> None:
+        """Put back a previous folder a crash left mid-swap; remove stale staging copies."""
+        siblings = list(self.out.parent.glob(f".{_glob_escape(self.out.name)}.*"))
+        previous = sorted(p for p in siblings if p.name.startswith(f".{self.out.name}{_PREVIOUS_TAG}"))
+        if previous and not self.out.exists():
+            log.warning("restoring %s, left aside by an interrupted write", self.out)
+            os.rename(previous[-1], self.out)
+            previous = previous[:-1]
+        for stale in previous + [p for p in siblings if p.name.startswith(f".{self.out.name}{_STAGING_TAG}")]:
+            log.info("removing the leftovers of an interrupted write: %s", stale)
+            _remove(stale)
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            _unlock(self._lock_fd, self.lock_path)
+            self._lock_fd = None
+
+    def marker(self, **extra: Any) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "identity": self.identity,
+            "command": self.command,
+            "written_by": f"probesmith {probesmith.__version__}",
+            **extra,
+        }
+
+
+class OutputFolder:
+    """Write a folder atomically: ``with OutputFolder(out, kind) as staging: ...``.
+
+    ``staging`` is an empty folder beside ``out``; when the block ends without an exception, its
+    contents (plus the ownership marker) replace ``out`` in one atomic exchange. ``identity``
+    (e.g. the model and build of an evaluation) must match to replace an output of the same kind
+    unless ``force``. ``allow_empty=False`` refuses to replace a non-empty output with an empty one.
+    """
+
+    def __init__(
+        self,
+        out: str | Path,
+        kind: str,
+        *,
+        identity: dict[str, Any] | None = None,
+        force: bool = False,
+        command: str | None = None,
+    ):
+        self._claim = _Claim(out, kind, folder=True, identity=identity, force=force, command=command)
+        self.out = self._claim.out
+        self.staging = self._claim.staging
+
+    def __enter__(self) -> Path:
+        self._claim.acquire()
+        try:
+            self.staging.mkdir()
+        except OSError as exc:
+            self._claim.release()
+            raise write_error(exc, self.out, "write") from None
+        return self.staging
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        try:
+            if exc_type is None:
+                try:
+                    self._commit()
+                except OSError as error:
+                    raise write_error(error, self.out, "write") from None
+            elif isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
+                raise write_error(exc, self.out, "write") from None
+        finally:
+            if self.staging.exists():
+                _remove(self.staging)
+            self._claim.release()
+        return False
+
+    def _commit(self) -> None:
+        entries = sorted(p.name for p in self.staging.iterdir())
+        marker = self._claim.marker(entries=entries)
+        (self.staging / MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True) + "\n")
+        _fsync_tree(self.staging)
+        failpoint("swap")
+        _swap(self.staging, self.out)
+        _fsync_dir(self.out.parent)
+        log.info("wrote %s", self.out)
+
+
+class OutputFile:
+    """Write a file atomically: ``with OutputFile(out, kind) as tmp: tmp.write_bytes(...)``.
+
+    ``tmp`` is a path beside ``out``; when the block ends without an exception it is fsynced and
+    renamed over ``out``, and a hidden sidecar records its sha256, so a later run can tell that the
+    file is ours (and unchanged) before replacing it.
+    """
+
+    def __init__(
+        self,
+        out: str | Path,
+        kind: str,
+        *,
+        identity: dict[str, Any] | None = None,
+        force: bool = False,
+        command: str | None = None,
+    ):
+        self._claim = _Claim(out, kind, folder=False, identity=identity, force=force, command=command)
+        self.out = self._claim.out
+        self.tmp = self._claim.staging
+
+    def __enter__(self) -> Path:
+        self._claim.acquire()
+        return self.tmp
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        try:
+            if exc_type is None:
+                try:
+                    self._commit()
+                except OSError as error:
+                    raise write_error(error, self.out, "write") from None
+            elif isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
+                raise write_error(exc, self.out, "write") from None
+        finally:
+            for leftover in (self.tmp, _sidecar(self.tmp)):
+                if leftover.exists():
+                    _remove(leftover)
+            self._claim.release()
+        return False
+
+    def _commit(self) -> None:
+        if not self.tmp.is_file():
+            raise ArtifactError(f"nothing was written for {self.out}: the writer produced no file")
+        _fsync_file(self.tmp)
+        sidecar = _sidecar(self.out)
+        staged_sidecar = _sidecar(self.tmp)
+        staged_sidecar.write_text(json.dumps(self._claim.marker(sha256=_sha256(self.tmp)), indent=1) + "\n")
+        _fsync_file(staged_sidecar)
+        failpoint("swap")
+        os.replace(self.tmp, self.out)
+        os.replace(staged_sidecar, sidecar)
+        _fsync_dir(self.out.parent)
+        log.info("wrote %s", self.out)
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary sibling, fsync and rename (internal files: caches)."""
+    tmp = path.parent / f".{path.name}{_STAGING_TAG}{uuid.uuid4().hex[:8]}"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# ---- internals ---------------------------------------------------------------------------------
+
+
+def _sidecar(path: Path) -> Path:
+    return path.parent / f".{path.name}.probesmith.json"
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _sha256(path: Path) -> str:
+    from probesmith.schemas.manifest import file_sha256
+
+    return file_sha256(path)
+
+
+def _visible(paths) -> list[Path]:
+    return [p for p in paths if p.name != MARKER]
+
+
+def _describe_contents(folder: Path) -> str:
+    names = sorted(p.name for p in folder.iterdir())
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return f"{len(names)} entr{'y' if len(names) == 1 else 'ies'} ({shown})"
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in name)
+
+
+def _remove(path: Path) -> None:
+    """Remove a staging or previous copy this module created (never a user-given path)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _lock(lock_path: Path, out: Path) -> int:
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise ArtifactError(
+                f"another probesmith process (pid {holder}) is writing {out} now; nothing was "
+                "written. Wait for it to finish, or pass another --out."
+            ) from None
+        # the holder before us may have removed the file after we opened it: lock the live one
+        try:
+            if os.fstat(fd).st_ino == os.stat(lock_path).st_ino:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, str(os.getpid()).encode(), 0)
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def _unlock(fd: int, lock_path: Path) -> None:
+    try:
+        lock_path.unlink()
+    except FileNotFoundError:
+        pass
+    finally:
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_libc = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux ``renameat2``); False where the call is unsupported."""
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL(None, use_errno=True)
+            _libc.renameat2  # noqa: B018 (attribute lookup: is the call there?)
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc is False:
+        return False
+    result = _libc.renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _swap(staging: Path, out: Path) -> None:
+    """Make ``staging`` the folder at ``out``; the previous one (if any) is removed last."""
+    if not out.exists():
+        os.rename(staging, out)
+        return
+    if _exchange(staging, out):
+        _remove(staging)  # now holds the previous folder
+        return
+    previous = out.parent / f".{out.name}{_PREVIOUS_TAG}{uuid.uuid4().hex[:12]}"
+    os.rename(out, previous)
+    try:
+        failpoint("swap-between-renames")
+        os.rename(staging, out)
+    except BaseException:
+        os.rename(previous, out)
+        raise
+    _remove(previous)
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb") as fh:
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            _fsync_file(Path(folder) / name)
+        _fsync_dir(Path(folder))
