@@ -10,11 +10,8 @@ The layout (Wiland et al. 2024; what ``lm_pub_quiz.Dataset.from_path`` reads)::
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
-
-import yaml
 
 from probesmith.errors import SourceError
 
@@ -107,48 +104,3 @@ def write_bear_files(folder: Path, relations: dict[str, dict]) -> None:
                     + "\n"
                 )
     (folder / "metadata_relations.json").write_text(json.dumps(metadata, ensure_ascii=False, indent=1))
-
-
-def catalog_from_bear(
-    bear_big: Path, lama_relations: Path, properties_tsv: Path, relation_info: Path | None = None
-) -> list[dict]:
-    """Make a relation catalog (``probes/catalogs/wikidata_relations.yaml``).
-
-    From BEAR-big's templates, LAMA's cardinality types, the property labels and BEAR's domains.
-    """
-    metadata = json.loads((bear_big / "metadata_relations.json").read_text())
-    lama = {}
-    for line in lama_relations.read_text().splitlines():
-        record = json.loads(line)
-        lama[record["relation"]] = record
-    labels = {row[0]: (row[1], row[2]) for row in csv.reader(properties_tsv.open(), delimiter="\t")}
-    domains = json.loads(relation_info.read_text()) if relation_info else {}
-    catalog = []
-    for pid in sorted(metadata, key=lambda p: int(p[1:])):
-        if pid not in labels:
-            continue
-        label, description = labels[pid]
-        catalog.append(
-            {
-                "pid": pid,
-                "label": label,
-                "description": description,
-                "templates": metadata[pid]["templates"],
-                "cardinality": lama.get(pid, {}).get("type", "auto"),
-                "domains": domains.get(pid, {}).get("domains", []),
-            }
-        )
-    return catalog
-
-
-def write_catalog(catalog: list[dict], path: Path) -> None:
-    """Write a catalog YAML with its provenance header."""
-    header = (
-        "# Relation catalog: per Wikidata relation its PID, label, templates with [X] (subject) and\n"
-        "# [Y] (object), cardinality (1-1, N-1, N-M, or auto: decided from the data) and domains.\n"
-        "# Made by probesmith.builders.bear.catalog_from_bear from BEAR-big's metadata (templates,\n"
-        "# CC BY-SA 4.0, Wiland et al. 2024), LAMA's relation types and Wikidata property labels.\n"
-    )
-    path.write_text(
-        header + yaml.safe_dump({"relations": catalog}, sort_keys=False, allow_unicode=True, width=200)
-    )

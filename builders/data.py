@@ -70,3 +70,26 @@ def check_sources(
 def prepare_sources(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> Path:
     """Prepare the offline copies the builders need (WordNet for NLTK); return where."""
     return prepare_wordnet(wordnet_dir)
+
+
+REPOSITORY_ROOT = Path(__file__).resolve().parents[1]
+
+
+def data_path(path: str | Path, what: str) -> Path:
+    """A source path from a spec: as given, or — when relative and absent from the working
+    folder — relative to the repository root, so the bundled specs' ``../shared/data/...``
+    paths work from any folder. A path found in neither place is a :class:`SourceError`.
+    """
+    path = Path(path).expanduser()
+    if path.is_absolute() or path.exists():
+        found = path
+    elif (REPOSITORY_ROOT / path).exists():
+        found = REPOSITORY_ROOT / path
+    else:
+        found = path
+    if not found.exists():
+        raise SourceError(
+            f"{what} {path} does not exist (looked in {Path.cwd()} and {REPOSITORY_ROOT}); set the "
+            "spec's path to it, or to '' to do without this source."
+        )
+    return found

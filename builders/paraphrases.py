@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -29,6 +30,7 @@ from pathlib import Path
 import polars as pl
 from tqdm.auto import tqdm
 
+from probesmith.builders.data import data_path
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.relations import (
     aliases_query,
@@ -130,6 +132,16 @@ def _lama_templates(path: str) -> dict[str, list[str]]:
 @functools.lru_cache(maxsize=4)
 def _bear_templates(path: str) -> dict[str, list[str]]:
     return {pid: meta.get("templates", []) for pid, meta in json.loads(Path(path).read_text()).items()}
+
+
+def resolve_pattern_sources(sources: PatternSourcesSpec) -> PatternSourcesSpec:
+    """The spec's pattern sources with every non-empty path found (or a clear error if missing)."""
+    found = {
+        f.name: str(data_path(getattr(sources, f.name), f"pattern source `patterns.{f.name}`"))
+        for f in dataclasses.fields(sources)
+        if f.name != "catalog" and getattr(sources, f.name)
+    }
+    return dataclasses.replace(sources, **found)
 
 
 def raw_patterns(sources: PatternSourcesSpec, relation: str) -> list[tuple[str, str]]:
@@ -247,9 +259,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
     """Build the pattern and alias banks and the grids of every relation."""
     dropped: Counter = Counter()
     relations = list(spec.relations)
+    sources = resolve_pattern_sources(spec.patterns)
     banks: dict[str, list[dict]] = {}
     for relation in relations:
-        bank = pattern_bank(relation, raw_patterns(spec.patterns, relation), dropped)
+        bank = pattern_bank(relation, raw_patterns(sources, relation), dropped)
         if len(bank) < spec.min_patterns:
             dropped[f"{relation}: relation skipped, fewer than {spec.min_patterns} valid patterns"] += 1
             continue
@@ -333,7 +346,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
     edges = [
         e
         for relation, bank in banks.items()
-        for e in pattern_edges(relation, spec.patterns.pararel_graphs, bank)
+        for e in pattern_edges(relation, sources.pararel_graphs, bank)
     ]
     summary = _summary(patterns, instances, verbalizations, grid)
     card = CardInfo(

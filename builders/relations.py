@@ -75,11 +75,23 @@ class Relation:
 def load_catalog(name_or_path: str) -> dict[str, Relation]:
     """A relation catalog by bundled name (``catalogs/wikidata_relations``) or path (read once)."""
     path = resolve_spec_path(name_or_path)
-    data = yaml.safe_load(path.read_text())
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise SpecError(f"relation catalog {path} is not valid UTF-8 YAML ({exc}).") from None
+    entries = data.get("relations") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise SpecError(f"relation catalog {path} needs a non-empty list under `relations:`.")
     relations = {}
-    for entry in data.get("relations", []):
+    for number, entry in enumerate(entries, 1):
+        missing = [k for k in ("pid", "templates") if not isinstance(entry, dict) or k not in entry]
+        if missing or not isinstance(entry["templates"], list) or not entry["templates"]:
+            raise SpecError(
+                f"relation catalog {path}, entry {number}: needs `pid` and a non-empty list of "
+                f"`templates` (missing or empty: {missing or ['templates']})."
+            )
         relation = Relation(
-            pid=entry["pid"],
+            pid=str(entry["pid"]),
             label=entry.get("label", entry["pid"]),
             templates=tuple(entry["templates"]),
             cardinality=entry.get("cardinality", "auto"),

@@ -43,7 +43,7 @@ from probesmith.builders.relations import aliases_query, batched_select, facts_q
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.wikidata import entity_id, query_log
-from probesmith.errors import ProbesmithError
+from probesmith.errors import ProbesmithError, SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.tables import ALIASES, KNOWLEDGE_ITEMS, RULE_GROUNDINGS, RULES
@@ -422,6 +422,19 @@ def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels) -> 
     }
 
 
+def _read_templates(path: str, key: str) -> dict:
+    """A JSON file of templates named by the spec (``''`` = none)."""
+    from probesmith.builders.data import data_path
+
+    if not path:
+        return {}
+    found = data_path(path, f"`{key}`")
+    try:
+        return json.loads(found.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SourceError(f"`{key}` {found} is not valid JSON ({exc}).") from None
+
+
 def export_depedit(build_folder: str | Path, out: str | Path, *, force: bool = False) -> Path:
     """Write a rules build as DepEdit's JSONL: one knowledge set per line (init, 0, 1, 2).
 
@@ -521,8 +534,8 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         inverses = inverse_pairs(facts)
         facts = canonical_edges(facts, inverses)
         rules = mine_rules(facts, spec.tiers, spec.max_join_degree, spec.min_support)
-        questions = json.loads(Path(spec.question_templates).read_text()) if spec.question_templates else {}
-        clozes = json.loads(Path(spec.cloze_templates).read_text()) if spec.cloze_templates else {}
+        questions = _read_templates(spec.question_templates, "question_templates")
+        clozes = _read_templates(spec.cloze_templates, "cloze_templates")
         forms = {
             pid: question_forms(pid, catalog[pid].templates if pid in catalog else (), questions, clozes)
             for pid in relations

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from probesmith.builders.data import REPOSITORY_ROOT
 from probesmith.builders.wikidata import (
     STORE_INFO,
     OxigraphServer,
@@ -68,7 +69,9 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
     if source.startswith(("http://", "https://")):
         yield SparqlClient(source, **client_options), {"endpoint": source}
         return
-    path = Path(source)
+    path = Path(source).expanduser()
+    if not path.is_absolute() and not path.exists() and (REPOSITORY_ROOT / path).exists():
+        path = REPOSITORY_ROOT / path  # the bundled specs' ../shared/data paths, from any folder
     if path.is_dir() and (path / STORE_INFO).is_file():
         info = store_info(path)
         store = path

@@ -533,7 +533,7 @@ def load_runs_for_comparison(folders: list[Path], *, force: bool = False) -> dic
 
     if len(folders) < 2:
         raise UsageError("eval-compare needs the results of at least two models; pass two or more folders.")
-    runs, settings = {}, {}
+    models, settings = {}, {}
     for folder in folders:
         path = Path(folder) / "metrics.json"
         try:
@@ -546,15 +546,15 @@ def load_runs_for_comparison(folders: list[Path], *, force: bool = False) -> dic
                 f"{folder} is not a `probesmith eval` result on a paraphrases build (rank consistency "
                 "compares grid evaluations); pass results folders of such runs."
             )
-        if run["model"] in runs:
+        if run["model"] in models.values():
             raise UsageError(f"{folder} evaluates {run['model']} again; pass one run per model.")
+        models[folder] = run["model"]
         options = run.get("options", {})
         settings[folder] = (run.get("build_hash"), {k: options.get(k) for k in COMPARABLE_OPTIONS})
-        runs[run["model"]] = pl.from_arrow(read_parquet(Path(folder) / "items.parquet"))
     if len(set(map(repr, settings.values()))) > 1 and not force:
         lines = "; ".join(f"{f}: build {h and h[:12]}, {o}" for f, (h, o) in settings.items())
         raise UsageError(
             f"the runs are of different builds or settings ({lines}); their scores are not comparable. "
             "Evaluate every model on the same build with the same options, or pass --force."
         )
-    return runs
+    return {model: pl.from_arrow(read_parquet(Path(folder) / "items.parquet")) for folder, model in models.items()}

@@ -93,7 +93,7 @@ def render_card(
         f"- **{name}**: " + ", ".join(f"{k} `{v}`" for k, v in sorted(src.items()))
         for name, src in sorted(manifest.get("sources", {}).items())
     )
-    first_config = next(iter(configs))
+    first_config = next(iter(configs), "CONFIG")  # an --allow-empty build has none
     body = [
         f"# {info.pretty_name}",
         "",

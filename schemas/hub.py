@@ -81,7 +81,9 @@ def publish(
     manifest = read_manifest(folder)
     try:
         return _commit(api, folder, repo_id, paths, manifest, private, revision, commit_message)
-    except _hub_errors() as exc:
+    except Exception as exc:
+        if not _is_hub_error(exc):
+            raise
         raise ArtifactError(
             f"could not publish {folder} to the Hub dataset {repo_id}: {type(exc).__name__}: {exc}. "
             "Nothing was committed; check the network, the repository id and your token "
@@ -89,21 +91,14 @@ def publish(
         ) from None
 
 
-def _hub_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions of an unreachable or refusing Hub (network, HTTP status, auth)."""
-    errors: list[type[BaseException]] = [OSError, ConnectionError, TimeoutError]
-    try:
-        from huggingface_hub.errors import HfHubHTTPError
+#: Libraries whose exceptions mean an unreachable or refusing Hub (network, HTTP status, auth).
+_HUB_ERROR_MODULES = {"httpx", "httpx2", "httpcore", "requests", "urllib3", "huggingface_hub"}
 
-        errors.append(HfHubHTTPError)
-    except ImportError:
-        pass
-    for module, name in (("httpx", "HTTPError"), ("requests", "RequestException")):
-        try:
-            errors.append(getattr(__import__(module), name))
-        except (ImportError, AttributeError):
-            pass
-    return tuple(errors)
+
+def _is_hub_error(exc: Exception) -> bool:
+    return isinstance(exc, OSError | ConnectionError | TimeoutError) or (
+        type(exc).__module__.split(".")[0] in _HUB_ERROR_MODULES
+    )
 
 
 def _commit(api, folder, repo_id, paths, manifest, private, revision, commit_message):

@@ -112,3 +112,22 @@ def small_paraphrases_build(tmp_path_factory, wikidata_store):
 def small_rules_build(tmp_path_factory, wikidata_store):
     """Rules and knowledge sets over a few relations, built once."""
     return _small_wikidata_build(tmp_path_factory, wikidata_store, "rules_small.yaml", "rules")
+
+
+GPT2_TOKENIZER = SHARED_DATA / "tokenizers" / "gpt2"
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2_dir(tmp_path_factory):
+    """A 2-layer GPT-2 with the real GPT-2 tokenizer, saved like any local model."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    folder = tmp_path_factory.mktemp("models") / "tiny-gpt2"
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
+    torch.manual_seed(0)
+    GPT2LMHeadModel(
+        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=64, n_head=2, n_positions=1024)
+    ).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

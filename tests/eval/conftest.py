@@ -57,21 +57,6 @@ def planted_and_control(wordnet_items, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def tiny_gpt2_dir(tmp_path_factory):
-    """A 2-layer GPT-2 with the real GPT-2 tokenizer, saved like any local model."""
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    folder = tmp_path_factory.mktemp("models") / "tiny-gpt2"
-    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
-    torch.manual_seed(0)
-    GPT2LMHeadModel(
-        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=64, n_head=2, n_positions=1024)
-    ).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
-@pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory, small_relations_build):
     """A 2-layer BERT with a WordPiece trained on the relation build's labels."""
     from transformers import BertConfig, BertForMaskedLM

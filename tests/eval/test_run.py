@@ -221,7 +221,7 @@ def test_unknown_model_folder_and_foreign_output_folder(tmp_path, small_wordnet_
             "2",
         ]
     )
-    assert code == 1 and "is not an evaluation results folder" in capsys.readouterr().err
+    assert code == 2 and "is not a probesmith output" in capsys.readouterr().err
     assert (precious / "thesis.tex").read_text() == "do not delete"
 
 
