@@ -14,6 +14,7 @@ from probesmith.builders.wordnet import (
     prepare_wordnet,
 )
 from probesmith.builders.wordnet import INSTALL_HINT as WORDNET_HINT
+from probesmith.errors import SourceError
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,11 @@ REPOSITORY_ROOT = Path(__file__).resolve().parents[1]
 
 
 def data_path(path: str | Path, what: str) -> Path:
-    """A source path from a spec: as given, or — when relative and absent from the working
-    folder — relative to the repository root, so the bundled specs' ``../shared/data/...``
-    paths work from any folder. A path found in neither place is a :class:`SourceError`.
+    """A source path from a spec, found from any working folder.
+
+    As given, or — when relative and absent from the working folder — relative to the
+    repository root, so the bundled specs' ``../shared/data/...`` paths work from anywhere. A
+    path found in neither place is a :class:`SourceError`.
     """
     path = Path(path).expanduser()
     if path.is_absolute() or path.exists():

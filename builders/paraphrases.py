@@ -344,9 +344,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                     )
     patterns = [p for bank in banks.values() for p in bank]
     edges = [
-        e
-        for relation, bank in banks.items()
-        for e in pattern_edges(relation, sources.pararel_graphs, bank)
+        e for relation, bank in banks.items() for e in pattern_edges(relation, sources.pararel_graphs, bank)
     ]
     summary = _summary(patterns, instances, verbalizations, grid)
     card = CardInfo(

@@ -140,10 +140,9 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
                         f"<{o}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['oLabel'])} ."
                     )
             ids = sorted(e.rsplit("/", 1)[-1] for e in entities)
+            alt_label = "<http://www.w3.org/2004/02/skos/core#altLabel>"
             for row in batched(client, aliases_query, ids):
-                lines.add(
-                    f"<{row['e']}> <http://www.w3.org/2004/02/skos/core#altLabel> {_nt_literal(row['alias'])} ."
-                )
+                lines.add(f"<{row['e']}> {alt_label} {_nt_literal(row['alias'])} .")
         if not lines:
             raise SourceError(
                 f"{source} returned no facts for {', '.join(relations)}; nothing was written. Check the "

@@ -557,4 +557,6 @@ def load_runs_for_comparison(folders: list[Path], *, force: bool = False) -> dic
             f"the runs are of different builds or settings ({lines}); their scores are not comparable. "
             "Evaluate every model on the same build with the same options, or pass --force."
         )
-    return {model: pl.from_arrow(read_parquet(Path(folder) / "items.parquet")) for folder, model in models.items()}
+    return {
+        model: pl.from_arrow(read_parquet(Path(folder) / "items.parquet")) for folder, model in models.items()
+    }

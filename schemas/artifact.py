@@ -162,9 +162,10 @@ def table_files(
     ]
     if not names:
         known = sorted({t.split("/")[0] for t in manifest["tables"]})
+        table = f"{config}/{split}" if split else config
         raise ArtifactError(
-            f"{folder} has no table {config}{'/' + split if split else ''} (it has {', '.join(known) or 'none'}): "
-            f"is it a build of the family you meant (this one is {manifest.get('family')!r})?"
+            f"{folder} has no table {table} (it has {', '.join(known) or 'none'}): is it a build "
+            f"of the family you meant (this one is {manifest.get('family')!r})?"
         )
     prefixes = tuple(f"{name}-" for name in names)
     listed = sorted(rel for rel in manifest["files"] if rel.startswith(prefixes))

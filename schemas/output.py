@@ -157,10 +157,14 @@ def check_destination(
             if folder
             else "Pass another path with --out, or move the file away first"
         )
-        holds = f"holds {_describe_contents(out)} that probesmith did not write" if folder else ""
+        holds = (
+            f"it holds {_describe_contents(out)} that probesmith did not write"
+            if folder
+            else "a file probesmith did not write, or one edited since"
+        )
         raise OutputError(
-            f"{out} already exists and is not a probesmith output ({holds or 'a file probesmith did not write, or one edited since'});"
-            f" it would be replaced, so nothing was written. {fix}."
+            f"{out} already exists and is not a probesmith output ({holds}); it would be "
+            f"replaced, so nothing was written. {fix}."
         )
     if owner["kind"] != kind:
         if not force:
@@ -256,14 +260,10 @@ class _Claim:
         }
 
 
-class OutputFolder:
-    """Write a folder atomically: ``with OutputFolder(out, kind) as staging: ...``.
+class _AtomicOutput:
+    """Shared life cycle: claim on construction, stage in the block, commit or clean up after."""
 
-    ``staging`` is an empty folder beside ``out``; when the block ends without an exception, its
-    contents (plus the ownership marker) replace ``out`` in one atomic exchange. ``identity``
-    (e.g. the model and build of an evaluation) must match to replace an output of the same kind
-    unless ``force``. ``allow_empty=False`` refuses to replace a non-empty output with an empty one.
-    """
+    folder: bool
 
     def __init__(
         self,
@@ -274,14 +274,14 @@ class OutputFolder:
         force: bool = False,
         command: str | None = None,
     ):
-        self._claim = _Claim(out, kind, folder=True, identity=identity, force=force, command=command)
+        self._claim = _Claim(out, kind, folder=self.folder, identity=identity, force=force, command=command)
         self.out = self._claim.out
         self.staging = self._claim.staging
 
     def __enter__(self) -> Path:
         self._claim.acquire()
         try:
-            self.staging.mkdir()
+            self._prepare()
         except OSError as exc:
             self._claim.release()
             raise write_error(exc, self.out, "write") from None
@@ -297,10 +297,32 @@ class OutputFolder:
             elif isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
                 raise write_error(exc, self.out, "write") from None
         finally:
-            if self.staging.exists():
-                _remove(self.staging)
+            for leftover in (self.staging, _sidecar(self.staging)):
+                if leftover.exists():
+                    _remove(leftover)
             self._claim.release()
         return False
+
+    def _prepare(self) -> None:
+        """Make the staging path ready (nothing to do for a file)."""
+
+    def _commit(self) -> None:
+        raise NotImplementedError
+
+
+class OutputFolder(_AtomicOutput):
+    """Write a folder atomically: ``with OutputFolder(out, kind) as staging: ...``.
+
+    ``staging`` is an empty folder beside ``out``; when the block ends without an exception, its
+    contents (plus the ownership marker) replace ``out`` in one atomic exchange. ``identity``
+    (e.g. the model and build of an evaluation) must match to replace an output of the same kind
+    unless ``force``.
+    """
+
+    folder = True
+
+    def _prepare(self) -> None:
+        self.staging.mkdir()
 
     def _commit(self) -> None:
         entries = sorted(p.name for p in self.staging.iterdir())
@@ -313,7 +335,7 @@ class OutputFolder:
         log.info("wrote %s", self.out)
 
 
-class OutputFile:
+class OutputFile(_AtomicOutput):
     """Write a file atomically: ``with OutputFile(out, kind) as tmp: tmp.write_bytes(...)``.
 
     ``tmp`` is a path beside ``out``; when the block ends without an exception it is fsynced and
@@ -321,50 +343,19 @@ class OutputFile:
     file is ours (and unchanged) before replacing it.
     """
 
-    def __init__(
-        self,
-        out: str | Path,
-        kind: str,
-        *,
-        identity: dict[str, Any] | None = None,
-        force: bool = False,
-        command: str | None = None,
-    ):
-        self._claim = _Claim(out, kind, folder=False, identity=identity, force=force, command=command)
-        self.out = self._claim.out
-        self.tmp = self._claim.staging
-
-    def __enter__(self) -> Path:
-        self._claim.acquire()
-        return self.tmp
-
-    def __exit__(self, exc_type, exc, tb) -> bool:
-        try:
-            if exc_type is None:
-                try:
-                    self._commit()
-                except OSError as error:
-                    raise write_error(error, self.out, "write") from None
-            elif isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
-                raise write_error(exc, self.out, "write") from None
-        finally:
-            for leftover in (self.tmp, _sidecar(self.tmp)):
-                if leftover.exists():
-                    _remove(leftover)
-            self._claim.release()
-        return False
+    folder = False
 
     def _commit(self) -> None:
-        if not self.tmp.is_file():
+        tmp = self.staging
+        if not tmp.is_file():
             raise ArtifactError(f"nothing was written for {self.out}: the writer produced no file")
-        _fsync_file(self.tmp)
-        sidecar = _sidecar(self.out)
-        staged_sidecar = _sidecar(self.tmp)
-        staged_sidecar.write_text(json.dumps(self._claim.marker(sha256=_sha256(self.tmp)), indent=1) + "\n")
+        _fsync_file(tmp)
+        staged_sidecar = _sidecar(tmp)
+        staged_sidecar.write_text(json.dumps(self._claim.marker(sha256=_sha256(tmp)), indent=1) + "\n")
         _fsync_file(staged_sidecar)
         failpoint("swap")
-        os.replace(self.tmp, self.out)
-        os.replace(staged_sidecar, sidecar)
+        os.replace(tmp, self.out)
+        os.replace(staged_sidecar, _sidecar(self.out))
         _fsync_dir(self.out.parent)
         log.info("wrote %s", self.out)
 

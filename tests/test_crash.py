@@ -51,9 +51,7 @@ def run_ok(args: list[str]) -> None:
 def kill_at(failpoint: str, sig: int, args: list[str], tmp_path: Path) -> int:
     """Run ``args`` until it reaches ``failpoint``, send ``sig``, return the exit status."""
     ready = tmp_path / f"ready-{failpoint}-{sig}-{time.monotonic_ns()}"
-    proc = probesmith(
-        args, env={"PROBESMITH_FAILPOINT": failpoint, "PROBESMITH_FAILPOINT_READY": str(ready)}
-    )
+    proc = probesmith(args, env={"PROBESMITH_FAILPOINT": failpoint, "PROBESMITH_FAILPOINT_READY": str(ready)})
     deadline = time.monotonic() + 300
     while not ready.exists():
         if proc.poll() is not None:
@@ -123,8 +121,7 @@ def test_store_load_and_snapshot_killed_before_their_swap(tmp_path):
     spec = tmp_path / "snap.yaml"
     cache = tmp_path / "cache"
     spec.write_text(
-        f"include: relations\nname: snap\nrelations: [P36]\n"
-        f"wikidata: {{source: {store}, cache: {cache}}}\n"
+        f"include: relations\nname: snap\nrelations: [P36]\nwikidata: {{source: {store}, cache: {cache}}}\n"
     )
     snapshot = tmp_path / "frozen.nt.bz2"
     command = ["wikidata", "snapshot", "--spec", str(spec), "--out", str(snapshot)]
@@ -138,3 +135,65 @@ def test_store_load_and_snapshot_killed_before_their_swap(tmp_path):
         json.loads(cached.read_text())
     run_ok(command)
     assert snapshot.read_bytes() == before  # same source, same bytes
+
+
+def test_exports_import_and_eval_killed_before_their_swap(
+    tmp_path, small_relations_build, small_rules_build, small_dictionary_build, tiny_gpt2_dir
+):
+    bear = tmp_path / "bear"
+    command = ["export", "bear", str(small_relations_build.out), "--out", str(bear)]
+    run_ok(command)
+    assert_survives(command, bear, ["swap"], tmp_path)
+
+    jsonl = tmp_path / "depedit.jsonl"
+    command = ["export", "depedit", str(small_rules_build.out), "--out", str(jsonl)]
+    run_ok(command)
+    before = jsonl.read_bytes()
+    for sig in (signal.SIGKILL, signal.SIGINT):
+        kill_at("swap", sig, command, tmp_path)
+        assert jsonl.read_bytes() == before
+    run_ok(command)
+
+    imported = tmp_path / "imported"
+    command = ["import", "bear", str(bear), "--out", str(imported)]
+    run_ok(command)
+    assert_survives(command, imported, ["parquet", "swap"], tmp_path)
+
+    run = tmp_path / "runs" / "gpt2"
+    command = [
+        "eval",
+        "--model",
+        str(tiny_gpt2_dir),
+        "--probes",
+        str(small_dictionary_build.out),
+        "--out",
+        str(run),
+        "--max-items",
+        "3",
+        "--device",
+        "cpu",
+    ]
+    run_ok(command)
+    assert_survives(command, run, ["swap"], tmp_path)
+
+
+@needs_gcide
+def test_a_second_writer_is_refused_while_the_first_runs(tmp_path):
+    out = tmp_path / "dictionary"
+    command = ["build", "dictionary", "--spec", DICTIONARY_SPEC, "--out", str(out)]
+    ready = tmp_path / "ready"
+    first = probesmith(
+        command, env={"PROBESMITH_FAILPOINT": "generate", "PROBESMITH_FAILPOINT_READY": str(ready)}
+    )
+    try:
+        while not ready.exists():
+            assert first.poll() is None, first.communicate()[1]
+            time.sleep(0.05)
+        second = probesmith(command)
+        _, err = second.communicate(timeout=120)
+        assert second.returncode == 1 and f"another probesmith process (pid {first.pid})" in err, err
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)
+    assert not out.exists()
+    run_ok(command)  # the lock died with the first process

@@ -193,3 +193,21 @@ def test_same_query_text_on_the_local_store_over_http(wikidata_store):
         )
         assert rows == [{"capital": "http://www.wikidata.org/entity/Q64"}]  # Germany -> Berlin
     assert server.process is None
+
+
+def test_a_store_reloaded_with_other_data_is_not_answered_from_the_old_cache(tmp_path):
+    """The cache is keyed by what the store was loaded from, not by its path."""
+    from probesmith.builders.sources import WikidataSpec, open_wikidata
+
+    store = tmp_path / "store"
+    spec = WikidataSpec(source=str(store), cache=str(tmp_path / "cache"), cache_mode="record")
+    query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    counts = []
+    for n in (3, 5):
+        dump = tmp_path / f"dump{n}.nt"
+        dump.write_text("".join(f"<http://x/{i}> <http://p> <http://y/{i}> .\n" for i in range(n)))
+        load_store(dump, store, progress=False)  # the same folder, reloaded (ours: replaced)
+        with open_wikidata(spec) as (client, _source):
+            counts.append(int(client.select(query)[0]["n"]))
+    assert counts == [3, 5]
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 2

@@ -49,7 +49,10 @@ def test_an_empty_folder_may_be_filled(tmp_path):
 @pytest.mark.parametrize(
     "prepare, message",
     [
-        (lambda out: (out.mkdir(), (out / "thesis.txt").write_text("my notes")), "is not a probesmith output"),
+        (
+            lambda out: (out.mkdir(), (out / "thesis.txt").write_text("my notes")),
+            "is not a probesmith output",
+        ),
         (lambda out: out.write_text("a file"), "is a file, but a folder"),
     ],
     ids=["user folder", "user file"],
@@ -174,7 +177,9 @@ def small_disk(tmp_path):
     """A 1 MiB tmpfs (root and mount needed; skipped where the sandbox forbids mounting)."""
     mount = tmp_path / "disk"
     mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True).returncode:
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True
+    ).returncode:
         pytest.skip("cannot mount a tmpfs here (needs root and mount permission)")
     yield mount
     subprocess.run(["umount", str(mount)], check=False)
