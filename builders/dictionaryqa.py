@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from tqdm.auto import tqdm
 
-from probesmith.builders.gcide import GcideSource, Sense
+from probesmith.builders.gcide import GcideSource, Sense, definition_problem
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
-from probesmith.builders.text import contains_word, find_in_examples, normalize_choice
+from probesmith.builders.text import find_in_examples, mentions_word, near_duplicate
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
 
@@ -86,23 +86,31 @@ based on Webster's Revised Unabridged Dictionary (1913) and WordNet."""
     description="DictionaryQA: a word in a GCIDE usage example -> its sense's definition",
 )
 def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
-    """Generate a DictionaryQA item per (sense, usage example, perturbation)."""
+    """Generate a DictionaryQA item per (sense, usage example, perturbation).
+
+    Golds and distractors come from one pool of usable definitions (cleaned, with no markup
+    residue or cross-reference, at least three words: ``definition_problem``) and pass the
+    same rules: no choice mentions the word asked about (in any regular inflection), and no
+    two choices of an item are near-duplicates (token Jaccard >= 0.6).
+    """
     source = GcideSource(spec.source_dir)
     senses = source.senses()
+    dropped: Counter = Counter()
     by_word: dict[str, list[Sense]] = defaultdict(list)
     by_pos: dict[str, list[Sense]] = defaultdict(list)
     for sense in senses:
-        if sense.definition.startswith("See "):
-            continue  # a cross-reference ("See Cowpox."), not a definition
+        problem = definition_problem(sense.definition)
+        if problem:
+            dropped[f"senses: not a usable definition: {problem}"] += 1
+            continue
         by_word[sense.word].append(sense)
         by_pos[sense.pos].append(sense)
-    dropped: Counter = Counter()
     words = [w for w in sorted(by_word) if not spec.words or w in set(spec.words)]
     if spec.limit:
         words = sorted(sorted(words, key=lambda w: stable_hash(spec.seed, w))[: spec.limit])
     items: list[DraftItem] = []
     for word in tqdm(words, desc="gcide words", unit="word", mininterval=1.0, disable=None):
-        word_senses = _distinct_senses(by_word[word])
+        word_senses = _distinct_senses(by_word[word], dropped)
         if len(word_senses) < spec.min_senses:
             continue
         for sense in word_senses:
@@ -111,8 +119,8 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
             questions = _contexts(sense)[: spec.examples_per_sense]
             if sense.examples and not questions:
                 dropped["word_sense: no usage example contains the word"] += 1
-            if questions and contains_word(sense.definition, questions[0][1]):
-                dropped["word_sense: definition contains the word"] += 1
+            if questions and mentions_word(sense.definition, word):
+                dropped["word_sense: definition mentions the word"] += 1
                 continue
             for e, (example, surface) in enumerate(questions):
                 items.extend(_items(spec, sense, e, example, surface, word_senses, by_pos, dropped))
@@ -126,13 +134,13 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
     return FamilyOutput(card, {"gcide": source.version()}, items={CONFIG: items}, dropped=dropped)
 
 
-def _distinct_senses(senses: list[Sense]) -> list[Sense]:
-    seen: set[str] = set()
-    distinct = []
+def _distinct_senses(senses: list[Sense], dropped: Counter) -> list[Sense]:
+    """A word's senses without near-duplicates (the first of each group kept, in source order)."""
+    distinct: list[Sense] = []
     for sense in senses:
-        key = normalize_choice(sense.definition)
-        if key not in seen:
-            seen.add(key)
+        if any(near_duplicate(sense.definition, kept.definition) for kept in distinct):
+            dropped["senses: near-duplicate of another sense of the word"] += 1
+        else:
             distinct.append(sense)
     return distinct
 
@@ -146,6 +154,17 @@ def _contexts(sense: Sense) -> list[tuple[str, str]]:
     return found
 
 
+def _acceptable(candidate: Sense, word: str, taken: list[str], dropped: Counter) -> bool:
+    """Whether a distractor candidate passes the rules every choice passes."""
+    if mentions_word(candidate.definition, word):
+        dropped["distractor candidates rejected: mention the word"] += 1
+        return False
+    if any(near_duplicate(candidate.definition, other) for other in taken):
+        dropped["distractor candidates rejected: near-duplicate of another choice"] += 1
+        return False
+    return True
+
+
 def _items(spec, sense, e, example, surface, word_senses, by_pos, dropped) -> list[DraftItem]:
     key = (sense.key, e)
     framings = list(enumerate(spec.framings))
@@ -156,18 +175,17 @@ def _items(spec, sense, e, example, surface, word_senses, by_pos, dropped) -> li
     items = []
     for p in range(spec.perturbations):
         rng = item_rng(spec.seed, CONFIG, *key, p)
-        taken = {normalize_choice(sense.definition)}
+        taken = [sense.definition]
         chosen: list[DraftChoice] = []
         for other in rng.sample(others, min(spec.other_senses, len(others))):
-            if normalize_choice(other.definition) not in taken:
-                taken.add(normalize_choice(other.definition))
+            if _acceptable(other, sense.word, taken, dropped):
+                taken.append(other.definition)
                 chosen.append(DraftChoice(other.definition, other.key, "other_sense", None))
         while len(chosen) < spec.distractors:
             for _try in range(_RANDOM_TRIES):
                 candidate = rng.choice(random_pool)
-                norm = normalize_choice(candidate.definition)
-                if candidate.word != sense.word and norm not in taken:
-                    taken.add(norm)
+                if candidate.word != sense.word and _acceptable(candidate, sense.word, taken, dropped):
+                    taken.append(candidate.definition)
                     chosen.append(DraftChoice(candidate.definition, candidate.key, "random", None))
                     break
             else:

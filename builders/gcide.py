@@ -81,6 +81,7 @@ class Sense:
     number: str
     definition: str
     examples: tuple[str, ...]
+    labels: tuple[str, ...] = ()  # domain and usage labels taken out of the definition: Zool., Obs.
 
     @property
     def key(self) -> str:
@@ -121,10 +122,13 @@ def split_usage(text: str) -> tuple[str, tuple[str, ...]]:
     return definition, tuple(examples)
 
 
-def parse_entry(block: str, word: str, entry: int) -> list[Sense]:
-    """Parse one dictionary block into its senses (numbered, lettered or a single one)."""
-    header_end = _header_end(block)
-    header, body = block[:header_end], block[header_end:]
+def parse_entry(block: str, word: str, entry: int, headwords: frozenset[str] = frozenset()) -> list[Sense]:
+    """Parse one dictionary block into its senses (numbered, lettered or a single one).
+
+    ``headwords`` (every headword of the dictionary, lower-cased) lets the cleaner recognise the
+    next entry's headword that the source sometimes runs into a definition's last line.
+    """
+    header, body = split_header(block)
     pos_match = _POS_RE.search(header.rsplit("\\", 1)[-1])
     pos = POS_MARKERS[pos_match.group(1)] if pos_match else "unknown"
     senses: list[tuple[str, str]] = []
@@ -159,23 +163,132 @@ def parse_entry(block: str, word: str, entry: int) -> list[Sense]:
             number = f"{number}-{repeats + 1}"
         text = _CITATION.split(raw, maxsplit=1)[0]
         definition, examples = split_usage(clean_text(text))
+        definition, labels = clean_definition(definition, headwords)
         if len(definition.split()) >= 2:
             definition = definition.rstrip(" .;,:") + "."  # one ending for all, no length cue
-            result.append(Sense(word, pos, entry, number, definition, examples))
+            result.append(Sense(word, pos, entry, number, definition, examples, labels))
     return result
 
 
-def _header_end(block: str) -> int:
-    """Index of the newline that ends the headword line(s) and the etymology."""
-    depth = 0
-    for i, char in enumerate(block):
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth = max(0, depth - 1)
-        elif char == "\n" and depth == 0:
-            return i
-    return len(block)
+_PRONUNCIATION = re.compile(r"\\[^\\]*\\")
+_OPEN_CLOSE = {"[": "]", "(": ")"}
+
+
+def split_header(block: str) -> tuple[str, str]:
+    """Split a block into its header (headwords, pronunciations, part of speech, etymology) and body.
+
+    The header is the first line, continued while a bracket or parenthesis is open, while a line
+    starts at column 0 (a headword list wrapped by the source), while the next line opens an
+    etymology (``[AS. folc; ...``), or while no part of speech has been seen yet and the next line
+    carries a pronunciation.
+    """
+    lines = block.split("\n")
+    taken = 1
+    while taken < len(lines):
+        header = "\n".join(lines[:taken])
+        following = lines[taken]
+        unbalanced = any(header.count(o) > header.count(c) for o, c in _OPEN_CLOSE.items())
+        no_pos_yet = _POS_RE.search(header.rsplit("\\", 1)[-1]) is None
+        pronunciation_next = following.strip().startswith(("(", "\\"))
+        etymology_next = following.strip().startswith("[") and not _SOURCE_TAG_LINE.match(following)
+        if (
+            unbalanced
+            or (following[:1] not in (" ", "") and following.strip())
+            or (no_pos_yet and pronunciation_next)
+            or etymology_next
+        ):
+            taken += 1
+        else:
+            break
+    return "\n".join(lines[:taken]), "\n" + "\n".join(lines[taken:])
+
+
+def header_words(block: str) -> list[str]:
+    r"""The headwords a block defines: the word before each ``\pro*nun"ci*a*tion\`` of its header.
+
+    ``Banc \Banc\, Bancus \Ban"cus\, Bank \Bank\, n.`` defines banc, bancus and bank. Terms
+    that the dictd index lists only because they are marked up inside the block (sub-entries,
+    cross-references, letters of sub-senses) are not among them.
+    """
+    header, _ = split_header(block)
+    pieces = _PRONUNCIATION.split(header)[:-1]
+    words = []
+    for piece in pieces:
+        word = clean_text(re.split(r"[,)\]]", piece)[-1]).strip(" .")
+        if word and not word.startswith("("):
+            words.append(word)
+    return words
+
+
+_LABEL = re.compile(r"\((?:[A-Z][\w'\u00c0-\u024f]*\.?(?:\s*&\s*|\s+)?){1,6}\)")
+_LEADING_POS = re.compile(r"^(?:n|v|a|adv|prep|conj|interj|pron)\.(?:\s*[ti]\.)?(?:\s*(?:pl|sing)\.)?\s+")
+_LEADING_NUMBER = re.compile(r"^(?:\d+\.|\([a-z]\))\s+")
+_DERIVED_FORMS = re.compile(r"\s+--\s+[A-Z][\w-]*[`\"*]")  # "-- Dol`i*cho*ceph"al, a. & n." run-on entries
+_CROSS_REFERENCE = re.compile(r"(?:^|(?<=[.;]))\s*(?:See|Cf\.|Compare)(?:\s.*)?$")
+# a short parenthesised lead is a label: "(football) a quick move", "(o. Eng. Law) The name of"
+_LEADING_LABEL = re.compile(r"^\(((?:[\w.&'-]+,?\s?){1,4})\)\s+")
+# a pronunciation before the text: "(\"jd or jd) Having a certain age", "(-sz). The dignity"
+_LEADING_PRONUNCIATION = re.compile(r"^\((?:-|[^)]*[\"`*])[^)]*\)\.?\s*")
+_TRAILING_AUTHOR = re.compile(r"\s+--\s*[A-Z][\w.']*(?:\s+[A-Z][\w.']*){0,3}\.?\s*$")  # "-- Sir P. Sidney."
+_TRAILING_QUOTATION = re.compile(r"\s*\"[^\"]*\"[.,;]?\s*$")  # a quoted citation: "Ambrosial food."
+_TRAILING_WORD = re.compile(r"(?<=[.;])\s+([A-Z][A-Za-z-]+)\.?\s*$")
+
+
+_RESIDUE = {
+    "markup residue (brackets, braces, stress marks)": re.compile(r"[\[\]{}\\*`]|\w\"\w"),
+    "a cross-reference": re.compile(r"\bSee\b|\bCf\.|^Same as\b"),
+    "etymology residue": re.compile(
+        r"\bfr\.\s|(?:^|\s)(?:AS|OE|OF|OHG|Icel|Skr|Goth|Imp)\.\s|\bp\. p\.|\bp\. pr\."
+    ),
+}
+
+
+def definition_problem(definition: str) -> str | None:
+    """Why a cleaned definition cannot be a choice (None: it can).
+
+    Fewer than three words, a cross-reference, or anything left of the source's markup:
+    brackets, braces, stress marks, unbalanced parentheses or quotes, etymology abbreviations.
+    """
+    if len(definition.split()) < 3:
+        return "under three words"
+    if definition.count("(") != definition.count(")") or definition.count('"') % 2:
+        return "unbalanced parentheses or quotes"
+    if definition.startswith("("):
+        return "a parenthesised note before the definition"
+    for reason, pattern in _RESIDUE.items():
+        if pattern.search(definition):
+            return reason
+    return None
+
+
+def clean_definition(text: str, headwords: frozenset[str] = frozenset()) -> tuple[str, tuple[str, ...]]:
+    """A definition without labels, part-of-speech or number prefixes, run-on entries or references.
+
+    Returns the text and the labels taken out ("Zool.", "Obs.") in order.
+    """
+    labels = tuple(m.group(0)[1:-1] for m in _LABEL.finditer(text))
+    text = _LABEL.sub(" ", text).strip()
+    previous = None
+    while previous != text:  # prefixes come in any order: "a. (Med., Chem.) 1. An amide"
+        previous = text
+        for pattern in (_LEADING_POS, _LEADING_NUMBER, _LEADING_PRONUNCIATION):
+            text = pattern.sub("", text).strip()
+        leading = _LEADING_LABEL.match(text)
+        if leading:
+            labels += (leading.group(1),)
+            text = text[leading.end() :].strip()
+    match = _DERIVED_FORMS.search(text)
+    if match:
+        text = text[: match.start()]
+    for _ in range(2):  # "... Cf. Group. Diphtherial": the run-on headword, then the reference
+        trailing = _TRAILING_WORD.search(text)
+        if trailing and trailing.group(1).lower() in headwords:
+            text = text[: trailing.start()]
+        text = _CROSS_REFERENCE.sub("", text)
+        text = _TRAILING_QUOTATION.sub("", text)
+        text = _TRAILING_AUTHOR.sub("", text)
+    text = re.sub(r"\s+([,;.])", r"\1", re.sub(r"\s+", " ", text)).strip(" ;,:")
+    return text[:1].upper() + text[1:], labels
 
 
 class GcideSource:
@@ -236,14 +349,13 @@ class GcideSource:
         match = re.search(rb"00-database-short\n\s*(.+)\n", text)
         return match.group(1).decode().strip() if match else "unknown"
 
-    def senses(self) -> list[Sense]:
-        """Every sense of every entry, in index order; entries are numbered per word."""
+    def blocks(self) -> list[tuple[int, int, str, list[str]]]:
+        """(offset, length, text, headwords) of every distinct block, in file order."""
         text = self.read_text()
         size = len(text)
-        seen: set[tuple[int, int]] = set()
-        entries_per_word: dict[str, int] = {}
-        senses: list[Sense] = []
-        for word, offset, length in self.index():
+        spans = sorted({(offset, length, word) for word, offset, length in self.index()})
+        blocks, seen = [], set()
+        for offset, length, word in spans:
             if (offset, length) in seen:
                 continue
             seen.add((offset, length))
@@ -252,10 +364,35 @@ class GcideSource:
                     self.dict_path,
                     f"index entry {word!r} points past the end of the text ({offset + length} > {size})",
                 )
-            key = word.lower()
-            entry = entries_per_word.get(key, 0) + 1
-            entries_per_word[key] = entry
             block = text[offset : offset + length].decode("utf-8", errors="replace")
-            senses.extend(parse_entry(block, key, entry))
-        log.info("parsed %d GCIDE senses from %d entries", len(senses), len(seen))
+            blocks.append((offset, length, block, header_words(block)))
+        return blocks
+
+    def senses(self) -> list[Sense]:
+        r"""Every sense of every entry, filed under each headword its block defines.
+
+        A block goes to the headwords named in its own header (``Color \Col"or\, n.``), never to
+        the other terms the dictd index lists for it (sub-entries, cross-references, the letters
+        of lettered sub-senses): the index alone files *Mute*'s block under "b". Entries are
+        numbered per word in file order.
+        """
+        blocks = self.blocks()
+        headwords = frozenset(w.lower() for *_, words in blocks for w in words)
+        entries_per_word: dict[str, int] = {}
+        senses: list[Sense] = []
+        without_headword = 0
+        for _offset, _length, block, words in blocks:
+            if not words:
+                without_headword += 1
+                continue
+            for word in dict.fromkeys(w.lower() for w in words):
+                entry = entries_per_word.get(word, 0) + 1
+                entries_per_word[word] = entry
+                senses.extend(parse_entry(block, word, entry, headwords))
+        log.info(
+            "parsed %d GCIDE senses from %d blocks (%d without a headword line)",
+            len(senses),
+            len(blocks),
+            without_headword,
+        )
         return senses

@@ -43,3 +43,31 @@ def find_in_examples(lemmas: tuple[str, ...], examples: tuple[str, ...]) -> tupl
 def normalize_choice(text: str) -> str:
     """Lower-cased words only: two choices with the same key read as the same answer."""
     return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+NEAR_DUPLICATE_JACCARD = 0.6
+
+
+def word_tokens(text: str) -> set[str]:
+    """The set of lower-cased word tokens of ``text``."""
+    return set(re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()))
+
+
+def token_jaccard(a: str, b: str) -> float:
+    """Jaccard similarity of two texts' word-token sets (1.0: the same words)."""
+    left, right = word_tokens(a), word_tokens(b)
+    return len(left & right) / len(left | right) if left or right else 1.0
+
+
+def near_duplicate(a: str, b: str, threshold: float = NEAR_DUPLICATE_JACCARD) -> bool:
+    """Whether two choices read as the same answer reworded (token Jaccard >= ``threshold``)."""
+    return normalize_choice(a) == normalize_choice(b) or token_jaccard(a, b) >= threshold
+
+
+def mentions_word(text: str, word: str) -> bool:
+    """Whether ``text`` uses ``word`` or a regular inflection of it ("flatworms" for *flatworm*)."""
+    low = word.lower()
+    if " " in low or "-" in low:
+        return contains_word(text, low)
+    forms = inflections(low)
+    return any(token in forms for token in re.findall(r"[a-z][a-z'-]*", text.lower()))

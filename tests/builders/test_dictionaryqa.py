@@ -1,14 +1,18 @@
 """The small GCIDE build, end to end, with every rule checked on every item."""
 
+import gzip
+import itertools
+import re
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import datasets
 import pytest
 
 from probesmith.builders.build import build
-from probesmith.builders.gcide import GcideSource
+from probesmith.builders.gcide import GcideSource, definition_problem
 from probesmith.builders.registry import load_spec
-from probesmith.builders.text import contains_word, normalize_choice
+from probesmith.builders.text import mentions_word, near_duplicate, normalize_choice
 from probesmith.errors import SourceError
 from probesmith.schemas.parquet import read_parquet
 
@@ -41,8 +45,13 @@ def test_every_item_obeys_the_rules(small_dictionary_build, senses_by_key):
         assert row["choice_concepts"][answer] == gold.key
         assert len({normalize_choice(c) for c in row["choices"]}) == 5
         assert any(e in row["question"] for e in gold.examples)
-        word_in_question = row["question"].split('"')[1 if "meaning of" in row["question"] else 3]
-        assert not contains_word(gold.definition, word_in_question) or word_in_question not in gold.definition
+        assert row["pos"] == gold.pos
+        for choice in row["choices"]:  # the same rules for the gold and every distractor
+            assert definition_problem(choice) is None, choice
+            assert not re.search(r"\([A-Z][a-z]*\.?\)|^\(|^(?:n|v|a|adv)\. |^\d+\. ", choice), choice
+            assert not mentions_word(choice, gold.word), (gold.word, choice)
+        for a, b in itertools.combinations(row["choices"], 2):
+            assert not near_duplicate(a, b), (a, b)
         for key, kind in zip(
             [k for i, k in enumerate(row["choice_concepts"]) if i != answer],
             row["distractor_types"],
@@ -81,3 +90,56 @@ def test_corrupt_source_leaves_no_output(tmp_path):
     with pytest.raises(SourceError, match="truncated or corrupt"):
         build(load_spec(spec_path), tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+GCIDE = Path("/usr/share/dictd")
+B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def raw_blocks_by_term() -> dict[str, list[str]]:
+    """GCIDE read without probesmith's parser: the dictd index decoded here, blocks sliced raw."""
+
+    def number(text):
+        value = 0
+        for char in text:
+            value = value * 64 + B64.index(char)
+        return value
+
+    text = gzip.decompress((GCIDE / "gcide.dict.dz").read_bytes())
+    blocks = defaultdict(list)
+    for line in (GCIDE / "gcide.index").read_text(encoding="utf-8").splitlines():
+        term, offset, length = line.split("\t")
+        start = number(offset)
+        blocks[term.lower()].append(text[start : start + number(length)].decode("utf-8", "replace"))
+    return blocks
+
+
+def letters(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", re.sub(r"\[[^\]]*\]", "", text.lower()))
+
+
+def test_golds_agree_with_an_independent_reading_of_gcide(small_dictionary_build):
+    """Every gold is a sense of the word's own entry (its header names the word), example included.
+
+    The dictd index points at every block that merely mentions a term ("b" at Mute's block), so a
+    block counts as the word's own only where ``<word> \\pronunciation\\`` opens an entry in it.
+    """
+    blocks = raw_blocks_by_term()
+    rows = rows_of(small_dictionary_build)
+    assert len(rows) >= 500
+    disagreements = []
+    for row in rows:
+        word = row["concept"].split("#")[0]
+        own = [b for b in blocks[word] if re.search(rf"(?:^|[,\s\\]){re.escape(word)}\s*\\", b, re.I)]
+        gold = letters(row["choices"][row["answer_index"]])
+        example = letters(row["question"].split('"')[1 if row["question"].startswith("In ") else 3])
+        found = False
+        for block in own:
+            words = " ".join(letters(block))
+            shared = sum(1 for token in gold if f" {token} " in f" {words} ")
+            if shared >= 0.8 * len(gold) and " ".join(example) in words:
+                found = True
+                break
+        if not found:
+            disagreements.append(row["id"])
+    assert disagreements == [], f"{len(disagreements)} of {len(rows)}: {disagreements[:5]}"

@@ -4,9 +4,13 @@ import pytest
 
 from probesmith.builders.gcide import (
     GcideSource,
+    clean_definition,
     clean_text,
     decode_number,
+    definition_problem,
+    header_words,
     parse_entry,
+    split_header,
     split_usage,
 )
 from probesmith.errors import SourceError
@@ -51,7 +55,8 @@ def test_numbered_lettered_senses_usage_examples_and_markup():
     assert senses[0].definition == "A mound, pile, or ridge of earth, raised above the surrounding level."
     assert senses[0].examples == ("a bank of clouds", "a bank of snow")
     assert senses[2].examples == ("ores are brought to bank",)
-    assert senses[3].definition == "(Aëronautics) The lateral inclination of an aëroplane."
+    assert senses[3].definition == "The lateral inclination of an aëroplane."
+    assert senses[3].labels == ("Aëronautics",)
     assert senses[3].examples == ("a bank of 45° is easy",)
     assert senses[0].key == "bank#1.1"
 
@@ -68,6 +73,52 @@ def test_unnumbered_single_sense_and_verb_pos():
     assert verb.pos == "verb" and verb.definition == "To deposit in a bank."
 
 
+def test_headwords_come_from_the_header_not_the_index():
+    assert header_words("Banc \\Banc\\, Bancus \\Ban\"cus\\, Bank \\Bank\\, n. [OF. banc.]\n   A bench.\n") == [
+        "Banc",
+        "Bancus",
+        "Bank",
+    ]
+    wrapped = (
+        "Autoschediastic \\Au`to*sche`di*as\"tic\\\n   ([add]`t[-o]*sk[=e]), Autoschediastical\n"
+        "\\Au`to*sche`di*as\"tic*al\\ (-[a^]s\"t[i^]*kal), a. [Auto- + Gr.\n   schedia`zein.]\n"
+        "   Extemporary; offhand. [R.] --Dean Martin.\n"
+    )
+    assert header_words(wrapped) == ["Autoschediastic", "Autoschediastical"]
+    assert [s.definition for s in parse_entry(wrapped, "autoschediastic", 1)] == ["Extemporary; offhand."]
+    folk = "Folk \\Folk\\ (f[=o]k), n. collect. & pl.\n   [AS. folc; akin to D. volk, Sw. & Dan. folk, and\n   perh. to E. follow.]\n   1. (Eng. Hist.) A community; a tribe. [Obs.]\n"
+    header, body = split_header(folk)
+    assert header.endswith("follow.]") and body.strip().startswith("1. (Eng. Hist.)")
+    (sense,) = parse_entry(folk, "folk", 1)
+    assert sense.definition == "A community; a tribe." and sense.labels == ("Eng. Hist.",)
+
+
+@pytest.mark.parametrize(
+    "raw, cleaned, labels",
+    [
+        ("(Zool.) (Obs.) A water newt", "A water newt", ("Zool.", "Obs.")),
+        ("a. (Anat.) Pertaining to the wing", "Pertaining to the wing", ("Anat.",)),
+        ("a. 1. Consisting in circumstances", "Consisting in circumstances", ()),
+        ("A false membrane. Cf. Group. Diphtherial", "A false membrane.", ()),
+        ("Having a long skull. -- Dol`i*cho*ceph\"al, a. & n.", "Having a long skull.", ()),
+        ('Delighting the taste. "Ambrosial food."', "Delighting the taste.", ()),
+        ("A mean fellow. -- Sir P. Sidney.", "A mean fellow.", ()),
+        ("preserved from a previous age", "Preserved from a previous age", ()),
+        ('("jd or jd) Having a certain age', "Having a certain age", ()),
+    ],
+)
+def test_definitions_are_cleaned_of_labels_prefixes_and_run_ons(raw, cleaned, labels):
+    assert clean_definition(raw, frozenset({"diphtherial"})) == (cleaned, labels)
+
+
+def test_definitions_with_residue_are_not_choices():
+    assert definition_problem("A bench; a high seat.") is None
+    assert definition_problem("T. s*tzd); p. pr. & vb. n. Chastising.] 1. To punish") is not None
+    assert definition_problem("The mayweed. See Mayweed.") == "a cross-reference"
+    assert definition_problem("A sea (or lake") == "unbalanced parentheses or quotes"
+    assert definition_problem("Same thing.") == "under three words"
+
+
 def test_helpers():
     assert decode_number("KpRV") == ((10 * 64 + 41) * 64 + 17) * 64 + 21
     assert clean_text('a["e]roplane [Obs.]  {x}') == "aëroplane x"
@@ -80,6 +131,19 @@ def test_real_dictionary_parses_bank():
     senses = [s for s in GcideSource().senses() if s.word == "bank"]
     assert len(senses) > 20 and {"noun", "verb"} <= {s.pos for s in senses}
     assert any(s.examples == ("a bank of clouds", "a bank of snow") for s in senses)
+
+
+@needs_gcide
+@pytest.mark.integration
+def test_blocks_go_to_their_own_headwords_only():
+    """The index lists Mute's block under "b" and Monkey's under "a": neither is theirs."""
+    by_word = {}
+    for sense in GcideSource().senses():
+        by_word.setdefault(sense.word, []).append(sense)
+    assert not any("articulation" in s.definition or "deaf" in s.definition for s in by_word["b"])
+    assert not any("Quadrumana" in s.definition for s in by_word.get("a", []))
+    assert by_word["religion"] and by_word["legate"]  # once left without senses
+    assert any("from deafness" in s.definition for s in by_word["mute"])
 
 
 def gcide_copy(tmp_path):
