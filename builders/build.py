@@ -10,7 +10,7 @@ import json
 import logging
 import time
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -19,6 +19,7 @@ import pyarrow as pa
 import probesmith
 from probesmith.builders.registry import DraftItem, FamilyOutput, families, get_family, load_spec
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
+from probesmith.builders.validity import VALIDITY_FILE, validity_markdown, validity_report
 from probesmith.probes.spec import ProbeSpec, to_dict
 from probesmith.schemas.artifact import DatasetFolderWriter
 from probesmith.schemas.output import failpoint
@@ -68,6 +69,7 @@ def build(
         output = family.generate(spec)
         timings["generate_s"] = time.perf_counter() - started
         filter_report = None
+        card = output.card
         if output.items:
             tables, overflow, assignment = assemble_tables(output, spec)
             if spec.artifact_filter.enabled:
@@ -75,6 +77,12 @@ def build(
             output.dropped.update(overflow)
             summary = summarize(tables)
             all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
+            if tables:
+                validity = validity_report(tables, output.dropped)
+                writer.add_file(VALIDITY_FILE, json.dumps(validity, indent=1, sort_keys=True) + "\n")
+                card = replace(
+                    card, extra_sections=(*card.extra_sections, ("Validity", validity_markdown(validity)))
+                )
         else:
             summary = output.summary if output.summary is not None else pl.DataFrame()
             all_tables = {}
@@ -95,9 +103,7 @@ def build(
             manifest_fields["artifact_filter"] = asdict(filter_report)
         manifest_fields.update(output.manifest_extra)
         totals = _totals({key: table for key, (table, _) in all_tables.items()})
-        manifest = writer.commit(
-            output.card, manifest_fields, summary_markdown(summary, totals, output.dropped)
-        )
+        manifest = writer.commit(card, manifest_fields, summary_markdown(summary, totals, output.dropped))
     seconds = time.perf_counter() - started
     timings["write_s"] = seconds - timings["generate_s"] - timings["assemble_s"]
     log.info(

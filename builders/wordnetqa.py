@@ -20,8 +20,9 @@ Distractors are tagged with their type and distance:
 * ``random`` — a random synset of the same part of speech.
 
 No distractor is a correct answer (any ancestor of ``c`` for hypernymy, any descendant for
-hyponymy, the same gloss for definitions, a shared lemma for synonymy), no two choices share a
-text, and the question never contains the word the gold choice names. Every question about
+hyponymy, the same gloss for definitions, a shared lemma for synonymy), no two choices are
+near-duplicates (the same text, or token Jaccard >= 0.6: "set afloat" / "set afloat again"), and the
+question never contains the word the gold choice names. Every question about
 ``c`` shares the cluster ``wn:<synset>``, and splits are by cluster.
 """
 
@@ -42,7 +43,7 @@ from tqdm.auto import tqdm
 
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
-from probesmith.builders.text import contains_word, find_in_examples, normalize_choice
+from probesmith.builders.text import contains_word, find_in_examples, near_duplicate, normalize_choice
 from probesmith.builders.wordnet import WordNetGraph, WordNetSource
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
@@ -262,7 +263,7 @@ class _Builder:
         pos: str,
         invalid: set[int],
         render,
-        taken_texts: set[str],
+        taken_texts: list[str],
         is_valid_text=lambda text: True,
     ) -> list[DraftChoice] | None:
         chosen: list[DraftChoice] = []
@@ -272,11 +273,10 @@ class _Builder:
             if node in invalid or node in used:
                 return False
             text = render(node)
-            key = normalize_choice(text)
-            if key in taken_texts or not is_valid_text(text):
+            if any(near_duplicate(text, other) for other in taken_texts) or not is_valid_text(text):
                 return False
             used.add(node)
-            taken_texts.add(key)
+            taken_texts.append(text)
             chosen.append(DraftChoice(text, self.g.names[node], kind, hops))
             return True
 
@@ -353,7 +353,7 @@ class _Builder:
             framing, question, gold_text = found
             for p in range(spec.perturbations):
                 rng = item_rng(spec.seed, probe, name, hops, p)
-                taken = {normalize_choice(gold_text)}
+                taken = [gold_text]
                 picked = self.pick_distractors(
                     rng, pools, pos, invalid, render, taken, valid_text or (lambda t: True)
                 )

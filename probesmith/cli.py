@@ -310,6 +310,19 @@ def _parser() -> argparse.ArgumentParser:
     _add_force(bear_in, "--out")
     bear_in.set_defaults(run=_run_import_bear)
 
+    review = commands.add_parser(
+        "review-sample",
+        help="Write a stratified review sheet of a multiple-choice build, or read a filled one back.",
+    )
+    review.add_argument("folder", type=Path, help="A wordnet or dictionary build folder.")
+    review.add_argument("--n", type=_positive_int, default=200, help="Items on the sheet.")
+    review.add_argument("--seed", type=int, default=0)
+    review.add_argument(
+        "--read", type=Path, metavar="SHEET", help="A filled sheet: report its validated accuracy."
+    )
+    _add_force(review, "BUILD/review")
+    review.set_defaults(run=_run_review)
+
     verify = commands.add_parser("verify", help="Check a build folder against its manifest.")
     verify.add_argument("folder", type=Path)
     verify.set_defaults(run=_run_verify)
@@ -542,6 +555,23 @@ def _run_import_bear(args: argparse.Namespace) -> int:
 
     manifest = import_bear(args.folder, args.out, force=args.force)
     print(f"{args.out}: {manifest['tables']['instances/test']['rows']:,} instances imported")
+    return 0
+
+
+def _run_review(args: argparse.Namespace) -> int:
+    from probesmith.eval.review import read_review_sheet, write_review_sheet
+
+    if args.read:
+        result = read_review_sheet(args.folder, args.read, force=args.force)
+        for config, entry in [*result["configs"].items(), ("overall", result["overall"])]:
+            low, high = entry["ci95"]
+            print(
+                f"{config:14} validated accuracy {entry['validated_accuracy']:.3f} [{low:.3f}, {high:.3f}] "
+                f"({entry['reviewed']} reviewed)"
+            )
+        return 0
+    sheet = write_review_sheet(args.folder, args.n, args.seed, force=args.force)
+    print(f"review sheet: {sheet} (and {sheet.with_suffix('.html')}); fill it, then --read it")
     return 0
 
 

@@ -24,6 +24,7 @@ from probesmith.errors import ArtifactError
 from probesmith.schemas.card import CardInfo, render_card
 from probesmith.schemas.manifest import (
     MANIFEST_FORMAT,
+    MANIFEST_NAME,
     combine_hashes,
     file_sha256,
     logical_hash,
@@ -102,6 +103,12 @@ class DatasetFolderWriter:
             "schema": schema.id,
         }
         log.info("wrote %s/%s: %d rows in %d file(s)", config, split, table.num_rows, n_shards)
+
+    def add_file(self, name: str, text: str) -> None:
+        """Write a text file (a report such as ``validity.json``) at the top of the folder."""
+        if "/" in name or name in (MANIFEST_NAME, "README.md"):
+            raise ValueError(f"{name!r} is not a report file name")
+        (self.staging / name).write_text(text, encoding="utf-8")
 
     def commit(self, card: CardInfo, manifest_fields: dict[str, Any], summary_markdown: str) -> dict:
         """Write manifest and card; the folder is swapped into place when the block ends."""

@@ -25,13 +25,14 @@ def files_to_publish(folder: Path) -> list[str]:
     """Repository paths to upload: card, manifest, the manifest's files, the audit report."""
     manifest = read_manifest(folder)
     paths = ["README.md", MANIFEST_NAME, *sorted(manifest["files"])]
-    audit_dir = folder / "audit"
-    if audit_dir.is_dir():
-        paths += sorted(
-            p.relative_to(folder).as_posix()
-            for p in audit_dir.iterdir()
-            if p.is_file() and not p.name.startswith(".")
-        )
+    paths += [name for name in ("validity.json",) if (folder / name).is_file()]
+    for report in ("audit", "review"):
+        if (folder / report).is_dir():
+            paths += sorted(
+                p.relative_to(folder).as_posix()
+                for p in (folder / report).iterdir()
+                if p.is_file() and not p.name.startswith(".")
+            )
     return paths
 
 

@@ -117,6 +117,6 @@ def verify_folder(folder: str | Path) -> list[str]:
             problems.append(f"{rel}: sha256 differs from the manifest (file changed or corrupt)")
     for path in sorted(folder.rglob("*.parquet")):
         rel = path.relative_to(folder).as_posix()
-        if rel not in listed and not rel.startswith(f"{AUDIT_FOLDER}/"):
+        if rel not in listed and not rel.startswith((f"{AUDIT_FOLDER}/", "review/")):
             problems.append(f"{rel}: present but not listed in the manifest")
     return problems

@@ -64,8 +64,8 @@ _LEGACY_MARKERS = {
 }
 _LEGACY_TEXT_MARKERS = {"lexnames": "wordnet-nltk"}  # the file Debian does not ship; probesmith writes it
 
-#: Outputs that live inside another output and go with it (a build's ``audit/`` report).
-NESTED_OUTPUTS = ("audit",)
+#: Outputs that live inside another output and go with it (a build's ``audit/`` and ``review/``).
+NESTED_OUTPUTS = ("audit", "review")
 
 _WRITE_ERRNOS = {
     errno.ENOSPC: "the disk is full",

@@ -74,14 +74,16 @@ def test_unnumbered_single_sense_and_verb_pos():
 
 
 def test_headwords_come_from_the_header_not_the_index():
-    assert header_words("Banc \\Banc\\, Bancus \\Ban\"cus\\, Bank \\Bank\\, n. [OF. banc.]\n   A bench.\n") == [
+    assert header_words(
+        'Banc \\Banc\\, Bancus \\Ban"cus\\, Bank \\Bank\\, n. [OF. banc.]\n   A bench.\n'
+    ) == [
         "Banc",
         "Bancus",
         "Bank",
     ]
     wrapped = (
-        "Autoschediastic \\Au`to*sche`di*as\"tic\\\n   ([add]`t[-o]*sk[=e]), Autoschediastical\n"
-        "\\Au`to*sche`di*as\"tic*al\\ (-[a^]s\"t[i^]*kal), a. [Auto- + Gr.\n   schedia`zein.]\n"
+        'Autoschediastic \\Au`to*sche`di*as"tic\\\n   ([add]`t[-o]*sk[=e]), Autoschediastical\n'
+        '\\Au`to*sche`di*as"tic*al\\ (-[a^]s"t[i^]*kal), a. [Auto- + Gr.\n   schedia`zein.]\n'
         "   Extemporary; offhand. [R.] --Dean Martin.\n"
     )
     assert header_words(wrapped) == ["Autoschediastic", "Autoschediastical"]
@@ -100,7 +102,7 @@ def test_headwords_come_from_the_header_not_the_index():
         ("a. (Anat.) Pertaining to the wing", "Pertaining to the wing", ("Anat.",)),
         ("a. 1. Consisting in circumstances", "Consisting in circumstances", ()),
         ("A false membrane. Cf. Group. Diphtherial", "A false membrane.", ()),
-        ("Having a long skull. -- Dol`i*cho*ceph\"al, a. & n.", "Having a long skull.", ()),
+        ('Having a long skull. -- Dol`i*cho*ceph"al, a. & n.', "Having a long skull.", ()),
         ('Delighting the taste. "Ambrosial food."', "Delighting the taste.", ()),
         ("A mean fellow. -- Sir P. Sidney.", "A mean fellow.", ()),
         ("preserved from a previous age", "Preserved from a previous age", ()),

@@ -1,0 +1,146 @@
+"""Human review of a multiple-choice build: a stratified sample sheet out, a validated accuracy in.
+
+``probesmith review-sample BUILD --n 200`` writes ``BUILD/review/sheet.csv`` (and ``sheet.html`` to
+read comfortably): items drawn evenly across config x hops, each with its choices, the gold's
+letter, and empty columns for the reviewer:
+
+* ``gold_is_correct`` — ``y`` or ``n``: is the marked answer right?
+* ``other_correct`` — the letters of any other choice that is also right (empty: none);
+* ``reads_naturally`` — ``y`` or ``n``: is the question English a native speaker would write?
+* ``notes``.
+
+``probesmith review-sample BUILD --read FILLED.csv`` reads a filled sheet back and reports the
+validated accuracy — the share of reviewed items whose gold is right and that have no second
+right answer — with its 95% Wilson interval, per config and overall, into ``BUILD/review/``.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from probesmith.builders.sampling import stable_hash
+from probesmith.errors import ArtifactError
+from probesmith.eval.audit import wilson_interval
+from probesmith.eval.mcqa import load_build
+from probesmith.schemas.output import OutputFolder
+
+REVIEW_FOLDER = "review"
+LETTERS = "ABCDEFGHIJ"
+REVIEW_COLUMNS = ("gold_is_correct", "other_correct", "reads_naturally", "notes")
+
+
+def review_sample(folder: str | Path, n: int = 200, seed: int = 0) -> pl.DataFrame:
+    """``n`` items of a build, spread over config x hops as evenly as the strata allow (seeded)."""
+    frames = load_build(Path(folder))
+    items = pl.concat([frame.with_columns(config=pl.lit(config)) for config, frame in frames.items()])
+    strata: dict[tuple, list[dict]] = defaultdict(list)
+    for row in items.iter_rows(named=True):
+        strata[(row["config"], row["hops"])].append(row)
+    for rows in strata.values():
+        rows.sort(key=lambda r: stable_hash(seed, "review", r["id"]))
+    chosen: list[dict] = []
+    keys = sorted(strata)
+    while len(chosen) < n and any(strata[k] for k in keys):  # round robin: small strata are seen too
+        for key in keys:
+            if strata[key] and len(chosen) < n:
+                chosen.append(strata[key].pop(0))
+    return pl.DataFrame(chosen).sort("config", "hops", "id")
+
+
+def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force: bool = False) -> Path:
+    """Write ``review/sheet.csv`` and ``review/sheet.html`` into the build ``folder``; return the CSV."""
+    folder = Path(folder)
+    sample = review_sample(folder, n, seed)
+    width = max(len(c) for c in sample["choices"].to_list())
+    header = ["item_id", "config", "split", "hops", "question"]
+    header += [LETTERS[i] for i in range(width)] + ["gold", *REVIEW_COLUMNS]
+    rows = []
+    for row in sample.iter_rows(named=True):
+        choices = list(row["choices"]) + [""] * (width - len(row["choices"]))
+        rows.append(
+            [row["id"], row["config"], row["split"], row["hops"], row["question"], *choices]
+            + [LETTERS[row["answer_index"]], "", "", "", ""]
+        )
+    with OutputFolder(folder / REVIEW_FOLDER, "review", force=force, command="review-sample") as staging:
+        with open(staging / "sheet.csv", "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(header)
+            writer.writerows(rows)
+        (staging / "sheet.html").write_text(_sheet_html(folder.name, header, rows), encoding="utf-8")
+    return folder / REVIEW_FOLDER / "sheet.csv"
+
+
+def read_review_sheet(folder: str | Path, sheet: str | Path, *, force: bool = False) -> dict[str, Any]:
+    """Validated accuracy of a filled sheet, per config and overall; kept in ``review/result.json``."""
+    folder, sheet = Path(folder), Path(sheet)
+    try:
+        with open(sheet, newline="", encoding="utf-8") as fh:
+            records = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ArtifactError(f"cannot read the review sheet {sheet}: {exc}") from None
+    missing = [
+        c
+        for c in ("item_id", "config", "gold_is_correct", "other_correct")
+        if records and c not in records[0]
+    ]
+    if not records or missing:
+        raise ArtifactError(
+            f"{sheet} is not a filled review sheet (missing columns {missing or 'and rows'}); "
+            "write one with `probesmith review-sample BUILD` and fill its gold_is_correct column."
+        )
+    by_config: dict[str, list[bool]] = defaultdict(list)
+    for line, record in enumerate(records, 2):
+        verdict = record["gold_is_correct"].strip().lower()
+        if not verdict:
+            continue
+        if verdict not in ("y", "n"):
+            raise ArtifactError(f"{sheet}, line {line}: gold_is_correct must be y or n, not {verdict!r}.")
+        by_config[record["config"]].append(verdict == "y" and not record["other_correct"].strip())
+    if not by_config:
+        raise ArtifactError(f"{sheet} has no reviewed rows: fill gold_is_correct (y or n) first.")
+    result = {
+        "sheet": str(sheet),
+        "configs": {},
+        "overall": _accuracy([v for vs in by_config.values() for v in vs]),
+    }
+    for config, verdicts in sorted(by_config.items()):
+        result["configs"][config] = _accuracy(verdicts)
+    with OutputFolder(
+        folder / REVIEW_FOLDER, "review", force=force, command="review-sample --read"
+    ) as staging:
+        (staging / "sheet.csv").write_bytes(sheet.read_bytes())
+        (staging / "result.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    return result
+
+
+def _accuracy(verdicts: list[bool]) -> dict[str, Any]:
+    accuracy = sum(verdicts) / len(verdicts)
+    low, high = wilson_interval(accuracy, len(verdicts))
+    return {
+        "reviewed": len(verdicts),
+        "validated_accuracy": round(accuracy, 4),
+        "ci95": [round(low, 4), round(high, 4)],
+    }
+
+
+def _sheet_html(name: str, header: list[str], rows: list[list]) -> str:
+    cells = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "\n".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(value))}</td>" for value in row) + "</tr>" for row in rows
+    )
+    return (
+        f"<!doctype html><meta charset='utf-8'><title>Review sheet: {html.escape(name)}</title>"
+        "<style>body{font-family:sans-serif}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}"
+        "table{border-collapse:collapse}</style>"
+        f"<h1>Review sheet: {html.escape(name)}</h1><p>Fill the last four columns in sheet.csv "
+        "(gold_is_correct y/n, other_correct letters, reads_naturally y/n, notes), then run "
+        f"<code>probesmith review-sample BUILD --read sheet.csv</code>.</p>"
+        f"<table><tr>{cells}</tr>\n{body}</table>\n"
+    )

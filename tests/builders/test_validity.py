@@ -1,0 +1,72 @@
+"""The validity report: zero violations on real builds, and every planted violation found."""
+
+import json
+
+import pyarrow as pa
+import pytest
+
+from probesmith.builders.validity import RULES, VALIDITY_FILE, validity_report
+from probesmith.schemas.tables import MULTIPLE_CHOICE
+
+from ..conftest import needs_gcide, needs_wordnet
+
+
+def table(rows):
+    base = {
+        "id": "x",
+        "probe": "p",
+        "question": "q?",
+        "cluster": "c",
+        "concept": "c",
+        "hops": 1,
+        "distractor_hops": [None, None],
+        "choice_concepts": ["a", "b", "c"],
+        "pos": "noun",
+        "framing": "f",
+        "perturbation": 0,
+        "source": "s",
+        "distractor_types": ["sister", "random"],
+    }
+    return pa.Table.from_pylist([{**base, **row} for row in rows], schema=MULTIPLE_CHOICE.schema)
+
+
+def test_planted_violations_are_each_found():
+    rows = [
+        {"id": "ok", "choices": ["a cat", "a dog", "a fish"], "answer_index": 0},
+        {"id": "same", "choices": ["A cat.", "a cat", "a fish"], "answer_index": 1},
+        {"id": "near", "choices": ["set afloat", "set afloat again", "a fish"], "answer_index": 2},
+        {"id": "empty", "choices": ["a cat", " ", "a fish"], "answer_index": 0},
+    ]
+    report = validity_report({("cfg", "test"): table(rows)}, {"cfg: too short": 3, "other: x": 1})
+    entry = report["configs"]["cfg"]
+    found = {rule: entry["rules"][rule]["violations"] for rule in RULES}
+    # "same" is also a near-duplicate (identical words); answers 0, 1, 2, 0: balanced
+    assert found == {"distinct": 1, "near_duplicate": 2, "empty": 1, "balanced": 0}
+    assert entry["dropped"] == {"cfg: too short": 3}
+    assert entry["length"]["chance"] == pytest.approx(1 / 3, abs=1e-4)
+    unbalanced = [{"id": str(i), "choices": ["a", "b", "c"], "answer_index": 0} for i in range(4)]
+    report = validity_report({("cfg", "test"): table(unbalanced)}, {})
+    assert report["configs"]["cfg"]["rules"]["balanced"]["violations"] == 1
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        pytest.param("small_dictionary_build", marks=needs_gcide),
+        pytest.param("small_wordnet_build", marks=needs_wordnet),
+    ],
+)
+def test_every_rule_holds_on_every_item_of_a_real_build(fixture, request):
+    build = request.getfixturevalue(fixture)
+    report = json.loads((build.out / VALIDITY_FILE).read_text())
+    for config, entry in report["configs"].items():
+        assert entry["items"] == sum(entry["items_per_split"].values()) > 0
+        for rule in RULES:
+            assert entry["rules"][rule] == {"checked": entry["items"], "violations": 0, "examples": []}, (
+                config,
+                rule,
+            )
+        assert abs(sum(entry["distributions"]["distractor_types"].values()) - 1) < 1e-3
+    card = (build.out / "README.md").read_text()
+    assert "## Validity" in card and "0 violations" in card
