@@ -121,6 +121,20 @@ class WordNetGraph:
     def __len__(self) -> int:
         return len(self.names)
 
+    def depths(self) -> list[int]:
+        """Each synset's depth: the fewest ISA hops up to a root (a synset with no hypernym)."""
+        depth = [-1] * len(self.names)
+        level = [i for i, parents in enumerate(self.parents) if not parents]
+        d = 0
+        while level:
+            nxt = []
+            for node in level:
+                if depth[node] < 0:
+                    depth[node] = d
+                    nxt.extend(self.children[node])
+            level, d = [n for n in nxt if depth[n] < 0], d + 1
+        return depth
+
     def ancestors_by_hops(self, node: int, max_hops: int) -> list[set[int]]:
         """``result[k]`` = synsets exactly ``k`` ISA hops above ``node`` on some path (k=0: itself)."""
         return self._levels(node, max_hops, self.parents)

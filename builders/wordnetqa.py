@@ -17,7 +17,14 @@ Distractors are tagged with their type and distance:
   ``c`` for hypernymy, hypernyms for hyponymy; both directions for definitions and synonymy);
 * ``popular`` — for hypernymy and hyponymy, a synset drawn as often as it is the gold of
   this probe at this hop across the build, so that a frequent answer is no cue;
-* ``random`` — a random synset of the same part of speech.
+* ``random`` — a random synset of the same part of speech (for hypernymy and hyponymy: one
+  that is the answer of some item of the same probe and hop).
+
+Hypernymy and hyponymy guard against answering from the choices alone: popular and random
+distractors lie within ``depth_band`` levels of the gold's depth (the gold is not the most
+general choice), and ``balance_answers`` drops items until no synset is the answer of more than
+its share of the items it appears in (beyond ``balance_floor`` uses), so "this choice is often
+the answer" is no cue. How far that goes is measured by the audit (see BENCHMARKS.md).
 
 No distractor is a correct answer (any ancestor of ``c`` for hypernymy, any descendant for
 hyponymy, the same gloss for definitions, a shared lemma for synonymy), no two choices are
@@ -33,8 +40,8 @@ import itertools
 import logging
 import random
 import re
-from collections import Counter
-from collections.abc import Mapping
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -72,6 +79,28 @@ class DistractorSpec:
         2, help="Depth L of the sister family: 1 = siblings only, 2 adds the siblings' children, ..."
     )
     opposite_hops: int = spec_field(4, help="Farthest ISA hop of opposite-direction distractors.")
+    depth_band: int | None = spec_field(
+        1,
+        help="Hypernymy and hyponymy: popular and random distractors lie within this many levels "
+        "of the gold's depth (its distance from WordNet's root), so the gold is not the most general "
+        "or most specific choice; null = any depth.",
+    )
+    balance_answers: bool = spec_field(
+        True,
+        help="Hypernymy and hyponymy: beyond its first `balance_floor` items, no synset is the gold "
+        "of more than 1/(count + 1) of the items it appears in (the rest are dropped and counted), "
+        "so how often a choice is a gold says little about whether it is one here.",
+    )
+    balance_floor: int = spec_field(
+        5, help="Gold uses every synset may have before `balance_answers` applies its share."
+    )
+    random_from_answers: bool = spec_field(
+        True,
+        help="Hypernymy and hyponymy: random distractors are drawn from the synsets that are answers "
+        "of the same probe and hop (uniformly), not from all of WordNet, and sister and opposite "
+        "distractors that are such answers are preferred, so a choice that is never anyone's answer "
+        "is no cue.",
+    )
 
     def __post_init__(self) -> None:
         unknown = [k for k in self.mix if k not in DISTRACTOR_TYPES]
@@ -182,6 +211,32 @@ class _Builder:
         self.dropped: Counter = Counter()
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
         self.popular: dict[tuple[str, int, str], WeightedSampler] = {}
+        self.depth = graph.depths()
+        self.by_pos_depth: dict[tuple[str, int], list[int]] = defaultdict(list)
+        for node, depth in enumerate(self.depth):
+            self.by_pos_depth[(graph.pos[node], depth)].append(node)
+
+    def band(self, gold: int, answers: WeightedSampler | list) -> tuple[list[int], Callable[[int], bool]]:
+        """Random candidates for an ISA item, and the test that a node lies in the gold's depth band.
+
+        With ``random_from_answers`` the candidates are the synsets that are answers of this probe
+        and hop (so every choice is the answer of some item), else every synset; either way only
+        those within ``depth_band`` levels of the gold's depth.
+        """
+        band = self.d.depth_band
+        low, high = (0, 10**6) if band is None else (self.depth[gold] - band, self.depth[gold] + band)
+
+        def in_band(node: int) -> bool:
+            return low <= self.depth[node] <= high
+
+        pos = self.g.pos[gold]
+        if self.d.random_from_answers and answers:
+            pool = [n for n in answers.nodes if in_band(n)]
+        elif band is None:
+            pool = self.g.by_pos[pos]
+        else:
+            pool = [n for d in range(max(0, low), high + 1) for n in self.by_pos_depth.get((pos, d), [])]
+        return pool or self.g.by_pos[pos], in_band
 
     # ---- concept selection -------------------------------------------------------------
     def concepts(self) -> list[int]:
@@ -265,12 +320,20 @@ class _Builder:
         render,
         taken_texts: list[str],
         is_valid_text=lambda text: True,
+        band: tuple[list[int], Callable[[int], bool]] | None = None,
     ) -> list[DraftChoice] | None:
         chosen: list[DraftChoice] = []
         used: set[int] = set()
+        random_pool, in_band = band or (self.g.by_pos[pos], lambda node: True)
+        popular = pools.get("popular")
+        answers = (
+            set(popular.nodes)
+            if self.d.random_from_answers and isinstance(popular, WeightedSampler)
+            else set()
+        )
 
         def accept(node: int, hops: int | None, kind: str) -> bool:
-            if node in invalid or node in used:
+            if node in invalid or node in used or (kind in ("popular", "random") and not in_band(node)):
                 return False
             text = render(node)
             if any(near_duplicate(text, other) for other in taken_texts) or not is_valid_text(text):
@@ -295,12 +358,13 @@ class _Builder:
             else:
                 candidates = list(pool)
                 rng.shuffle(candidates)
+                if answers:  # sisters and opposite hops that are answers elsewhere come first
+                    candidates.sort(key=lambda candidate: candidate[0] not in answers)
                 for node, hops, tag in candidates:
                     if got == wanted:
                         break
                     got += accept(node, hops, tag)
             shortfall += wanted - got
-        random_pool = self.g.by_pos[pos]
         for _ in range(shortfall):
             for _try in range(_RANDOM_TRIES):
                 if accept(rng.choice(random_pool), None, "random"):
@@ -336,7 +400,7 @@ class _Builder:
         name, pos = g.names[c], g.pos[c]
         out: dict[str, list[DraftItem]] = {}
 
-        def make(probe, hops, gold_node, gold_text_for, pools, invalid, render, valid_text=None):
+        def make(probe, hops, gold_node, gold_text_for, pools, invalid, render, valid_text=None, band=None):
             # the first framing (in seeded order) whose question leaves the gold's word unsaid
             def fill(template: str) -> dict[str, str]:
                 return in_context if "{example}" in template else out_of_context
@@ -355,7 +419,7 @@ class _Builder:
                 rng = item_rng(spec.seed, probe, name, hops, p)
                 taken = [gold_text]
                 picked = self.pick_distractors(
-                    rng, pools, pos, invalid, render, taken, valid_text or (lambda t: True)
+                    rng, pools, pos, invalid, render, taken, valid_text or (lambda t: True), band
                 )
                 if picked is None:
                     self.dropped[f"{probe}: too few valid distractors"] += 1
@@ -429,6 +493,7 @@ class _Builder:
                     },
                     invalid,
                     self.isa_text,
+                    band=self.band(gold, self.popular.get(("hypernymy", k, pos), [])),
                 )
         if "hyponymy" in spec.probes:
             levels = g.descendants_by_hops(c, spec.max_hops)
@@ -451,6 +516,7 @@ class _Builder:
                         },
                         invalid,
                         self.isa_text,
+                        band=self.band(gold, self.popular.get(("hyponymy", k, pos), [])),
                     )
         return out
 
@@ -480,6 +546,41 @@ CITATION = """\
 }"""
 
 
+def balance_answers(
+    items: list[DraftItem], seed: int, floor: int, dropped: Counter, probe: str
+) -> list[DraftItem]:
+    """Drop items whose gold is the gold more often than its share of the items it appears in.
+
+    A synset that is gold ``G`` times and a distractor ``D`` times is the answer with probability
+    ``G / (G + D)`` whenever it is a choice. Beyond ``floor`` gold uses, a synset keeps at most
+    ``D / count`` gold items, so that probability stays near chance for every frequent answer
+    (``entity``, ``organism``, ``person``): "this choice is often the answer" is no cue. Which items
+    go is decided by a keyed hash of their ids, the same in every build.
+    """
+    if not items:
+        return items
+    width = len(items[0].distractors)
+    order = sorted(items, key=lambda item: stable_hash(seed, "balance", item.id))
+    kept = order
+    while True:  # dropping an item lowers its distractors' counts too: repeat until nothing changes
+        as_distractor: Counter = Counter(c.concept for item in kept for c in item.distractors)
+        used: Counter = Counter()
+        survivors = []
+        for item in kept:
+            gold = item.gold.concept
+            used[gold] += 1
+            if used[gold] <= max(floor, as_distractor[gold] // width):
+                survivors.append(item)
+        if len(survivors) == len(kept):
+            break
+        kept = survivors
+    dropped[f"{probe}: its gold is already the answer of its share of the items it appears in"] += len(
+        items
+    ) - len(kept)
+    kept_ids = {item.id for item in kept}
+    return [item for item in items if item.id in kept_ids]
+
+
 @register_family(
     "wordnet",
     WordNetSpec,
@@ -498,6 +599,12 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
     for c in tqdm(concepts, desc="wordnet concepts", unit="concept", mininterval=1.0, disable=None):
         for probe, probe_items in builder.items_for(c).items():
             items[probe].extend(probe_items)
+    if spec.distractors.balance_answers:
+        for probe in ("hypernymy", "hyponymy"):
+            if probe in items:
+                items[probe] = balance_answers(
+                    items[probe], spec.seed, spec.distractors.balance_floor, builder.dropped, probe
+                )
     card = CardInfo(
         pretty_name="WordNetQA probes (probesmith)",
         description=spec.description or __doc__.split("\n\n")[1],

@@ -205,3 +205,39 @@ def test_truncated_at_a_line_boundary_is_caught_too(tmp_path, monkeypatch):
     monkeypatch.setenv("PROBESMITH_DATA", str(tmp_path / "home"))
     with pytest.raises(SourceError, match="truncated or corrupt"):
         WordNetSource(folder).load(("noun",))
+
+
+def test_isa_distractors_lie_in_the_golds_depth_band(small_wordnet_build):
+    """Random and popular ISA distractors are within one level of the gold's depth, read with NLTK's
+    own ``Synset.min_depth`` (independently of probesmith's graph), so the gold is not the most
+    general choice."""
+    wn = WordNetSource().reader()
+    checked = 0
+    for row in items(small_wordnet_build):
+        if row["probe"] not in ("hypernymy", "hyponymy"):
+            continue
+        gold_depth = wn.synset(row["choice_concepts"][row["answer_index"]]).min_depth()
+        distractors = [c for i, c in enumerate(row["choice_concepts"]) if i != row["answer_index"]]
+        for concept, kind in zip(distractors, row["distractor_types"], strict=True):
+            if kind in ("random", "popular"):
+                assert abs(wn.synset(concept).min_depth() - gold_depth) <= 1, (row["id"], concept)
+                checked += 1
+    assert checked > 500
+
+
+def test_no_synset_is_the_answer_more_often_than_its_share(small_wordnet_build):
+    """Beyond its first `balance_floor` uses, a synset is the gold of at most 1/(choices) of the
+    items it appears in (counted over the whole build, every split)."""
+    floor = small_wordnet_build.manifest["spec"]["distractors"]["balance_floor"]
+    for probe in ("hypernymy", "hyponymy"):
+        gold, distractor = Counter(), Counter()
+        width = set()
+        for row in items(small_wordnet_build):
+            if row["probe"] != probe:
+                continue
+            width.add(len(row["choices"]) - 1)
+            for i, concept in enumerate(row["choice_concepts"]):
+                (gold if i == row["answer_index"] else distractor)[concept] += 1
+        (count,) = width
+        over = {s: (g, distractor[s]) for s, g in gold.items() if g > max(floor, distractor[s] // count)}
+        assert over == {}, (probe, dict(list(over.items())[:5]))
