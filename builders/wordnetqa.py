@@ -212,6 +212,7 @@ class _Builder:
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
         self.popular: dict[tuple[str, int, str], WeightedSampler] = {}
         self.depth = graph.depths()
+        self._by_depth_cache: dict[int, dict[int, list[int]]] = {}
         self.by_pos_depth: dict[tuple[str, int], list[int]] = defaultdict(list)
         for node, depth in enumerate(self.depth):
             self.by_pos_depth[(graph.pos[node], depth)].append(node)
@@ -224,19 +225,29 @@ class _Builder:
         those within ``depth_band`` levels of the gold's depth.
         """
         band = self.d.depth_band
-        low, high = (0, 10**6) if band is None else (self.depth[gold] - band, self.depth[gold] + band)
-
-        def in_band(node: int) -> bool:
-            return low <= self.depth[node] <= high
-
         pos = self.g.pos[gold]
-        if self.d.random_from_answers and answers:
-            pool = [n for n in answers.nodes if in_band(n)]
-        elif band is None:
-            pool = self.g.by_pos[pos]
-        else:
-            pool = [n for d in range(max(0, low), high + 1) for n in self.by_pos_depth.get((pos, d), [])]
-        return pool or self.g.by_pos[pos], in_band
+        if band is None:
+            pool = list(answers.nodes) if self.d.random_from_answers and answers else self.g.by_pos[pos]
+            return pool or self.g.by_pos[pos], lambda node: True
+        low, high = self.depth[gold] - band, self.depth[gold] + band
+        by_depth = (
+            self._answers_by_depth(id(answers), answers) if self.d.random_from_answers and answers else None
+        )
+        pool = [
+            n
+            for d in range(max(0, low), high + 1)
+            for n in (by_depth.get(d, ()) if by_depth is not None else self.by_pos_depth.get((pos, d), ()))
+        ]
+        return pool or self.g.by_pos[pos], lambda node: low <= self.depth[node] <= high
+
+    def _answers_by_depth(self, key: int, answers: WeightedSampler) -> dict[int, list[int]]:
+        """The answers of one probe and hop grouped by depth (computed once per sampler)."""
+        if key not in self._by_depth_cache:
+            grouped: dict[int, list[int]] = defaultdict(list)
+            for node in answers.nodes:
+                grouped[self.depth[node]].append(node)
+            self._by_depth_cache[key] = grouped
+        return self._by_depth_cache[key]
 
     # ---- concept selection -------------------------------------------------------------
     def concepts(self) -> list[int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from dataclasses import fields, replace
 from pathlib import Path
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "run"):
         parser.print_help()
         return 2
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill`: clean up as for Ctrl-C
     try:
         return args.run(args) or 0
     except ProbesmithError as exc:
@@ -67,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"probesmith: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # `probesmith ... | head`: the reader left; nothing to say
+        sys.stderr.close()
+        return 141
     except KeyboardInterrupt:
         if args.debug:
             raise
@@ -87,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _positive_int(text: str) -> int:

@@ -71,6 +71,7 @@ def test_publish_sends_one_commit_that_loads_like_the_hub(built, tmp_path, monke
     assert set(commit["paths"]) == {
         "README.md",
         "manifest.json",
+        "validity.json",
         *manifest["files"],
         "audit/audit.json",
         "audit/cells.parquet",

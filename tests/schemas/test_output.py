@@ -198,6 +198,17 @@ def test_full_disk_and_read_only_disk(small_disk):
     assert tree(small_disk) == before
 
 
+def test_the_command_line_says_read_only_in_one_line(small_disk, tmp_path, capsys):
+    from probesmith.cli import main
+
+    dump = tmp_path / "d.nt"
+    dump.write_text("<http://x/1> <http://p> <http://y/1> .\n")
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    assert main(["-q", "wikidata", "load", str(dump), "--store", str(small_disk / "store")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("probesmith: error:") == 1 and "read-only" in err and "Traceback" not in err
+
+
 def test_nothing_but_the_primitive_deletes_or_renames():
     """A grep: no ``rmtree``/``unlink``/``os.remove``/``rename`` of a path outside schemas/output.py."""
     import re
