@@ -40,7 +40,7 @@ import itertools
 import logging
 import random
 import re
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -191,6 +191,7 @@ class WeightedSampler:
 
     def __init__(self, weights: dict[int, float]):
         self.nodes = sorted(weights)
+        self.node_set = frozenset(self.nodes)
         self.cumulative = list(itertools.accumulate(weights[n] for n in self.nodes))
 
     def __bool__(self) -> bool:
@@ -338,9 +339,9 @@ class _Builder:
         random_pool, in_band = band or (self.g.by_pos[pos], lambda node: True)
         popular = pools.get("popular")
         answers = (
-            set(popular.nodes)
+            popular.node_set
             if self.d.random_from_answers and isinstance(popular, WeightedSampler)
-            else set()
+            else frozenset()
         )
 
         def accept(node: int, hops: int | None, kind: str) -> bool:
@@ -572,23 +573,27 @@ def balance_answers(
         return items
     width = len(items[0].distractors)
     order = sorted(items, key=lambda item: stable_hash(seed, "balance", item.id))
-    kept = order
-    while True:  # dropping an item lowers its distractors' counts too: repeat until nothing changes
-        as_distractor: Counter = Counter(c.concept for item in kept for c in item.distractors)
-        used: Counter = Counter()
-        survivors = []
-        for item in kept:
-            gold = item.gold.concept
-            used[gold] += 1
-            if used[gold] <= max(floor, as_distractor[gold] // width):
-                survivors.append(item)
-        if len(survivors) == len(kept):
-            break
-        kept = survivors
+    golds_of: dict[str, list[int]] = defaultdict(list)  # each synset's gold items, in hash order
+    for i, item in enumerate(order):
+        golds_of[item.gold.concept].append(i)
+    kept = {synset: len(indices) for synset, indices in golds_of.items()}  # a prefix of golds_of
+    as_distractor: Counter = Counter(c.concept for item in order for c in item.distractors)
+    queue = deque(golds_of)
+    alive = [True] * len(order)
+    while queue:  # dropping an item lowers its distractors' counts: those synsets are looked at again
+        synset = queue.popleft()
+        while kept[synset] > max(floor, as_distractor[synset] // width):
+            kept[synset] -= 1
+            i = golds_of[synset][kept[synset]]
+            alive[i] = False
+            for choice in order[i].distractors:
+                as_distractor[choice.concept] -= 1
+                if choice.concept in golds_of:
+                    queue.append(choice.concept)
+    kept_ids = {item.id for item, keep in zip(order, alive, strict=True) if keep}
     dropped[f"{probe}: its gold is already the answer of its share of the items it appears in"] += len(
         items
-    ) - len(kept)
-    kept_ids = {item.id for item in kept}
+    ) - len(kept_ids)
     return [item for item in items if item.id in kept_ids]
 
 
