@@ -298,6 +298,7 @@ class GcideSource:
         self.directory = Path(directory)
         self.index_path = self.directory / "gcide.index"
         self.dict_path = self.directory / "gcide.dict.dz"
+        self._text: bytes | None = None
 
     def check(self) -> None:
         """Raise :class:`SourceError` unless both files are present."""
@@ -312,12 +313,14 @@ class GcideSource:
         )
 
     def read_text(self) -> bytes:
-        """The whole uncompressed dictionary."""
-        self.check()
-        try:
-            return gzip.decompress(self.dict_path.read_bytes())
-        except (OSError, EOFError, zlib.error) as exc:
-            raise self._corrupt(self.dict_path, str(exc)) from None
+        """The whole uncompressed dictionary (decompressed once per source object)."""
+        if self._text is None:
+            self.check()
+            try:
+                self._text = gzip.decompress(self.dict_path.read_bytes())
+            except (OSError, EOFError, zlib.error) as exc:
+                raise self._corrupt(self.dict_path, str(exc)) from None
+        return self._text
 
     def index(self) -> list[tuple[str, int, int]]:
         """(headword, offset, length) for every index line, the "00-..." info entries excluded."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 
 def contains_word(text: str, word: str) -> bool:
@@ -40,6 +41,7 @@ def find_in_examples(lemmas: tuple[str, ...], examples: tuple[str, ...]) -> tupl
     return None
 
 
+@lru_cache(maxsize=1 << 18)  # every pair check of a build asks again for the same texts
 def normalize_choice(text: str) -> str:
     """Lower-cased words only: two choices with the same key read as the same answer."""
     return re.sub(r"\W+", " ", text.lower()).strip()
@@ -48,9 +50,10 @@ def normalize_choice(text: str) -> str:
 NEAR_DUPLICATE_JACCARD = 0.6
 
 
-def word_tokens(text: str) -> set[str]:
+@lru_cache(maxsize=1 << 18)
+def word_tokens(text: str) -> frozenset[str]:
     """The set of lower-cased word tokens of ``text``."""
-    return set(re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()))
+    return frozenset(re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()))
 
 
 def token_jaccard(a: str, b: str) -> float:

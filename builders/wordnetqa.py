@@ -213,7 +213,7 @@ class _Builder:
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
         self.popular: dict[tuple[str, int, str], WeightedSampler] = {}
         self.depth = graph.depths()
-        self._by_depth_cache: dict[int, dict[int, list[int]]] = {}
+        self._by_depth_cache: dict[WeightedSampler, dict[int, list[int]]] = {}
         self.by_pos_depth: dict[tuple[str, int], list[int]] = defaultdict(list)
         for node, depth in enumerate(self.depth):
             self.by_pos_depth[(graph.pos[node], depth)].append(node)
@@ -231,9 +231,7 @@ class _Builder:
             pool = list(answers.nodes) if self.d.random_from_answers and answers else self.g.by_pos[pos]
             return pool or self.g.by_pos[pos], lambda node: True
         low, high = self.depth[gold] - band, self.depth[gold] + band
-        by_depth = (
-            self._answers_by_depth(id(answers), answers) if self.d.random_from_answers and answers else None
-        )
+        by_depth = self._answers_by_depth(answers) if self.d.random_from_answers and answers else None
         pool = [
             n
             for d in range(max(0, low), high + 1)
@@ -241,14 +239,14 @@ class _Builder:
         ]
         return pool or self.g.by_pos[pos], lambda node: low <= self.depth[node] <= high
 
-    def _answers_by_depth(self, key: int, answers: WeightedSampler) -> dict[int, list[int]]:
+    def _answers_by_depth(self, answers: WeightedSampler) -> dict[int, list[int]]:
         """The answers of one probe and hop grouped by depth (computed once per sampler)."""
-        if key not in self._by_depth_cache:
+        if answers not in self._by_depth_cache:
             grouped: dict[int, list[int]] = defaultdict(list)
             for node in answers.nodes:
                 grouped[self.depth[node]].append(node)
-            self._by_depth_cache[key] = grouped
-        return self._by_depth_cache[key]
+            self._by_depth_cache[answers] = grouped
+        return self._by_depth_cache[answers]
 
     # ---- concept selection -------------------------------------------------------------
     def concepts(self) -> list[int]:

@@ -47,6 +47,7 @@ from typing import Any
 
 import probesmith
 from probesmith.errors import ArtifactError, OutputError
+from probesmith.schemas.manifest import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,7 @@ def owner_of(path: str | Path) -> dict[str, Any] | None:
         return None
     if path.is_file():
         sidecar = _read_json(_sidecar(path))
-        if sidecar and "kind" in sidecar and sidecar.get("sha256") == _sha256(path):
+        if sidecar and "kind" in sidecar and sidecar.get("sha256") == file_sha256(path):
             return sidecar
     return None
 
@@ -351,7 +352,7 @@ class OutputFile(_AtomicOutput):
             raise ArtifactError(f"nothing was written for {self.out}: the writer produced no file")
         _fsync_file(tmp)
         staged_sidecar = _sidecar(tmp)
-        staged_sidecar.write_text(json.dumps(self._claim.marker(sha256=_sha256(tmp)), indent=1) + "\n")
+        staged_sidecar.write_text(json.dumps(self._claim.marker(sha256=file_sha256(tmp)), indent=1) + "\n")
         _fsync_file(staged_sidecar)
         failpoint("swap")
         os.replace(tmp, self.out)
@@ -386,12 +387,6 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-
-
-def _sha256(path: Path) -> str:
-    from probesmith.schemas.manifest import file_sha256
-
-    return file_sha256(path)
 
 
 def _visible(paths) -> list[Path]:
