@@ -15,7 +15,15 @@ from pathlib import Path
 
 from probesmith.errors import SourceError
 
-INSTANCE_KEYS = ("sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "answer_idx")
+# BEAR's 60 relations (lm-pub-quiz/BEAR, metadata_relations.json): the card's coverage table
+BEAR_RELATIONS = (
+    "P6 P19 P20 P26 P27 P30 P36 P37 P50 P53 P57 P58 P69 P87 P98 P103 P105 P108 P115 P127 P131 P137 "
+    "P162 P170 P171 P175 P176 P177 P178 P179 P185 P190 P206 P272 P291 P344 P364 P403 P412 P413 P427 "
+    "P449 P463 P466 P509 P610 P611 P641 P676 P1303 P1376 P1412 P1441 P1532 P2632 P3373 P4552 P6886 "
+    "P7937 P7959"
+).split()
+# gold_obj_ids: written by probesmith beside answer_idx (every gold of the subject); BEAR has none
+INSTANCE_KEYS = ("sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "answer_idx", "gold_obj_ids")
 
 
 def read_bear(folder: str | Path) -> dict[str, dict]:

@@ -86,6 +86,8 @@ def build(
         else:
             summary = output.summary if output.summary is not None else pl.DataFrame()
             all_tables = {}
+            if output.validity is not None:
+                writer.add_file(VALIDITY_FILE, json.dumps(output.validity, indent=1, sort_keys=True) + "\n")
         all_tables.update(output.tables)
         timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
         for (config, split), (table, schema) in all_tables.items():

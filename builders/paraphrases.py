@@ -26,6 +26,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 from tqdm.auto import tqdm
@@ -42,6 +43,7 @@ from probesmith.builders.relations import (
 )
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.text import fill_template, shared_stems, word_tokens
 from probesmith.builders.wikidata import entity_id, query_log
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
@@ -76,6 +78,11 @@ class PatternSourcesSpec:
     lama: str = spec_field("../shared/data/lama_trex/relations.jsonl", help="LAMA's relations.jsonl.")
     bear: str = spec_field("../shared/data/bear/BEAR-big/metadata_relations.json", help="BEAR's metadata.")
     catalog: str = spec_field("catalogs/wikidata_relations", help="The relation catalog's templates.")
+    reject: tuple[str, ...] = spec_field(
+        ("[X] is an instance [Y].", "[Y] musicians [X]."),
+        help="Patterns read and found wrong (a missing word, a noun phrase that is no statement): "
+        "dropped with a reason wherever they come from.",
+    )
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,11 @@ class ParaphraseSpec(ProbeSpec):
     min_patterns: int = spec_field(5, help="Relations with fewer valid patterns are reported and skipped.")
     aliases: AliasSpec = spec_field(default_factory=AliasSpec, help="Alias bank filters.")
     max_instances: int = spec_field(2000, help="Instances per relation at most (keyed sample).")
+    leakage: Literal["drop", "keep"] = spec_field(
+        "drop",
+        help="Instances whose subject (label or kept alias) shares a name stem with the object (label "
+        "or alias), as in relation sets ('Panasonic Lumix DMC-FX90' -> 'Panasonic'): drop or keep.",
+    )
 
 
 def normalize_pattern(template: str) -> str:
@@ -111,7 +123,8 @@ def normalize_pattern(template: str) -> str:
 
 
 def _pattern_key(template: str) -> str:
-    return re.sub(r"[^\w\[\]]+", " ", template.lower()).strip()
+    """Patterns equal up to case, punctuation and a/an are one (the article is chosen when filled)."""
+    return re.sub(r"\ban\b", "a", re.sub(r"[^\w\[\]]+", " ", template.lower())).strip()
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -139,7 +152,7 @@ def resolve_pattern_sources(sources: PatternSourcesSpec) -> PatternSourcesSpec:
     found = {
         f.name: str(data_path(getattr(sources, f.name), f"pattern source `patterns.{f.name}`"))
         for f in dataclasses.fields(sources)
-        if f.name != "catalog" and getattr(sources, f.name)
+        if f.name not in ("catalog", "reject") and getattr(sources, f.name)
     }
     return dataclasses.replace(sources, **found)
 
@@ -162,16 +175,22 @@ def raw_patterns(sources: PatternSourcesSpec, relation: str) -> list[tuple[str, 
     return found
 
 
-def pattern_bank(relation: str, raw: list[tuple[str, str]], dropped: Counter) -> list[dict]:
+def pattern_bank(
+    relation: str, raw: list[tuple[str, str]], dropped: Counter, reject: tuple[str, ...] = ()
+) -> list[dict]:
     """Validated, deduplicated patterns with merged origins; drops counted by reason."""
     patterns: list[dict] = []
     by_key: dict[str, dict] = {}
+    rejected = {_pattern_key(normalize_pattern(t)) for t in reject}
     for template, origin in raw:
         if template.count("[X]") != 1 or template.count("[Y]") != 1:
             dropped[f"{relation}: pattern without exactly one [X] and one [Y]"] += 1
             continue
         text = normalize_pattern(template)
         key = _pattern_key(text)
+        if key in rejected:
+            dropped[f"{relation}: pattern rejected by hand (patterns.reject)"] += 1
+            continue
         if key in by_key:
             if origin not in by_key[key]["origin"].split("+"):
                 by_key[key]["origin"] += f"+{origin}"
@@ -188,17 +207,40 @@ def pattern_bank(relation: str, raw: list[tuple[str, str]], dropped: Counter) ->
     return patterns
 
 
+def filled_problem(statement: str) -> str | None:
+    """What is wrong with a filled pattern on its face: a doubled word or two articles in a row."""
+    if re.search(r"\b(\w+) \1\b", statement, re.IGNORECASE):
+        return "a word doubled when filled"
+    if re.search(r"\b(a|an|the) (a|an|the)\b", statement, re.IGNORECASE):
+        return "two articles in a row when filled"
+    return None
+
+
+def checked_patterns(relation: str, bank: list[dict], subject: str, obj: str, dropped: Counter) -> list[dict]:
+    """The patterns of a bank that read right when filled with a real instance of the relation."""
+    kept = []
+    for pattern in bank:
+        problem = filled_problem(fill_template(pattern["template"], subject, obj))
+        if problem:
+            dropped[f"{relation}: pattern dropped, {problem}"] += 1
+        else:
+            kept.append(pattern)
+    return kept
+
+
 def pattern_edges(relation: str, graphs: str, patterns: list[dict]) -> list[dict]:
     """ParaRel's graph edges between this relation's patterns, typed."""
     path = Path(graphs) / f"{relation}.json" if graphs else None
     if path is None or not path.is_file():
         return []
     ids = {_pattern_key(p["template"]): p["pattern_id"] for p in patterns}
-    edges = []
+    edges: list[dict] = []
+    seen: set[tuple[str, str]] = set()
     for edge in json.loads(path.read_text())["edges"]:
         source = ids.get(_pattern_key(normalize_pattern(edge["source_pattern"])))
         target = ids.get(_pattern_key(normalize_pattern(edge["target_pattern"])))
-        if source and target and source != target:
+        if source and target and source != target and (source, target) not in seen:
+            seen.add((source, target))  # a/an variants are one pattern: their edges are one edge
             edges.append(
                 {
                     "relation_id": relation,
@@ -219,14 +261,55 @@ def _is_latin(text: str) -> bool:
     return True
 
 
+def alias_problem(alias: str, label: str) -> str | None:
+    """Why an alias cannot stand for its entity in a statement, or None.
+
+    Identifiers and codes ("00033522513 IPI", "THA", "gr"), inverted names ("Chadwick, John"),
+    disambiguated forms ("Irvine, California", "Mercury (planet)") and descriptions
+    ("birthplace of Rachel Carson") are not names a sentence would use.
+    """
+    words = alias.split()
+    if re.search(r"\d", alias) and (re.search(r"\d{4,}", alias) or re.fullmatch(r"[\W\dA-Z]+", alias)):
+        return "identifier or code (digits)"
+    if re.fullmatch(r"[A-Z][A-Z.]{0,4}", alias) or re.fullmatch(r"[a-z]{1,3}", alias):
+        return "code (up to 5 capitals, or 3 lower-case letters)"
+    if "(" in alias or ")" in alias:
+        return "disambiguated form (parentheses)"
+    if "," in alias:
+        head, _, tail = alias.partition(",")
+        label_words = set(word_tokens(label))
+        if word_tokens(head) <= label_words and word_tokens(tail) <= label_words:
+            return "inverted name (Last, First)"
+        return "disambiguated or qualified form (comma)"
+    if len(words) >= 3 and alias[:1].islower() and label[:1].isupper():
+        return "description, not a name"
+    return None
+
+
+def alias_order(alias: str, label: str) -> tuple:
+    """How a name reads, best first.
+
+    Full names that extend the label ("Frank Vincent Zappa"), then short forms sharing a word with
+    it ("Zappa"), then other names; shorter first, then A-Z.
+    """
+    label_words, words = word_tokens(label), word_tokens(alias)
+    if label_words and label_words < words:
+        group = 0
+    elif words & label_words:
+        group = 1
+    else:
+        group = 2
+    return (group, len(alias), alias)
+
+
 def alias_bank(
     entity: str, label: str, aliases: list[str], spec: AliasSpec, ambiguous: set[str]
 ) -> tuple[list[dict], list[dict]]:
-    """The verbalizations of one entity (label first) and the aliases dropped, with reasons."""
+    """The verbalizations of one entity (label, then aliases by ``alias_order``); drops with reasons."""
     kept = [{"entity_id": entity, "alias": label, "rank": 0, "source": "label"}]
     seen = {re.sub(r"\W+", "", label.lower())}
     drops = []
-    for alias in aliases:
+    for alias in sorted(aliases, key=lambda a: alias_order(a, label)):
         key = re.sub(r"\W+", "", alias.lower())
         reason = None
         if not alias.strip() or len(alias) > spec.max_chars:
@@ -237,6 +320,8 @@ def alias_bank(
             reason = "contains emoji"
         elif spec.latin_only and not _is_latin(alias):
             reason = "non-Latin script"
+        elif problem := alias_problem(alias, label):
+            reason = problem
         elif key in ambiguous:
             reason = "shared by two answers of the same answer space"
         elif len(kept) >= spec.max_verbalizations:
@@ -262,7 +347,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
     sources = resolve_pattern_sources(spec.patterns)
     banks: dict[str, list[dict]] = {}
     for relation in relations:
-        bank = pattern_bank(relation, raw_patterns(sources, relation), dropped)
+        bank = pattern_bank(relation, raw_patterns(sources, relation), dropped, spec.patterns.reject)
         if len(bank) < spec.min_patterns:
             dropped[f"{relation}: relation skipped, fewer than {spec.min_patterns} valid patterns"] += 1
             continue
@@ -292,6 +377,22 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
         measure, degree = popularity(client, subjects)
         queries = query_log(client)
+    for relation, pairs in per_relation.items():
+        if spec.leakage == "drop":
+            kept_pairs = [
+                (s, o)
+                for s, o in pairs
+                if not shared_stems([labels[s], *raw_aliases[s]], [labels[o], *raw_aliases[o]])
+            ]
+            if len(kept_pairs) < len(pairs):
+                dropped[f"{relation}: subject and object share a name stem (label or alias)"] += len(
+                    pairs
+                ) - len(kept_pairs)
+            per_relation[relation] = pairs = kept_pairs
+        if pairs:
+            banks[relation] = checked_patterns(
+                relation, banks[relation], labels[pairs[0][0]], labels[pairs[0][1]], dropped
+            )
     verbalizations: dict[str, list[dict]] = {}
     for relation, pairs in per_relation.items():
         space = sorted({o for _, o in pairs}, key=lambda o: (labels[o].lower(), o))
@@ -339,7 +440,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                             "pattern_id": pattern["pattern_id"],
                             "verbalization_rank": verbalization["rank"],
                             "verbalization": verbalization["alias"],
-                            "statement": pattern["template"].replace("[X]", verbalization["alias"]),
+                            "statement": fill_template(pattern["template"], verbalization["alias"]),
                         }
                     )
     patterns = [p for bank in banks.values() for p in bank]

@@ -68,6 +68,7 @@ class FamilyOutput:
     summary: pl.DataFrame | None = None
     dropped: Counter = field(default_factory=Counter)
     manifest_extra: dict[str, Any] = field(default_factory=dict)
+    validity: dict[str, Any] | None = None  # a table family's own validity report (validity.json)
 
 
 def single_split_tables(

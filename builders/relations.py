@@ -2,28 +2,39 @@
 
 Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
 
-1. the gold facts ``(subject, object)`` with English labels, one paged SPARQL query;
-2. facts dropped, with a counted reason: subject equal to object, subject label containing the
-   object label ("Apple Inc." / "Apple"); for N-1 relations, subjects with several objects;
-3. an answer space: up to ``max_answers`` objects with at least ``min_support`` subjects each,
-   the most supported first; of two answers with the same label only the better supported stays;
-4. instances sampled so that every answer is the gold of exactly ``k`` instances (exact
-   balance), subjects unique within the relation, each subject chosen by a keyed hash of the
-   seed (adding facts leaves the other choices alone); for N-M relations every gold object of a
-   subject is kept in ``gold_obj_ids`` and any counts as correct;
-5. subject aliases (``skos:altLabel``) and popularity (the subject's degree in the source).
+1. the facts ``(subject, object)`` with English labels, one paged SPARQL query, only subjects /
+   objects of the catalog's ``subject_types`` / ``object_types`` (P36 asks capitals of countries);
+   the English aliases of both ends; the containers of every object (its objects through
+   ``containment``, P361 / P131 / P279 / P171 / P17 / P30 / P127 / P749, transitively);
+2. a subject is not asked when it equals one of its objects or shares a name stem with one
+   (label or alias: "Ford Crown Victoria" / "Ford Motor Company", "AppleWorks" / "Apple Inc.");
+   for N-1 and 1-1 relations, subjects with several objects are not asked;
+3. an answer space: up to ``max_answers`` objects with at least ``min_support`` subjects each (1-1
+   relations: ``one_to_one_answers`` objects, one subject each, as BEAR), the most supported
+   first; skipped, with a counted reason: a label twin, an answer nested in a better supported one
+   (by containment, or by name: "BBC One" / "BBC"; ``nested_answers: gold`` keeps the former and
+   counts every implied answer as gold), and any answer that is gold for more than 1/A +
+   ``constant_margin`` of the instances (always answering it would beat chance);
+4. instances sampled so that every answer is the gold of exactly ``k`` instances, subjects unique
+   within the relation, subjects with fewer golds inside the space first, then by a keyed hash of
+   the seed. ``gold_obj_ids`` holds every object of the subject plus the answers of the space that
+   contain one of them (Dortmund -> Germany); any of them counts as correct;
+5. subject aliases (``skos:altLabel``) and popularity (sitelinks where the source has them, else
+   the subject's degree in the source: the card says which).
 
 Tables: ``instances``, ``answer_spaces`` and ``templates`` (config per table, split ``test``),
-and an export to BEAR's layout that ``lm_pub_quiz.Dataset.from_path`` loads.
+``validity.json`` (every rule checked on every instance, the constant-answer baseline, coverage of
+BEAR's 60 relations), and an export to BEAR's layout that ``lm_pub_quiz.Dataset.from_path`` loads.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -31,9 +42,12 @@ import polars as pl
 import yaml
 from tqdm.auto import tqdm
 
+from probesmith.builders.bear import BEAR_RELATIONS
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.text import shared_stems, word_tokens
+from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
 from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, query_log
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
@@ -44,6 +58,9 @@ log = logging.getLogger(__name__)
 
 SPLIT = "test"
 _VALUES_BATCH = 400
+# part of, located in (administrative), subclass of, parent taxon, country, continent, owned by,
+# parent organization: each makes its object a container of its subject.
+CONTAINMENT = ("P361", "P131", "P279", "P171", "P17", "P30", "P127", "P749")
 
 
 @dataclass(frozen=True)
@@ -56,14 +73,21 @@ class Relation:
     cardinality: str = "auto"
     description: str = ""
     domains: tuple[str, ...] = ()
+    subject_types: tuple[str, ...] = ()
+    object_types: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"P\d+", self.pid):
             raise SpecError(f"relation catalog: {self.pid!r} is not a Wikidata property id (P123).")
-        if len(self.templates) < 3:
+        distinct = {_template_key(t) for t in self.templates}
+        if len(distinct) < 3:
             raise SpecError(
-                f"relation catalog: {self.pid} needs at least 3 templates, has {len(self.templates)}."
+                f"relation catalog: {self.pid} needs at least 3 distinct templates, has {len(distinct)} "
+                f"({list(self.templates)})."
             )
+        for qid in self.subject_types + self.object_types:
+            if not re.fullmatch(r"Q\d+", qid):
+                raise SpecError(f"relation catalog: {self.pid} type {qid!r} is not a Wikidata item id (Q5).")
         for template in self.templates:
             if template.count("[X]") != 1 or template.count("[Y]") != 1:
                 raise SpecError(
@@ -97,9 +121,16 @@ def load_catalog(name_or_path: str) -> dict[str, Relation]:
             cardinality=entry.get("cardinality", "auto"),
             description=entry.get("description", ""),
             domains=tuple(entry.get("domains", [])),
+            subject_types=tuple(entry.get("subject_types", [])),
+            object_types=tuple(entry.get("object_types", [])),
         )
         relations[relation.pid] = relation
     return relations
+
+
+def _template_key(template: str) -> str:
+    """Templates that differ only in case, spacing or a/an are one template."""
+    return re.sub(r"\ban\b", "a", " ".join(template.lower().split()))
 
 
 def is_object_final(template: str) -> bool:
@@ -121,25 +152,128 @@ class RelationsSpec(ProbeSpec):
     popularity_strata: int = spec_field(
         0, help="Sample each answer's subjects evenly from this many popularity strata; 0 = off."
     )
+    one_to_one_answers: int = spec_field(
+        60,
+        help="1-1 relations (each answer has one subject): answers in the space, one instance each "
+        "(BEAR's 60).",
+        minimum=2,
+    )
+    containment: tuple[str, ...] = spec_field(
+        CONTAINMENT,
+        help="Relations through which a true answer implies others, followed transitively (Dortmund -> "
+        "Germany -> Europe): implied answers in the space are golds too, and two answers of which one "
+        "contains the other are nested.",
+    )
+    nested_answers: Literal["drop", "gold"] = spec_field(
+        "drop",
+        help="Answers nested in a better supported answer of the space (Europe in Eurasia): drop them "
+        "from the space, or keep both and count every implied one as gold (subjects whose gold "
+        "contains another answer, with no word on that one, are then dropped).",
+    )
+    constant_margin: float = spec_field(
+        0.05,
+        help="An answer that is gold for more than 1/A + this share of a relation's instances (a "
+        "constant guess beats chance) is removed from the space.",
+        maximum=1,
+    )
     leakage: Literal["drop", "keep"] = spec_field(
-        "drop", help="Facts whose subject label contains the object label: drop or keep."
+        "drop",
+        help="Facts whose subject (label or any alias) shares a name stem with the object (label or any "
+        "alias): 'Ford Crown Victoria' -> 'Ford Motor Company'. Drop or keep.",
     )
 
     def __post_init__(self) -> None:
         if self.min_support < 1 or self.max_per_answer < 1 or self.min_answers < 2:
             raise ValueError("min_support and max_per_answer must be >= 1, min_answers >= 2")
+        for pid in self.containment:
+            if not re.fullmatch(r"P\d+", pid):
+                raise ValueError(f"containment: {pid!r} is not a Wikidata property id (P361)")
 
 
-def facts_query(pid: str) -> str:
-    """Every fact of a relation with the English labels of both ends (standard SPARQL)."""
+def facts_query(pid: str, subject_types: tuple[str, ...] = (), object_types: tuple[str, ...] = ()) -> str:
+    """Every fact of a relation with the English labels of both ends (standard SPARQL).
+
+    With ``subject_types`` / ``object_types``, only facts whose subject / object is an instance
+    (``wdt:P31``) of one of those classes.
+    """
+    types = ""
+    for var, classes in (("s", subject_types), ("o", object_types)):
+        if classes:
+            values = " ".join(f"wd:{q}" for q in classes)
+            types += f"\n  VALUES ?{var}Type {{ {values} }} ?{var} wdt:P31 ?{var}Type ."
     return (
         PREFIXES
-        + f"""SELECT ?s ?o ?sLabel ?oLabel WHERE {{
-  ?s wdt:{pid} ?o .
+        + f"""SELECT DISTINCT ?s ?o ?sLabel ?oLabel WHERE {{
+  ?s wdt:{pid} ?o .{types}
   ?s rdfs:label ?sLabel . FILTER(LANG(?sLabel) = "en")
   ?o rdfs:label ?oLabel . FILTER(LANG(?oLabel) = "en")
 }} ORDER BY ?s ?o"""
     )
+
+
+def relation_aliases_query(pid: str) -> str:
+    """English aliases of every entity at either end of a relation's facts."""
+    return (
+        PREFIXES
+        + f"""SELECT DISTINCT ?e ?alias WHERE {{
+  {{ ?e wdt:{pid} ?x }} UNION {{ ?x wdt:{pid} ?e }}
+  ?e skos:altLabel ?alias . FILTER(LANG(?alias) = "en")
+}} ORDER BY ?e ?alias"""
+    )
+
+
+def parents_query(entities: list[str], containment: tuple[str, ...]) -> str:
+    """The direct containers of each entity: its objects through the containment relations."""
+    values = " ".join(f"wd:{e}" for e in entities)
+    props = " ".join(f"wdt:{p}" for p in containment)
+    return (
+        PREFIXES
+        + f"""SELECT DISTINCT ?e ?p ?parent WHERE {{
+  VALUES ?e {{ {values} }} VALUES ?p {{ {props} }}
+  ?e ?p ?parent .
+}}"""
+    )
+
+
+def containment_edges(
+    client: SparqlClient, entities: list[str], containment: tuple[str, ...], max_depth: int = 12
+) -> dict[str, set[tuple[str, str]]]:
+    """Every containment edge above the entities, ``{entity: {(property, parent)}}``.
+
+    Level by level, a VALUES query per frontier batch: no property path, so no unbounded search.
+    """
+    edges: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    seen = set(entities)
+    frontier = sorted(seen)
+    for _ in range(max_depth):
+        if not frontier:
+            break
+        found = set()
+        for row in batched_select(client, lambda batch: parents_query(batch, containment), frontier):
+            parent = entity_id(row["parent"])
+            if not parent.startswith("Q"):
+                continue
+            edges[entity_id(row["e"])].add((row["p"].rsplit("/", 1)[-1], parent))
+            found.add(parent)
+        frontier = sorted(found - seen)
+        seen |= found
+    return dict(edges)
+
+
+def transitive_containers(edges: dict[str, set[tuple[str, str]]], entities) -> dict[str, set[str]]:
+    """Each entity's containers, transitively, from ``containment_edges``."""
+    result = {}
+    for entity in entities:
+        found, stack = set(), [entity]
+        while stack:
+            for _, parent in edges.get(stack.pop(), ()):
+                if parent not in found:
+                    found.add(parent)
+                    stack.append(parent)
+        found.discard(entity)
+        if found:
+            result[entity] = found
+    return result
 
 
 def aliases_query(entities: list[str]) -> str:
@@ -199,62 +333,204 @@ def popularity(client: SparqlClient, entities: list[str]) -> tuple[str, dict[str
     }
 
 
-def _contains_label(subject: str, obj: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(obj)}(?!\w)", subject, re.IGNORECASE) is not None
+@dataclass
+class RelationFacts:
+    """What the source says about one relation, as the balancer needs it."""
+
+    facts: list[tuple[str, str, str, str]]  # (subject, object, subject label, object label)
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # entity -> English aliases
+    containers: dict[str, set[str]] = field(default_factory=dict)  # entity -> its containers
+
+
+@dataclass
+class RelationSet:
+    """One balanced relation: its instances, answer space and the measures the card reports."""
+
+    instances: list[dict]
+    answers: list[dict]
+    cardinality: str
+    constant_answer: float = 0.0  # the best constant guess's accuracy over the instances
+    multi_gold: int = 0  # instances with a second gold inside the answer space
+
+
+def decide_cardinality(golds: dict[str, set[str]], declared: str) -> str:
+    """The catalog's cardinality, or with ``auto`` the data's.
+
+    1-1 when 90% of subjects have one object and 90% of objects one subject, N-1 when 90% of
+    subjects have one object, else N-M.
+    """
+    if declared != "auto" or not golds:
+        return declared if declared != "auto" else "N-M"
+    single = sum(len(objs) == 1 for objs in golds.values()) / len(golds)
+    subjects_of = Counter(o for objs in golds.values() for o in objs)
+    unique = sum(n == 1 for n in subjects_of.values()) / len(subjects_of)
+    if single >= 0.9:
+        return "1-1" if unique >= 0.9 else "N-1"
+    return "N-M"
+
+
+def leaked_stems(subject: str, obj: str, labels: dict[str, str], aliases: dict[str, list[str]]) -> frozenset:
+    """Name stems the subject (label or alias) shares with the object (label or alias)."""
+    return shared_stems([labels[subject], *aliases.get(subject, ())], [labels[obj], *aliases.get(obj, ())])
+
+
+def _names_nested(a: str, b: str) -> bool:
+    """Whether one answer's name contains the other's words ("BBC One" / "BBC", "lung cancer" / "cancer")."""
+    left, right = word_tokens(a), word_tokens(b)
+    return bool(left and right) and (left < right or right < left)
 
 
 def balance_relation(
     relation: Relation,
-    facts: list[tuple[str, str, str, str]],
+    source: RelationFacts,
     spec: RelationsSpec,
     dropped: Counter,
     popularity_of=None,
-) -> tuple[list[dict], list[dict]]:
-    """Answer space and exactly balanced instances of one relation; drop reasons counted."""
+) -> RelationSet:
+    """Answer space and exactly balanced instances of one relation; drop reasons counted.
+
+    Golds are every object the source gives the subject plus the containers of those objects
+    that are in the answer space; see the module docstring for the rules.
+    """
     pid = relation.pid
     labels: dict[str, str] = {}
     golds: dict[str, set[str]] = defaultdict(set)
-    for s, o, s_label, o_label in facts:
+    for s, o, s_label, o_label in source.facts:
         labels[s], labels[o] = s_label, o_label
-        if s == o:
-            dropped[f"{pid}: subject equals object"] += 1
-            continue
-        if spec.leakage == "drop" and _contains_label(s_label, o_label):
-            dropped[f"{pid}: subject label contains object label"] += 1
-            continue
+    for s, o, *_ in source.facts:
         golds[s].add(o)
-    cardinality = relation.cardinality
-    if cardinality == "auto":
-        single = sum(len(objs) == 1 for objs in golds.values())
-        cardinality = "N-1" if golds and single / len(golds) >= 0.9 else "N-M"
+    # a subject equal to, or sharing a name stem with, any of its objects is not asked at all: its
+    # other objects stay golds, and no instance may give one of its answers away
+    for s in sorted(golds):
+        if s in golds[s]:
+            dropped[f"{pid}: subject equals one of its objects"] += 1
+            del golds[s]
+        elif spec.leakage == "drop" and any(leaked_stems(s, o, labels, source.aliases) for o in golds[s]):
+            dropped[f"{pid}: subject shares a name stem with one of its objects (label or alias)"] += 1
+            del golds[s]
+    cardinality = decide_cardinality(golds, relation.cardinality)
     if cardinality in ("N-1", "1-1"):
         several = [s for s, objs in golds.items() if len(objs) > 1]
-        dropped[f"{pid}: subject with several objects (N-1 relation)"] += len(several)
+        if several:
+            dropped[f"{pid}: subject with several objects ({cardinality} relation)"] += len(several)
         for s in several:
             del golds[s]
+    one_to_one = cardinality == "1-1"
     support = Counter(o for objs in golds.values() for o in objs)
+    min_support = 1 if one_to_one else spec.min_support
+    max_answers = spec.one_to_one_answers if one_to_one else spec.max_answers
+    containers = source.containers
     ranked = sorted(
-        (o for o, n in support.items() if n >= spec.min_support),
+        (o for o, n in support.items() if n >= min_support),
         key=lambda o: (-support[o], stable_hash(spec.seed, pid, o)),
     )
+    excluded: set[str] = set()  # answers a constant guess would exploit, replaced by the next ones
+    while True:
+        space = _answer_space(pid, ranked, excluded, labels, containers, spec, max_answers, Counter())
+        if len(space) < spec.min_answers:
+            break
+        scratch = Counter()  # this attempt's drops: counted only for the space that is kept
+        relation_set = _sample_instances(
+            pid, space, golds, labels, containers, spec, scratch, one_to_one, popularity_of
+        )
+        if not relation_set.instances:
+            break
+        shares = _gold_shares(relation_set.instances, space)
+        worst = max(space, key=lambda a: (shares[a], -space.index(a)))
+        if shares[worst] <= 1 / len(space) + spec.constant_margin:
+            _answer_space(pid, ranked, excluded, labels, containers, spec, max_answers, dropped)
+            dropped.update(scratch)
+            if excluded:
+                dropped[
+                    f"{pid}: answer removed, gold for too many instances (a constant guess beats chance)"
+                ] += len(excluded)
+            relation_set.cardinality = cardinality
+            relation_set.constant_answer = shares[worst]
+            return relation_set
+        excluded.add(worst)
+    dropped[f"{pid}: relation skipped, fewer than {spec.min_answers} answers with support"] += 1
+    return RelationSet([], [], cardinality)
+
+
+def _answer_space(
+    pid: str,
+    ranked: list[str],
+    excluded: set[str],
+    labels: dict[str, str],
+    containers: dict[str, set[str]],
+    spec: RelationsSpec,
+    max_answers: int,
+    dropped: Counter,
+) -> list[str]:
+    """The best supported answers, skipping label twins and (by the spec) nested answers."""
     space: list[str] = []
     seen_labels: set[str] = set()
     for o in ranked:
+        if len(space) == max_answers:
+            break
+        if o in excluded:
+            continue
         if labels[o].lower() in seen_labels:
             dropped[f"{pid}: answer label shared with a better supported answer"] += 1
             continue
+        nested = [a for a in space if a in containers.get(o, ()) or o in containers.get(a, ())]
+        if nested and spec.nested_answers == "drop":
+            dropped[f"{pid}: answer nested in a better supported answer (containment)"] += 1
+            continue
+        if not nested and any(_names_nested(labels[o], labels[a]) for a in space):
+            dropped[f"{pid}: answer name contains or is contained in a better supported answer's"] += 1
+            continue
         seen_labels.add(labels[o].lower())
         space.append(o)
-        if len(space) == spec.max_answers:
-            break
-    if len(space) < spec.min_answers:
-        dropped[f"{pid}: relation skipped, fewer than {spec.min_answers} answers with support"] += 1
-        return [], []
-    k = min(spec.max_per_answer, min(support[o] for o in space))
+    return space
+
+
+def _gold_shares(instances: list[dict], space: list[str]) -> dict[str, float]:
+    """Per answer, the share of instances where it is a gold (the constant-answer baseline)."""
+    counts = Counter(o for row in instances for o in set(row["gold_obj_ids"]) & set(space))
+    return {a: counts[a] / len(instances) for a in space}
+
+
+def _sample_instances(
+    pid: str,
+    space: list[str],
+    golds: dict[str, set[str]],
+    labels: dict[str, str],
+    containers: dict[str, set[str]],
+    spec: RelationsSpec,
+    dropped: Counter,
+    one_to_one: bool,
+    popularity_of,
+) -> RelationSet:
+    """Instances of one answer space: every answer the gold of exactly k distinct subjects."""
+    in_space = set(space)
+    golds_in_space = {
+        s: (objs | {c for o in objs for c in containers.get(o, ())}) & in_space for s, objs in golds.items()
+    }
+    eligible = dict(golds)
+    if spec.nested_answers == "gold":
+        # a subject whose gold contains another answer of the space, with no word on that one, might
+        # or might not be a true instance of it: it is not asked
+        unknown = [
+            s
+            for s, objs in golds.items()
+            if any(o in containers.get(a, ()) and a not in golds_in_space[s] for o in objs for a in space)
+        ]
+        if unknown:
+            dropped[f"{pid}: subject's gold contains another answer whose truth is unknown"] += len(unknown)
+        for s in unknown:
+            del eligible[s]
+    candidates = defaultdict(list)
+    for s, objs in eligible.items():
+        for o in objs & in_space:
+            candidates[o].append(s)
+    if any(not candidates[o] for o in space):
+        return RelationSet([], [], "")
+    k = 1 if one_to_one else min(spec.max_per_answer, min(len(candidates[o]) for o in space))
     strata = None
     if spec.popularity_strata and popularity_of is not None:
-        strata = _strata(popularity_of(sorted(golds)), spec.popularity_strata)
-    chosen = _assign_subjects(pid, space, golds, k, spec.seed, strata)
+        strata = _strata(popularity_of(sorted(eligible)), spec.popularity_strata)
+    chosen = _assign_subjects(pid, space, candidates, golds_in_space, k, spec.seed, strata)
     k = min(len(subjects) for subjects in chosen.values())
     answer_idx = {o: i for i, o in enumerate(space)}
     instances = []
@@ -268,7 +544,7 @@ def balance_relation(
                     "obj_id": o,
                     "obj_label": labels[o],
                     "answer_idx": answer_idx[o],
-                    "gold_obj_ids": sorted(golds[s]),
+                    "gold_obj_ids": sorted(golds[s] | golds_in_space[s]),
                     "sub_aliases": [],
                     "popularity": None,
                 }
@@ -277,7 +553,8 @@ def balance_relation(
         {"relation_id": pid, "answer_idx": i, "obj_id": o, "obj_label": labels[o]}
         for i, o in enumerate(space)
     ]
-    return instances, answers
+    multi = sum(len(golds_in_space[row["sub_id"]]) > 1 for row in instances)
+    return RelationSet(instances, answers, "", multi_gold=multi)
 
 
 def _strata(popularity: dict[str, int], n: int) -> dict[str, int]:
@@ -289,24 +566,25 @@ def _strata(popularity: dict[str, int], n: int) -> dict[str, int]:
 def _assign_subjects(
     pid: str,
     space: list[str],
-    golds: dict[str, set[str]],
+    candidates: dict[str, list[str]],
+    golds_in_space: dict[str, set[str]],
     k: int,
     seed: int,
     strata: dict[str, int] | None = None,
 ) -> dict[str, list[str]]:
     """K distinct subjects per answer; scarce answers choose first; order by keyed hash.
 
-    With ``strata``, an answer's subjects are taken round-robin across popularity strata, so
-    that popular and rare subjects are represented alike.
+    Subjects with fewer golds inside the space come first (a subject true of many answers makes a
+    constant guess pay). With ``strata``, an answer's subjects are taken round-robin across
+    popularity strata, so that popular and rare subjects are represented alike.
     """
-    candidates = defaultdict(list)
-    for s, objs in golds.items():
-        for o in objs:
-            candidates[o].append(s)
     used: set[str] = set()
     chosen: dict[str, list[str]] = {}
     for o in sorted(space, key=lambda o: (len(candidates[o]), space.index(o))):
-        ordered = sorted(candidates[o], key=lambda s: (stable_hash(seed, pid, "subject", s), s))
+        ordered = sorted(
+            candidates[o],
+            key=lambda s: (len(golds_in_space[s]), stable_hash(seed, pid, "subject", s), s),
+        )
         if strata is not None:
             turn = Counter()
             ranked = []
@@ -318,6 +596,40 @@ def _assign_subjects(
         used.update(picked)
         chosen[o] = picked
     return chosen
+
+
+def fetch_relation(client: SparqlClient, relation: Relation, spec: RelationsSpec) -> RelationFacts:
+    """A relation's facts (type-constrained as the catalog says), both ends' aliases, objects' containers."""
+    rows = client.select_paged(
+        facts_query(relation.pid, relation.subject_types, relation.object_types), spec.wikidata.page_size
+    )
+    facts = [
+        (entity_id(r["s"]), entity_id(r["o"]), r["sLabel"], r["oLabel"])
+        for r in rows
+        if r["s"].startswith("http://www.wikidata.org/entity/Q")
+        and r["o"].startswith("http://www.wikidata.org/entity/Q")
+    ]
+    aliases: dict[str, list[str]] = defaultdict(list)
+    for row in client.select_paged(relation_aliases_query(relation.pid), spec.wikidata.page_size):
+        aliases[entity_id(row["e"])].append(row["alias"])
+    containers: dict[str, set[str]] = {}
+    if spec.containment:
+        objects = sorted({o for _, o, *_ in facts})
+        edges = containment_edges(client, objects, spec.containment)
+        containers = transitive_containers(edges, objects)
+    return RelationFacts(facts, dict(aliases), containers)
+
+
+RELATION_SUMMARY_SCHEMA = {
+    "relation_id": pl.String,
+    "cardinality": pl.String,
+    "instances": pl.Int64,
+    "answers": pl.Int64,
+    "per_answer": pl.Int64,
+    "multi_gold": pl.Int64,
+    "constant_answer": pl.Float64,
+    "uniform": pl.Float64,
+}
 
 
 @register_family(
@@ -338,29 +650,38 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
     dropped: Counter = Counter()
     instances: list[dict] = []
     answers: list[dict] = []
+    built: dict[str, RelationSet] = {}
+    aliases: dict[str, list[str]] = {}
     with open_wikidata(spec.wikidata) as (client, source):
         for relation in tqdm(chosen, desc="relations", unit="relation", disable=None):
-            rows = client.select_paged(facts_query(relation.pid), spec.wikidata.page_size)
-            facts = [
-                (entity_id(r["s"]), entity_id(r["o"]), r["sLabel"], r["oLabel"])
-                for r in rows
-                if r["s"].startswith("http://www.wikidata.org/entity/Q")
-                and r["o"].startswith("http://www.wikidata.org/entity/Q")
-            ]
-            rel_instances, rel_answers = balance_relation(
+            facts = fetch_relation(client, relation, spec)
+            aliases.update(facts.aliases)
+            relation_set = balance_relation(
                 relation, facts, spec, dropped, lambda subjects: popularity(client, subjects)[1]
             )
-            instances += rel_instances
-            answers += rel_answers
+            built[relation.pid] = relation_set
+            instances += relation_set.instances
+            answers += relation_set.answers
         subjects = sorted({row["sub_id"] for row in instances})
-        aliases: dict[str, list[str]] = defaultdict(list)
-        for row in batched_select(client, aliases_query, subjects):
-            aliases[entity_id(row["e"])].append(row["alias"])
         measure, popular = popularity(client, subjects)
         queries = query_log(client)
     for row in instances:
         row["sub_aliases"] = sorted(aliases.get(row["sub_id"], []))
         row["popularity"] = popular.get(row["sub_id"])
+    summary_rows = [
+        {
+            "relation_id": pid,
+            "cardinality": rs.cardinality,
+            "instances": len(rs.instances),
+            "answers": len(rs.answers),
+            "per_answer": len(rs.instances) // len(rs.answers),
+            "multi_gold": rs.multi_gold,
+            "constant_answer": round(rs.constant_answer, 4),
+            "uniform": round(1 / len(rs.answers), 4),
+        }
+        for pid, rs in sorted(built.items())
+        if rs.instances
+    ]
     templates = [
         {
             "relation_id": r.pid,
@@ -373,19 +694,14 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         if any(a["relation_id"] == r.pid for a in answers)
         for i, t in enumerate(r.templates)
     ]
-    summary = (
-        pl.DataFrame(instances, schema={"relation_id": pl.String, "answer_idx": pl.Int32})
-        if instances
-        else pl.DataFrame(schema={"relation_id": pl.String, "answer_idx": pl.Int32})
-    )
-    summary = (
-        summary.group_by("relation_id")
-        .agg(
-            instances=pl.len(),
-            answers=pl.col("answer_idx").n_unique(),
-            per_answer=pl.len() // pl.col("answer_idx").n_unique(),
-        )
-        .sort("relation_id")
+    summary = pl.DataFrame(summary_rows, schema=RELATION_SUMMARY_SCHEMA)
+    validity = relation_validity_report(
+        instances,
+        answers,
+        templates,
+        margin=spec.constant_margin,
+        coverage=bear_coverage(catalog, spec, built, dropped),
+        dropped=dropped,
     )
     card = CardInfo(
         pretty_name="Balanced relation sets from Wikidata (probesmith)",
@@ -395,6 +711,7 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         "2024), CC BY-SA 4.0; this dataset is shared under the same licence.",
         tags=("probing", "wikidata", "bear", "relational-knowledge"),
         task_categories=("fill-mask", "text-generation"),
+        extra_sections=(("Validity", relation_validity_markdown(validity, popularity_note(measure))),),
     )
     tables = single_split_tables(
         {
@@ -411,24 +728,77 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         summary=summary,
         dropped=dropped,
         manifest_extra={"queries": queries, "popularity_measure": measure},
+        validity=validity,
     )
+
+
+def popularity_note(measure: str) -> str:
+    """What the ``popularity`` column measures, in the card's words."""
+    if measure == "sitelinks":
+        return "`popularity` is the subject's number of Wikipedia sitelinks (the source has them)."
+    return (
+        "`popularity` is **not** a popularity measure here: the source has no sitelinks, so it is the "
+        "subject's degree (facts it takes part in) in the source. On the shared slice, a union of "
+        "benchmark fact lists, its median is 1; use it to stratify, not to claim popularity effects."
+    )
+
+
+def bear_coverage(
+    catalog: dict[str, Relation], spec: RelationsSpec, built: dict[str, RelationSet], dropped: Counter
+) -> list[dict]:
+    """Per BEAR relation: built (answers x k), or why not."""
+    rows = []
+    for pid in BEAR_RELATIONS:
+        if pid not in catalog:
+            status = "not in the catalog"
+        elif spec.relations and pid not in spec.relations:
+            status = "not in this spec's `relations`"
+        elif built.get(pid) and built[pid].instances:
+            rs = built[pid]
+            status = (
+                f"built: {rs.cardinality}, {len(rs.answers)} answers x {len(rs.instances) // len(rs.answers)}"
+            )
+        else:
+            reasons = [r.split(": ", 1)[1] for r in dropped if r.startswith(f"{pid}: relation skipped")]
+            status = "skipped: " + (reasons[0] if reasons else "no facts in the source")
+        rows.append({"relation_id": pid, "status": status})
+    return rows
+
+
+EXPORT_REPORT = "probesmith_export.json"
 
 
 def export_bear(build_folder: str | Path, out: str | Path, *, force: bool = False) -> Path:
     """Export a relations build to BEAR's layout (P*.jsonl + metadata_relations.json).
 
-    ``out`` is checked before the build is read, written atomically, and replaces only an earlier
-    BEAR export of ours.
+    Every record carries ``gold_obj_ids`` beside ``answer_idx``. BEAR's layout scores one answer
+    per instance, so an instance whose answer space holds a second gold is left out (a scorer
+    would count that gold as wrong); how many per relation is in ``probesmith_export.json``.
+    ``out`` is checked before the build is read, written atomically, and replaces only an
+    earlier BEAR export of ours.
     """
     from probesmith.builders.bear import write_bear_files
     from probesmith.schemas.output import OutputFolder
 
     with OutputFolder(out, "export:bear", force=force) as staging:
-        write_bear_files(staging, _bear_relations(Path(build_folder)))
+        relations, left_out = _bear_relations(Path(build_folder))
+        write_bear_files(staging, relations)
+        report = {
+            "build": str(Path(build_folder).resolve()),
+            "instances": sum(len(r["instances"]) for r in relations.values()),
+            "left_out_second_gold_in_space": left_out,
+        }
+        (staging / EXPORT_REPORT).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    if any(left_out.values()):
+        log.warning(
+            "export bear: %d instances left out, their answer space holds a second gold (%s)",
+            sum(left_out.values()),
+            ", ".join(f"{pid} {n}" for pid, n in left_out.items() if n),
+        )
     return Path(out)
 
 
-def _bear_relations(build_folder: Path) -> dict[str, dict]:
+def _bear_relations(build_folder: Path) -> tuple[dict[str, dict], dict[str, int]]:
     from probesmith.schemas.artifact import read_table, require_family
 
     manifest = require_family(build_folder, ("relations",), "export bear")
@@ -436,21 +806,26 @@ def _bear_relations(build_folder: Path) -> dict[str, dict]:
         read_table(build_folder, config, manifest=manifest)
         for config in ("instances", "answer_spaces", "templates")
     )
-    relations = {}
+    relations, left_out = {}, {}
     for pid in answers["relation_id"].unique(maintain_order=True).to_list():
         space = answers.filter(pl.col("relation_id") == pid).sort("answer_idx")
         rows = instances.filter(pl.col("relation_id") == pid).sort("answer_idx", maintain_order=True)
+        in_space = set(space["obj_id"].to_list())
+        single = rows.filter(
+            pl.col("gold_obj_ids").list.eval(pl.element().is_in(list(in_space))).list.sum() <= 1
+        )
+        left_out[pid] = len(rows) - len(single)
         relations[pid] = {
             "templates": templates.filter(pl.col("relation_id") == pid)
             .sort("pattern_id")["template"]
             .to_list(),
             "answer_space_labels": space["obj_label"].to_list(),
             "answer_space_ids": space["obj_id"].to_list(),
-            "instances": rows.select(
-                "sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "answer_idx"
+            "instances": single.select(
+                "sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "answer_idx", "gold_obj_ids"
             ).to_dicts(),
         }
-    return relations
+    return relations, left_out
 
 
 def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False) -> dict:

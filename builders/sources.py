@@ -102,6 +102,36 @@ def _nt_literal(text: str) -> str:
 
 
 SNAPSHOT_SUFFIXES = (".nt", ".nt.gz", ".nt.bz2")
+_WDT = "http://www.wikidata.org/prop/direct/"
+_WD = "http://www.wikidata.org/entity/"
+
+
+def _typing_and_containment(client, spec, relations: list[str], objects: set[str]) -> set[str]:
+    """The triples a relations build reads besides facts and labels.
+
+    The P31 types its catalog constrains on, and every containment edge above the objects, so
+    that type filters, golds and nesting replay exactly from the snapshot.
+    """
+    from probesmith.builders.relations import PREFIXES, containment_edges, load_catalog
+
+    lines: set[str] = set()
+    containment = tuple(getattr(spec, "containment", ()))
+    catalog = load_catalog(spec.catalog) if hasattr(spec, "catalog") else {}
+    classes = sorted(
+        {q for p in relations if p in catalog for q in catalog[p].subject_types + catalog[p].object_types}
+    )
+    if classes:
+        values = " ".join(f"wd:{q}" for q in classes)
+        for row in client.select(
+            PREFIXES + f"SELECT ?e ?t WHERE {{ VALUES ?t {{ {values} }} ?e wdt:P31 ?t }}"
+        ):
+            lines.add(f"<{row['e']}> <{_WDT}P31> <{row['t']}> .")
+    if containment:
+        ids = sorted(e.rsplit("/", 1)[-1] for e in objects if "/entity/Q" in e)
+        for entity, parents in containment_edges(client, ids, containment).items():
+            for prop, parent in parents:
+                lines.add(f"<{_WD}{entity}> <{_WDT}{prop}> <{_WD}{parent}> .")
+    return lines
 
 
 def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
@@ -126,12 +156,14 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
     relations = list(getattr(spec, "relations", ()) or load_catalog(spec.catalog))
     lines: set[str] = set()
     entities: set[str] = set()
+    objects: set[str] = set()
     with OutputFile(out, "snapshot", command="wikidata snapshot", force=force) as tmp:
         with open_wikidata(spec.wikidata) as (client, source):
             for pid in relations:
                 for row in client.select_paged(facts_query(pid), spec.wikidata.page_size):
                     s, o = row["s"], row["o"]
                     entities.update((s, o))
+                    objects.add(o)
                     lines.add(f"<{s}> <http://www.wikidata.org/prop/direct/{pid}> <{o}> .")
                     lines.add(
                         f"<{s}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['sLabel'])} ."
@@ -139,6 +171,7 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
                     lines.add(
                         f"<{o}> <http://www.w3.org/2000/01/rdf-schema#label> {_nt_literal(row['oLabel'])} ."
                     )
+            lines |= _typing_and_containment(client, spec, relations, objects)
             ids = sorted(e.rsplit("/", 1)[-1] for e in entities)
             alt_label = "<http://www.w3.org/2004/02/skos/core#altLabel>"
             for row in batched(client, aliases_query, ids):

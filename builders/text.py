@@ -74,3 +74,77 @@ def mentions_word(text: str, word: str) -> bool:
         return contains_word(text, low)
     forms = inflections(low)
     return any(token in forms for token in re.findall(r"[a-z][a-z'-]*", text.lower()))
+
+
+STEM_LENGTH = 5
+# Stems that carry no identity of their own, so that sharing one is not a leak: function words
+# and the generic heads of names of organisations and places ("University of Oxford" and "Harvard
+# University" share no identity; "Ford Motor Company" and "Ford Crown Victoria" do: ford).
+_GENERIC_STEMS = frozenset(
+    w[:STEM_LENGTH]
+    for w in (
+        "the of and for from with von van der den het los las und del della dos das saint san santa "
+        "inc ltd llc plc corp company group gmbh university college school academy institute society "
+        "association federation league council committee organization organisation party church "
+        "museum records club football team national nations international city county district "
+        "province region state states river lake mount island islands kingdom republic united new "
+        "north south east west central great royal"
+    ).split()
+)
+
+
+@lru_cache(maxsize=1 << 18)
+def content_stems(text: str) -> frozenset[str]:
+    """Identity-bearing stems of a name: words of 4+ letters, CamelCase split, cut to 5 letters.
+
+    Generic stems ("University", "Company", "of") aside. Two names sharing a stem ("Sturnus" /
+    "Sturnidae", "Ford Crown Victoria" / "Ford Motor Company", "AppleWorks" / "Apple Inc.")
+    give the answer away.
+    """
+    words = re.findall(r"[^\W\d_]+", text)
+    pieces = words + [p for w in words for p in re.sub(r"(?<=[a-z])(?=[A-Z])", " ", w).split()]
+    stems = {p.lower()[:STEM_LENGTH] for p in pieces if len(p) >= 4}
+    return frozenset(stems - _GENERIC_STEMS)
+
+
+def shared_stems(left: list[str] | tuple[str, ...], right: list[str] | tuple[str, ...]) -> frozenset[str]:
+    """Stems that any name on the left shares with any name on the right (empty: no leak)."""
+    stems_left = frozenset().union(*(content_stems(t) for t in left)) if left else frozenset()
+    stems_right = frozenset().union(*(content_stems(t) for t in right)) if right else frozenset()
+    return stems_left & stems_right
+
+
+def fill_template(template: str, subject: str | None = None, obj: str | None = None) -> str:
+    """A template with ``[X]`` and/or ``[Y]`` replaced by the labels given.
+
+    A label that brings its own article ("The Den", "The Hague") takes the template's place: "is
+    the [Y]" gives "is The Den", not "is the The Den" (lm-pub-quiz's plain replacement writes the
+    latter).
+    """
+    text = template
+    for slot, label in (("[X]", subject), ("[Y]", obj)):
+        if label is None:
+            continue
+        if label[:4].lower() == "the ":
+            text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)
+        text = re.sub(
+            rf"\b([Aa])n? {re.escape(slot)}",
+            lambda m, label=label, slot=slot: indefinite_article(label, m.group(1)) + " " + slot,
+            text,
+        )
+        text = text.replace(slot, label)
+    return text
+
+
+_AN_EXCEPTIONS = re.compile(r"(?i)^(uni|eu|one|once|us[aeiu]|ur[aeiou])|^(hour|honest|honou?r|heir)")
+
+
+def indefinite_article(word: str, case: str = "a") -> str:
+    """The indefinite article for ``word`` by its first sound, capitalised if ``case`` is "A"."""
+    vowel = word[:1].lower() in "aeiou"
+    exception = _AN_EXCEPTIONS.match(word)
+    an = (vowel and not (exception and exception.group(1))) or bool(exception and exception.group(2))
+    if re.match(r"^[A-Z]{2,}\b", word):  # an acronym is read by its letters: an MBA, a NATO member
+        an = word[0] in "AEFHILMNORSX"
+    article = "an" if an else "a"
+    return article.capitalize() if case.isupper() else article

@@ -31,6 +31,7 @@ import polars as pl
 import torch.distributed as dist
 
 from probesmith.builders.sampling import stable_hash
+from probesmith.builders.text import fill_template
 from probesmith.errors import ArtifactError
 from probesmith.eval import metrics as M
 from probesmith.eval.editors import (
@@ -303,8 +304,9 @@ def _relation_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
         rid = inst["relation_id"]
         for index, template in enumerate(by_relation[rid]):
             keys.append((inst, index, template["pattern_id"]))
-            text = template["template"].replace("[X]", inst["sub_label"])
-            statements += [text.replace("[Y]", label) for _, label in spaces[rid]]
+            statements += [
+                fill_template(template["template"], inst["sub_label"], label) for _, label in spaces[rid]
+            ]
     scores, _ = ctx.score(statements)
     rows, at = [], 0
     for inst, index, pattern in keys:
@@ -353,7 +355,7 @@ def _grids(ctx: _Context, probes: Path, manifest: dict) -> None:
     statements = []
     for row in grid.iter_rows(named=True):
         objects, _ = candidates[(row["relation_id"], row["sub_id"])]
-        statements += [row["statement"].replace("[Y]", labels[row["relation_id"]][o]) for o in objects]
+        statements += [fill_template(row["statement"], obj=labels[row["relation_id"]][o]) for o in objects]
     scores, _ = ctx.score(statements)
     rows, at = [], 0
     for row in grid.iter_rows(named=True):

@@ -6,7 +6,13 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from probesmith.builders.paraphrases import AliasSpec, alias_bank, normalize_pattern, pattern_bank
+from probesmith.builders.paraphrases import (
+    AliasSpec,
+    alias_bank,
+    alias_problem,
+    normalize_pattern,
+    pattern_bank,
+)
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources import snapshot_wikidata
 from probesmith.cli import main
@@ -64,12 +70,43 @@ def test_alias_filters_say_why():
         AliasSpec(max_verbalizations=5),
         {"lutetia"},
     )
-    assert [k["alias"] for k in kept] == ["Paris", "City of Light", "Ville Lumière", "Paname", "Parigi"]
+    # the label, then names by how they read: shorter first among names sharing no word with it
+    assert [k["alias"] for k in kept] == ["Paris", "Paname", "Parigi", "City of Light", "Ville Lumière"]
     reasons = {d["alias"]: d["reason"] for d in drops}
     assert reasons["paris!"].startswith("equal to another verbalization")
     assert reasons["Пари́ж"] == "non-Latin script" and reasons["🗼"] in ("contains emoji", "non-Latin script")
     assert reasons["Lutetia"] == "shared by two answers of the same answer space"
     assert reasons["x" * 80].startswith("empty or longer")
+
+
+@pytest.mark.parametrize(
+    ("alias", "label", "reason"),
+    [
+        ("00033522513 IPI", "Frank Zappa", "identifier or code (digits)"),
+        ("THA", "Thailand", "code (up to 5 capitals, or 3 lower-case letters)"),
+        ("gr", "Greece", "code (up to 5 capitals, or 3 lower-case letters)"),
+        ("Chadwick, John", "John Chadwick", "inverted name (Last, First)"),
+        ("Irvine, California", "Irvine", "disambiguated or qualified form (comma)"),
+        ("Mercury (planet)", "Mercury", "disambiguated form (parentheses)"),
+        ("birthplace of Rachel Carson", "Springdale", "description, not a name"),
+        ("Frank Vincent Zappa", "Frank Zappa", None),
+        ("Louis XIV", "Louis XIV of France", None),
+    ],
+)
+def test_unusable_aliases_are_named(alias, label, reason):
+    assert alias_problem(alias, label) == reason
+
+
+def test_aliases_rank_full_names_first():
+    kept, drops = alias_bank(
+        "Q127330",
+        "Frank Zappa",
+        ["00033522513 IPI", "00070189383 IPI", "Zappa", "Frank Vincent Zappa", "FZ"],
+        AliasSpec(max_verbalizations=5),
+        set(),
+    )
+    assert [k["alias"] for k in kept] == ["Frank Zappa", "Frank Vincent Zappa", "Zappa"]
+    assert {d["alias"] for d in drops} == {"00033522513 IPI", "00070189383 IPI", "FZ"}
 
 
 def test_build_has_five_patterns_graph_aliases_and_grid(small_paraphrases_build):
