@@ -19,10 +19,13 @@ Mining (as AMIE does, over a polars facts table):
   PCA confidence's optimism about sparse heads).
 
 Knowledge sets, per rule of a high enough tier: ``groundings`` (x, y, z) with both premises and
-the implication true (24 premise facts and 12 implications by default), ``unrelated`` facts from
+the implication true (12 groundings over at least ``min_join_entities`` distinct join entities;
+a premise shared by groundings is stated once), ``unrelated`` facts from
 relations the rule does not use, every fact as question-answer pairs with >= 2 question
-templates, and ``update_variants`` that edit premise facts to new objects of the same relation,
-re-deriving the implications through the rule. Every set is checked: no two edits conflict,
+templates, and ``update_variants`` that edit premise facts to new objects that the source has for
+both the edited relation and the implied one (so every re-derived implication is well typed),
+re-deriving the implications through the rule. Tiers need PCA confidence and, for the top two,
+standard confidence of at least ``tiers.min_std_confidence``. Every set is checked: no two edits conflict,
 every implication follows. An ``aliases`` table holds the alias bank of every answer entity (the
 paraphrase family's filters), for alias-aware matching of model answers.
 """
@@ -64,6 +67,12 @@ class TierSpec:
     plausible: float = spec_field(
         0.3, help="PCA confidence for 'plausible' (score 3); below: 'unlikely'.", maximum=1
     )
+    min_std_confidence: float = spec_field(
+        0.1,
+        help="'must be true' and 'likely' also need this standard confidence: PCA confidence alone "
+        "rates P131∘P131⇒P17 (false whenever the second hop is a region) as certain.",
+        maximum=1,
+    )
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,9 @@ class RulesSpec(ProbeSpec):
     groundings: int = spec_field(12, help="Groundings per knowledge set (2 premises + 1 implication each).")
     unrelated: int = spec_field(5, help="Unrelated facts per knowledge set.")
     update_variants: int = spec_field(3, help="Update variants per knowledge set.")
+    min_join_entities: int = spec_field(
+        4, help="A knowledge set needs this many distinct join entities (and 2+ distinct answers).", minimum=1
+    )
 
     def __post_init__(self) -> None:
         if self.min_tier not in ("must_be_true", "likely", "plausible"):
@@ -174,7 +186,9 @@ def mine_rules(
     wilson = [_wilson_lower(s / b, b) for s, b in zip(rules["support"], rules["pca_body"], strict=True)]
     rules = rules.with_columns(wilson_lower=pl.Series(wilson, dtype=pl.Float64))
     rules = rules.with_columns(
-        tier=pl.col("pca_confidence").map_elements(lambda c: _tier(c, spec_tiers), return_dtype=pl.String)
+        tier=pl.struct("pca_confidence", "std_confidence").map_elements(
+            lambda c: _tier(c["pca_confidence"], c["std_confidence"], spec_tiers), return_dtype=pl.String
+        )
     )
     rules = rules.with_columns(
         rule_id=pl.concat_str(["r1", "r2", "r3"], separator="|"),
@@ -192,10 +206,11 @@ def _wilson_lower(p: float, n: int) -> float:
     return max(0.0, centre - Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom)
 
 
-def _tier(confidence: float, tiers: TierSpec) -> str:
-    if confidence >= tiers.must_be_true:
+def _tier(confidence: float, std_confidence: float, tiers: TierSpec) -> str:
+    trusted = std_confidence >= tiers.min_std_confidence
+    if confidence >= tiers.must_be_true and trusted:
         return "must_be_true"
-    if confidence >= tiers.likely:
+    if confidence >= tiers.likely and trusted:
         return "likely"
     if confidence >= tiers.plausible:
         return "plausible"
@@ -230,11 +245,27 @@ class _World:
         self.labels = labels
         self.objects: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.pool: dict[str, list[str]] = defaultdict(list)
+        subjects: dict[str, set[str]] = defaultdict(set)
         for s, r, o in facts.iter_rows():
             self.objects[(s, r)].append(o)
             self.pool[r].append(o)
+            subjects[r].add(s)
         for r in self.pool:
             self.pool[r] = sorted(set(self.pool[r]))
+        self.subjects = dict(subjects)
+
+    def range_of(self, relation: str) -> set[str]:
+        """Entities the source has at the second argument of ``relation`` (read backwards for P^-1)."""
+        if relation.endswith(INVERSE):
+            return self.subjects.get(relation[: -len(INVERSE)], set())
+        return set(self.pool.get(relation, ()))
+
+    def edit_candidates(self, rule: dict) -> list[str]:
+        """New objects for an edit of r2(y, z): objects of both r2 and r3 in the source.
+
+        So the re-derived implication r3(x, z') is a well-typed fact (a country for "country").
+        """
+        return sorted(self.range_of(rule["r2"]) & self.range_of(rule["r3"]))
 
     def step(self, x: str, relation: str) -> list[str]:
         """Entities y with relation(x, y), reading ``P^-1`` backwards."""
@@ -286,6 +317,15 @@ def knowledge_sets(
         if len(groundings) < spec.groundings:
             dropped["rule: fewer groundings than asked for"] += 1
             continue
+        if (
+            len({y for _, y, _ in groundings}) < spec.min_join_entities
+            or len({z for *_, z in groundings}) < 2
+        ):
+            dropped[f"rule: fewer than {spec.min_join_entities} join entities or 2 answers"] += 1
+            continue
+        if len(world.edit_candidates(rule)) < 3:
+            dropped["rule: too few well-typed new objects for update variants"] += 1
+            continue
         set_id = f"ks-{built:04d}"
         askable = {r for r, f in forms.items() if len(f) >= 2}
         unrelated = _unrelated(facts, set(relations), askable, spec, set_id)
@@ -295,7 +335,11 @@ def knowledge_sets(
         for name, (premises, implications) in variants.items():
             check_knowledge_set(rule, premises, implications)
             for role, triples in (("specific", premises), ("implication", implications)):
+                stated = set()  # groundings through one join entity share its premise: state it once
                 for (s, r, o), is_update in triples:
+                    if (s, r, o) in stated:
+                        continue
+                    stated.add((s, r, o))
                     items.append(
                         _item(set_id, rule["rule_id"], name, role, is_update, s, r, o, forms, labels)
                     )
@@ -343,17 +387,18 @@ def _variant_facts(rule: dict, groundings, world: _World, variant: int | None, s
     premises, implications = [], []
     ys = sorted({y for _, y, _ in groundings})
     edited: dict[str, str] = {}
+    candidates = world.edit_candidates(rule)
     if variant is not None:
         for y in ys:
             if stable_hash(spec.seed, set_id, "edit", y) % spec.update_variants == variant:
                 old = next(z for _, yy, z in groundings if yy == y)
                 rng = item_rng(spec.seed, set_id, "variant", variant, y)
-                edited[y] = rng.choice([c for c in world.pool[rule["r2"]] if c != old])
+                edited[y] = rng.choice([c for c in candidates if c != old])
         if not edited:  # every variant edits something
             y = ys[variant % len(ys)]
             old = next(z for _, yy, z in groundings if yy == y)
             edited[y] = item_rng(spec.seed, set_id, "variant", variant, y).choice(
-                [c for c in world.pool[rule["r2"]] if c != old]
+                [c for c in candidates if c != old]
             )
     for x, y, z in groundings:
         new_z = edited.get(y, z)

@@ -1,8 +1,9 @@
 """Rule mining on a synthetic graph with planted rules, and knowledge sets from the real slice."""
 
+import gzip
 import json
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 
 import polars as pl
 import pytest
@@ -17,6 +18,8 @@ from probesmith.builders.rules import (
     mine_rules,
 )
 from probesmith.schemas.parquet import read_parquet
+
+from ..conftest import SHARED_DATA
 
 PLANTED = {"born_in|city_in|citizen_of", "lives_in|city_in|resides_in"}
 TRIANGLES = [frozenset(rule.split("|")) for rule in PLANTED]
@@ -97,6 +100,17 @@ def test_a_conflicting_edit_is_caught():
         check_knowledge_set(rule, premises[:2], [(("x1", "c", "z"), False)])
 
 
+def slice_relations():
+    """The slice's facts, ``{relation: {subject: {objects}}}``, read from its TSV (not via the builder)."""
+    facts = defaultdict(lambda: defaultdict(set))
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            s, p, o = line.split("\t")[:3]
+            facts[p][s].add(o)
+    return facts
+
+
 @pytest.mark.integration
 def test_every_knowledge_set_passes_its_checks(small_rules_build):
     items = pl.concat(
@@ -108,6 +122,26 @@ def test_every_knowledge_set_passes_its_checks(small_rules_build):
             [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("rules/*.parquet")]
         ).iter_rows(named=True)
     }
+    groundings_of = defaultdict(list)
+    for g in pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("groundings/*.parquet")]
+    ).iter_rows(named=True):
+        groundings_of[g["set_id"]].append((g["x"], g["z"], g["y"]))
+    source = slice_relations()
+
+    def range_of(relation):
+        base = relation.split("^")[0]
+        if relation.endswith("^-1"):
+            return set(source[base])
+        return {o for objs in source[base].values() for o in objs}
+
+    def fact_of(relation, a, b):
+        return (b, relation.split("^")[0], a) if relation.endswith("^-1") else (a, relation, b)
+
+    def atom_args(relation, triple):
+        s_, _, o = triple
+        return (o, s_) if relation.endswith("^-1") else (s_, o)
+
     sets = items["set_id"].unique().to_list()
     assert len(sets) >= 3
     for set_id in sets:
@@ -119,18 +153,23 @@ def test_every_knowledge_set_passes_its_checks(small_rules_build):
         for variant in variants:
             rows = subset.filter(pl.col("variant") == variant)
             roles = Counter(rows["role"].to_list())
-            assert roles == {"specific": 24, "implication": 12, "unrelated": 5}
-            premises = [
-                ((r["subject"], r["relation"], r["object"]), r["is_update"])
-                for r in rows.filter(pl.col("role") == "specific").iter_rows(named=True)
-            ]
-            implications = [
-                ((r["subject"], r["relation"], r["object"]), r["is_update"])
-                for r in rows.filter(pl.col("role") == "implication").iter_rows(named=True)
-            ]
-            check_knowledge_set(
-                rule, premises, implications
-            )  # no conflicting edit; every implication follows
+            assert roles["implication"] == 12 and roles["unrelated"] == 5
+            assert 12 < roles["specific"] <= 24  # a join entity's premise is stated once
+            stated = [(r["subject"], r["relation"], r["object"]) for r in rows.iter_rows(named=True)]
+            assert len(stated) == len(set(stated)), "a fact stated twice"
+            edited = rows.filter(pl.col("is_update"))
+            for r in edited.iter_rows(named=True):  # an edit leaves no other object for its (s, r)
+                others = {o for s_, r_, o in stated if (s_, r_) == (r["subject"], r["relation"])}
+                assert others == {r["object"]}
+            facts = set(stated)
+            for r in rows.filter(pl.col("role") == "implication").iter_rows(named=True):
+                x, z = atom_args(rule["r3"], (r["subject"], r["relation"], r["object"]))
+                assert any(
+                    fact_of(rule["r1"], x, y) in facts and fact_of(rule["r2"], y, z) in facts
+                    for (_, _, y) in groundings_of[set_id]
+                ), (set_id, variant, x, z)  # every implication follows from two stated premises
+                if r["is_update"]:  # well typed: the new object is one the source has for r3
+                    assert z in range_of(rule["r3"]), (rule["rule_id"], r["answer"])
             updates = rows.filter(pl.col("is_update"))
             assert (updates.height > 0) == (variant != "init")
             unrelated = set(rows.filter(pl.col("role") == "unrelated")["relation"])
@@ -148,7 +187,7 @@ def test_top_rules_are_sound_and_export_to_depedit(small_rules_build, tmp_path):
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records and {"init", "0", "1", "2", "score", "gp_id"} <= set(records[0])
     init = records[0]["init"]
-    assert len(init["facts"]) == 24 and len(init["queries"]["original"]["inference"]) == 12
+    assert 12 < len(init["facts"]) <= 24 and len(init["queries"]["original"]["inference"]) == 12
     assert len(init["queries"]["irre"]) == 5
     assert init["queries"]["semantic-equiv"]["facts"][0]["q"] != init["queries"]["original"]["facts"][0]["q"]
     assert any(f["is_update"] for f in records[0]["0"]["facts"])
