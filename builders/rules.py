@@ -40,14 +40,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+import yaml
 
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.relations import aliases_query, batched_select, facts_query, load_catalog
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.text import fill_template
 from probesmith.builders.wikidata import entity_id, query_log
-from probesmith.errors import ProbesmithError, SourceError
-from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.errors import ProbesmithError, SourceError, SpecError
+from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.tables import ALIASES, KNOWLEDGE_ITEMS, RULE_GROUNDINGS, RULES
 
@@ -60,12 +62,17 @@ Z95 = 1.959963984540054
 
 @dataclass(frozen=True)
 class TierSpec:
-    """PCA-confidence thresholds of the plausibility tiers (DepEdit's annotators: 1-5)."""
+    """Thresholds of the plausibility tiers (DepEdit's annotators: 1-5), on held-out precision."""
 
     must_be_true: float = spec_field(0.9, help="PCA confidence for 'must be true' (score 5).", maximum=1)
     likely: float = spec_field(0.6, help="PCA confidence for 'likely' (score 4).", maximum=1)
     plausible: float = spec_field(
         0.3, help="PCA confidence for 'plausible' (score 3); below: 'unlikely'.", maximum=1
+    )
+    min_heldout: int = spec_field(
+        5,
+        help="'must be true' and 'likely' need this many held-out predictions judged (AMIE's test: "
+        "a keyed 20% of the facts is hidden from mining).",
     )
     min_std_confidence: float = spec_field(
         0.1,
@@ -86,6 +93,10 @@ class RulesSpec(ProbeSpec):
         "../shared/data/mquake/question_templates.json",
         help="JSON {PID: question with [X]} (MQuAKE's); empty = none.",
     )
+    questions: str = spec_field(
+        "catalogs/wikidata_questions",
+        help="probesmith's own questions for relations MQuAKE's templates lack (bundled name or path).",
+    )
     cloze_templates: str = spec_field(
         "../shared/data/mquake/cloze_templates.json",
         help="JSON {PID: cloze with [X] and __} (MQuAKE's); catalog templates ending in [Y] add more.",
@@ -97,7 +108,10 @@ class RulesSpec(ProbeSpec):
     min_support: int = spec_field(20, help="Rules with less support are not kept.")
     tiers: TierSpec = spec_field(default_factory=TierSpec, help="Plausibility tiers.")
     min_tier: str = spec_field("likely", help="Knowledge sets only for rules of this tier or better.")
-    max_rules: int = spec_field(50, help="Knowledge sets for at most this many rules (best first).")
+    max_sets: int = spec_field(200, help="Knowledge sets at most (rules best first).", minimum=1)
+    sets_per_rule: int = spec_field(
+        10, help="Disjoint knowledge sets per rule at most (no subject in two sets of a rule).", minimum=1
+    )
     groundings: int = spec_field(12, help="Groundings per knowledge set (2 premises + 1 implication each).")
     unrelated: int = spec_field(5, help="Unrelated facts per knowledge set.")
     update_variants: int = spec_field(3, help="Update variants per knowledge set.")
@@ -147,10 +161,8 @@ def canonical_edges(facts: pl.DataFrame, inverses: dict[str, str]) -> pl.DataFra
     return rewritten.unique().sort("r", "s", "o")
 
 
-def mine_rules(
-    facts: pl.DataFrame, spec_tiers: TierSpec, max_join_degree: int, min_support: int
-) -> pl.DataFrame:
-    """Score every triangle rule r1(x,y) ∧ r2(y,z) ⇒ r3(x,z) over ``facts`` (s, r, o)."""
+def _body_pairs(facts: pl.DataFrame, max_join_degree: int) -> pl.DataFrame:
+    """Distinct (x, r1, r2, z) with r1(x, y) ∧ r2(y, z) for some join entity y that is no hub."""
     forward = facts.select(x=pl.col("s"), r=pl.col("r"), y=pl.col("o"))
     backward = facts.select(x=pl.col("o"), r=pl.col("r") + INVERSE, y=pl.col("s"))
     edges = pl.concat([forward, backward])
@@ -162,7 +174,25 @@ def mine_rules(
     bodies = bodies.filter(
         ~((pl.col("r2") == pl.col("r1") + INVERSE) | (pl.col("r1") == pl.col("r2") + INVERSE))
     )
-    body_pairs = bodies.select("x", "r1", "r2", "z").unique()
+    return bodies.select("x", "r1", "r2", "z").unique()
+
+
+def mine_rules(
+    facts: pl.DataFrame,
+    spec_tiers: TierSpec,
+    max_join_degree: int,
+    min_support: int,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Score every triangle rule r1(x,y) ∧ r2(y,z) ⇒ r3(x,z) over ``facts`` (s, r, o).
+
+    Scores on all facts (support, standard and PCA confidence, head coverage, Wilson bound),
+    then AMIE's own test: mined again without a held-out share of the facts, how often the rule's
+    new predictions are among the held-out facts (see ``heldout_precision``). Tiers come from the
+    held-out precision and need the standard confidence too; a rule with too few held-out
+    predictions to judge is at most ``plausible``.
+    """
+    body_pairs = _body_pairs(facts, max_join_degree)
     heads = facts.select(x=pl.col("s"), r3=pl.col("r"), z=pl.col("o"))
     body_count = body_pairs.group_by("r1", "r2").agg(body=pl.len())
     supported = body_pairs.join(heads, on=["x", "z"])
@@ -185,10 +215,15 @@ def mine_rules(
     )
     wilson = [_wilson_lower(s / b, b) for s, b in zip(rules["support"], rules["pca_body"], strict=True)]
     rules = rules.with_columns(wilson_lower=pl.Series(wilson, dtype=pl.Float64))
+    rules = rules.join(
+        heldout_precision(facts, rules.select("r1", "r2", "r3"), max_join_degree, seed),
+        on=["r1", "r2", "r3"],
+        how="left",
+    ).with_columns(pl.col("heldout_predictions").fill_null(0))
     rules = rules.with_columns(
-        tier=pl.struct("pca_confidence", "std_confidence").map_elements(
-            lambda c: _tier(c["pca_confidence"], c["std_confidence"], spec_tiers), return_dtype=pl.String
-        )
+        tier=pl.struct(
+            "pca_confidence", "std_confidence", "heldout_precision", "heldout_predictions"
+        ).map_elements(lambda c: _tier(c, spec_tiers), return_dtype=pl.String)
     )
     rules = rules.with_columns(
         rule_id=pl.concat_str(["r1", "r2", "r3"], separator="|"),
@@ -196,6 +231,42 @@ def mine_rules(
     )
     rank = pl.col("tier").replace_strict(TIER_ORDER, return_dtype=pl.Int64)
     return rules.sort([rank, "wilson_lower", "support", "rule_id"], descending=[True, True, True, False])
+
+
+HELDOUT_SHARE = 0.2
+
+
+def heldout_precision(
+    facts: pl.DataFrame, rules: pl.DataFrame, max_join_degree: int, seed: int, share: float = HELDOUT_SHARE
+) -> pl.DataFrame:
+    """AMIE's test of rules on facts held out from mining.
+
+    A keyed ``share`` of the facts is hidden; each rule's bodies over the rest predict head facts
+    the rest does not have. Of the predictions for subjects that have some held-out head fact
+    (the partial-completeness assumption, as PCA confidence makes it), ``heldout_precision`` is
+    the share that are held-out facts; ``heldout_predictions`` how many were judged.
+    """
+    cut = int(share * 1000)
+    hidden = pl.Series(
+        [stable_hash(seed, "heldout", s, r, o) % 1000 < cut for s, r, o in facts.iter_rows()],
+        dtype=pl.Boolean,
+    )
+    kept, held = facts.filter(~hidden), facts.filter(hidden)
+    bodies = _body_pairs(kept, max_join_degree).join(rules, on=["r1", "r2"])
+    known = kept.select(x=pl.col("s"), r3=pl.col("r"), z=pl.col("o"))
+    predictions = bodies.join(known, on=["x", "r3", "z"], how="anti")
+    held_heads = held.select(x=pl.col("s"), r3=pl.col("r"), z=pl.col("o"))
+    judged = predictions.join(held_heads.select("x", "r3").unique(), on=["x", "r3"])
+    hits = judged.join(held_heads, on=["x", "r3", "z"]).group_by("r1", "r2", "r3").agg(hits=pl.len())
+    return (
+        judged.group_by("r1", "r2", "r3")
+        .agg(heldout_predictions=pl.len())
+        .join(hits, on=["r1", "r2", "r3"], how="left")
+        .with_columns(
+            heldout_precision=pl.col("hits").fill_null(0) / pl.col("heldout_predictions"),
+        )
+        .drop("hits")
+    )
 
 
 def _wilson_lower(p: float, n: int) -> float:
@@ -206,8 +277,14 @@ def _wilson_lower(p: float, n: int) -> float:
     return max(0.0, centre - Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom)
 
 
-def _tier(confidence: float, std_confidence: float, tiers: TierSpec) -> str:
-    trusted = std_confidence >= tiers.min_std_confidence
+def _tier(scores: dict, tiers: TierSpec) -> str:
+    """The tier of a rule: held-out precision (or PCA confidence, if lower) against the thresholds.
+
+    The top two also need standard confidence and enough held-out predictions to judge.
+    """
+    tested = scores["heldout_predictions"] >= tiers.min_heldout
+    confidence = min(scores["pca_confidence"], scores["heldout_precision"] if tested else 1.0)
+    trusted = tested and scores["std_confidence"] >= tiers.min_std_confidence
     if confidence >= tiers.must_be_true and trusted:
         return "must_be_true"
     if confidence >= tiers.likely and trusted:
@@ -224,18 +301,36 @@ class KnowledgeSetError(ProbesmithError):
     """A knowledge set failed its conflict or implication check."""
 
 
+@dataclass(frozen=True)
+class QuestionForms:
+    """How a relation is asked: questions (MQuAKE's) and cloze forms ending in ___, each with [X]."""
+
+    questions: tuple[str, ...]
+    clozes: tuple[str, ...]
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        """Questions first, then clozes: the first is the item's question."""
+        return self.questions + self.clozes
+
+
 def question_forms(
-    pid: str, templates: tuple[str, ...], questions: dict[str, str], clozes: dict[str, str]
-) -> list[str]:
-    """Question forms of a relation, each with [X]: a question, then cloze forms ending in ___."""
-    forms = [questions[pid]] if pid in questions else []
+    pid: str,
+    templates: tuple[str, ...],
+    questions: dict[str, str],
+    clozes: dict[str, str],
+    own_questions: dict[str, str] | None = None,
+) -> QuestionForms:
+    """Question forms of a relation: its questions (MQuAKE's, then ours), then cloze forms."""
+    cloze_forms = []
     if pid in clozes:
-        forms.append(clozes[pid].replace("__", "___").rstrip(" .") + ".")
+        cloze_forms.append(clozes[pid].replace("__", "___").rstrip(" .") + ".")
     for template in templates:
         stripped = template.rstrip(" .")
         if stripped.endswith("[Y]") and "[X]" in stripped:
-            forms.append(stripped[: -len("[Y]")].rstrip() + " ___.")
-    return list(dict.fromkeys(forms))
+            cloze_forms.append(stripped[: -len("[Y]")].rstrip() + " ___.")
+    asked = [q[pid] for q in (questions, own_questions or {}) if pid in q]
+    return QuestionForms(tuple(dict.fromkeys(asked)), tuple(dict.fromkeys(cloze_forms)))
 
 
 class _World:
@@ -303,66 +398,70 @@ def knowledge_sets(
     )
     grounding_rows, items = [], []
     built = 0
+    askable = {r for r, f in forms.items() if f.questions and len(f.all) >= 2}
     for rule in usable.iter_rows(named=True):
-        if built == spec.max_rules:
+        if built >= spec.max_sets:
             break
         relations = [r.removesuffix(INVERSE) for r in (rule["r1"], rule["r2"], rule["r3"])]
         if rule["r2"].endswith(INVERSE):
             dropped["rule: second premise read backwards (edits change a premise's object)"] += 1
             continue
-        if any(len(forms.get(r, [])) < 2 for r in relations):
-            dropped["rule: a relation has fewer than 2 question forms"] += 1
-            continue
-        groundings = _groundings(rule, world, spec)
-        if len(groundings) < spec.groundings:
-            dropped["rule: fewer groundings than asked for"] += 1
-            continue
-        if (
-            len({y for _, y, _ in groundings}) < spec.min_join_entities
-            or len({z for *_, z in groundings}) < 2
-        ):
-            dropped[f"rule: fewer than {spec.min_join_entities} join entities or 2 answers"] += 1
+        if any(r not in askable for r in relations):
+            dropped["rule: a relation has no question form, or fewer than 2 forms"] += 1
             continue
         if len(world.edit_candidates(rule)) < 3:
             dropped["rule: too few well-typed new objects for update variants"] += 1
             continue
-        set_id = f"ks-{built:04d}"
-        askable = {r for r, f in forms.items() if len(f) >= 2}
-        unrelated = _unrelated(facts, set(relations), askable, spec, set_id)
-        variants = {"init": _variant_facts(rule, groundings, world, None, spec, set_id)}
-        for v in range(spec.update_variants):
-            variants[str(v)] = _variant_facts(rule, groundings, world, v, spec, set_id)
-        for name, (premises, implications) in variants.items():
-            check_knowledge_set(rule, premises, implications)
-            for role, triples in (("specific", premises), ("implication", implications)):
-                stated = set()  # groundings through one join entity share its premise: state it once
-                for (s, r, o), is_update in triples:
-                    if (s, r, o) in stated:
-                        continue
-                    stated.add((s, r, o))
+        grounding_sets = _grounding_sets(rule, world, spec)
+        if not grounding_sets:
+            dropped[
+                f"rule: fewer than {spec.groundings} groundings over {spec.min_join_entities} join entities"
+            ] += 1
+            continue
+        for groundings in grounding_sets:
+            if built >= spec.max_sets:
+                break
+            set_id = f"ks-{built:04d}"
+            unrelated = _unrelated(facts, set(relations), askable, spec, set_id)
+            variants = {"init": _variant_facts(rule, groundings, world, None, spec, set_id)}
+            for v in range(spec.update_variants):
+                variants[str(v)] = _variant_facts(rule, groundings, world, v, spec, set_id)
+            for name, (premises, implications) in variants.items():
+                check_knowledge_set(rule, premises, implications)
+                for role, triples in (("specific", premises), ("implication", implications)):
+                    stated = set()  # groundings through one join entity share its premise: state it once
+                    for (s, r, o), is_update in triples:
+                        if (s, r, o) in stated:
+                            continue
+                        stated.add((s, r, o))
+                        items.append(
+                            _item(set_id, rule["rule_id"], name, role, is_update, s, r, o, forms, labels)
+                        )
+                for s, r, o in unrelated:
                     items.append(
-                        _item(set_id, rule["rule_id"], name, role, is_update, s, r, o, forms, labels)
+                        _item(set_id, rule["rule_id"], name, "unrelated", False, s, r, o, forms, labels)
                     )
-            for s, r, o in unrelated:
-                items.append(_item(set_id, rule["rule_id"], name, "unrelated", False, s, r, o, forms, labels))
-        grounding_rows += [
-            {"set_id": set_id, "rule_id": rule["rule_id"], "x": x, "y": y, "z": z} for x, y, z in groundings
-        ]
-        built += 1
+            grounding_rows += [
+                {"set_id": set_id, "rule_id": rule["rule_id"], "x": x, "y": y, "z": z}
+                for x, y, z in groundings
+            ]
+            built += 1
     return grounding_rows, items, dropped
 
 
-def _groundings(rule: dict, world: _World, spec: RulesSpec) -> list[tuple[str, str, str]]:
-    """Up to ``spec.groundings`` groundings (x, y, z), distinct join entities y first.
+def _grounding_sets(rule: dict, world: _World, spec: RulesSpec) -> list[list[tuple[str, str, str]]]:
+    """Up to ``spec.sets_per_rule`` disjoint sets of ``spec.groundings`` groundings (x, y, z).
 
-    Each x has a single r1 object, that y a single r2 object, and x a single r3 object, so
-    every question has one answer; a y is reused only when too few distinct ones exist.
+    Each x has a single r1 object, that y a single r2 object, and x a single r3 object, so every
+    question has one answer. Groundings are dealt round-robin over the join entities y (the first
+    grounding of every y, then the second ...), so a set spreads over as many y as exist; a set
+    with fewer than ``min_join_entities`` distinct y or a single answer z is not made.
     """
     head = rule["r3"]
     subjects = sorted(
         {s for (s, r) in world.objects if r == head}, key=lambda s: stable_hash(spec.seed, rule["rule_id"], s)
     )
-    candidates = []
+    by_join: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for x in subjects:
         heads = world.objects.get((x, head), [])
         ys = world.step(x, rule["r1"])
@@ -370,11 +469,23 @@ def _groundings(rule: dict, world: _World, spec: RulesSpec) -> list[tuple[str, s
             continue
         zs = world.step(ys[0], rule["r2"])
         if len(zs) == 1 and zs[0] == heads[0] and zs[0] != x:
-            candidates.append((x, ys[0], zs[0]))
-    seen: set[str] = set()
-    first = [g for g in candidates if not (g[1] in seen or seen.add(g[1]))]
-    rest = [g for g in candidates if g not in first]
-    return (first + rest)[: spec.groundings]
+            by_join[ys[0]].append((x, ys[0], zs[0]))
+    joins = sorted(by_join, key=lambda y: stable_hash(spec.seed, rule["rule_id"], "join", y))
+    dealt = [
+        by_join[y][i]
+        for i in range(max(map(len, by_join.values()), default=0))
+        for y in joins
+        if i < len(by_join[y])
+    ]
+    sets = []
+    for start in range(0, len(dealt) - spec.groundings + 1, spec.groundings):
+        chunk = dealt[start : start + spec.groundings]
+        if len({y for _, y, _ in chunk}) < spec.min_join_entities or len({z for *_, z in chunk}) < 2:
+            break
+        sets.append(chunk)
+        if len(sets) == spec.sets_per_rule:
+            break
+    return sets
 
 
 def _variant_facts(rule: dict, groundings, world: _World, variant: int | None, spec: RulesSpec, set_id: str):
@@ -451,7 +562,8 @@ def _unrelated(
 
 
 def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels) -> dict:
-    questions = [f.replace("[X]", labels.get(s, s)) for f in forms[r]]
+    """One fact of a knowledge set as a question (never a cloze) and its rephrasings."""
+    questions = [fill_template(f, labels.get(s, s)) for f in forms[r].all]
     return {
         "set_id": set_id,
         "rule_id": rule_id,
@@ -465,6 +577,97 @@ def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels) -> 
         "relation": r,
         "object": o,
     }
+
+
+KNOWLEDGE_SET_RULES = {
+    "stated_once": "no fact is stated twice within a set's variant",
+    "questions": "every question field is a question (ends in '?'), never a cloze",
+    "well_typed_updates": "every updated implication's object is an object of its relation in the source",
+    "join_entities": "every set has at least min_join_entities distinct join entities and 2+ answers",
+    "calibrated_tier": "every set's rule is of min_tier or better (tiers judged on held-out facts)",
+}
+
+
+def knowledge_set_validity(
+    items: list[dict], groundings: list[dict], rules: pl.DataFrame, facts: pl.DataFrame, spec: RulesSpec
+) -> dict:
+    """Each knowledge-set rule checked on every item and set, with counts (``validity.json``)."""
+    ranges = facts.group_by("r").agg(pl.col("o").unique())
+    range_of = {r: set(objs) for r, objs in ranges.iter_rows()}
+    tier = dict(zip(rules["rule_id"], rules["tier"], strict=True))
+    violations: Counter = Counter()
+    stated: Counter = Counter(
+        (i["set_id"], i["variant"], i["subject"], i["relation"], i["object"]) for i in items
+    )
+    violations["stated_once"] = sum(n > 1 for n in stated.values())
+    violations["questions"] = sum(not i["question"].rstrip().endswith("?") for i in items)
+    violations["well_typed_updates"] = sum(
+        i["object"] not in range_of.get(i["relation"], set())
+        for i in items
+        if i["is_update"] and i["role"] == "implication"
+    )
+    by_set: dict[str, list[dict]] = defaultdict(list)
+    for g in groundings:
+        by_set[g["set_id"]].append(g)
+    violations["join_entities"] = sum(
+        len({g["y"] for g in gs}) < spec.min_join_entities or len({g["z"] for g in gs}) < 2
+        for gs in by_set.values()
+    )
+    violations["calibrated_tier"] = sum(
+        TIER_ORDER[tier[gs[0]["rule_id"]]] < TIER_ORDER[spec.min_tier] for gs in by_set.values()
+    )
+    usable = rules.filter(pl.col("tier").is_in(["must_be_true", "likely"]))
+    return {
+        "rules": KNOWLEDGE_SET_RULES,
+        "violations": {rule: violations[rule] for rule in KNOWLEDGE_SET_RULES},
+        "items": len(items),
+        "sets": len(by_set),
+        "rules_by_tier": dict(Counter(rules["tier"].to_list())),
+        "rules_with_sets": len({gs[0]["rule_id"] for gs in by_set.values()}),
+        "usable_rules": usable.height,
+    }
+
+
+def knowledge_set_validity_markdown(report: dict) -> str:
+    """The card's validity section of a rules build."""
+    lines = [
+        f"Checked on every one of the {report['items']:,} items of the {report['sets']} knowledge sets:",
+        "",
+        "| rule | what | violations |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{r}` | {what} | {report['violations'][r]:,} |" for r, what in KNOWLEDGE_SET_RULES.items()]
+    lines += [
+        "",
+        f"How many sets, and what bounds them: {report['usable_rules']} rules are `likely` or better on "
+        f"held-out facts; {report['rules_with_sets']} of them have enough single-answer groundings over "
+        "enough join entities and a question for each of their relations. Rules by tier: "
+        + ", ".join(f"{t} {n}" for t, n in sorted(report["rules_by_tier"].items()))
+        + ". `min_tier: plausible` admits more rules (and sets) of lower precision.",
+        "",
+        'Not checked on every item: that a question suits its subject\'s type ("Where was [X] founded?" '
+        "asked of a person whose record in the source has a place of formation), and whether an "
+        "updated fact is plausible in the world (it is well typed, not true).",
+    ]
+    return "\n".join(lines)
+
+
+def load_questions(name_or_path: str) -> dict[str, str]:
+    """The question catalog of probesmith: ``{PID: question with [X]}``."""
+    path = resolve_spec_path(name_or_path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise SpecError(f"question catalog {path} cannot be read as UTF-8 YAML ({exc}).") from None
+    questions = data.get("questions") if isinstance(data, dict) else None
+    if not isinstance(questions, dict) or not all(
+        isinstance(q, str) and q.count("[X]") == 1 and q.rstrip().endswith("?") for q in questions.values()
+    ):
+        raise SpecError(
+            f"question catalog {path}: needs `questions:` mapping PIDs to questions with one [X] "
+            "that end in '?'."
+        )
+    return {str(pid): q for pid, q in questions.items()}
 
 
 def _read_templates(path: str, key: str) -> dict:
@@ -578,11 +781,12 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         facts = pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
         inverses = inverse_pairs(facts)
         facts = canonical_edges(facts, inverses)
-        rules = mine_rules(facts, spec.tiers, spec.max_join_degree, spec.min_support)
+        rules = mine_rules(facts, spec.tiers, spec.max_join_degree, spec.min_support, spec.seed)
         questions = _read_templates(spec.question_templates, "question_templates")
         clozes = _read_templates(spec.cloze_templates, "cloze_templates")
+        own = load_questions(spec.questions) if spec.questions else {}
         forms = {
-            pid: question_forms(pid, catalog[pid].templates if pid in catalog else (), questions, clozes)
+            pid: question_forms(pid, catalog[pid].templates if pid in catalog else (), questions, clozes, own)
             for pid in relations
         }
         groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec)
@@ -591,6 +795,7 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
     dropped.update({f"relation {s} merged into {r} read backwards": 1 for s, r in inverses.items()})
     rule_rows = rules.select([n for n in RULES.schema.names]).to_dicts()
     summary = rules.group_by("tier").agg(rules=pl.len()).sort("tier")
+    validity = knowledge_set_validity(items, groundings, rules, facts, spec)
     card = CardInfo(
         pretty_name="Rule cliques and knowledge sets from Wikidata (probesmith)",
         description=spec.description or __doc__.split("\n\n")[0],
@@ -598,6 +803,7 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         licence_text="Facts and labels: Wikidata (CC0). Templates: BEAR (CC BY-SA 4.0) and MQuAKE (MIT).",
         tags=("probing", "wikidata", "knowledge-editing", "rules"),
         task_categories=("question-answering",),
+        extra_sections=(("Validity", knowledge_set_validity_markdown(validity)),),
     )
     tables = single_split_tables(
         {
@@ -615,4 +821,5 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         summary=summary,
         dropped=dropped,
         manifest_extra={"queries": queries, "inverse_relations": inverses},
+        validity=validity,
     )

@@ -317,7 +317,7 @@ GRID = TableSchema(
 
 RULES = TableSchema(
     name="rules",
-    version=1,
+    version=2,
     description="Mined If-Then rules r1(x,y) ∧ r2(y,z) ⇒ r3(x,z) with AMIE-style scores.",
     schema=pa.schema(
         [
@@ -334,10 +334,14 @@ RULES = TableSchema(
             pa.field("pca_confidence", pa.float64(), nullable=False),
             pa.field("head_coverage", pa.float64(), nullable=False),
             pa.field("wilson_lower", pa.float64(), nullable=False),
+            pa.field("heldout_predictions", pa.int64(), nullable=False),
+            pa.field("heldout_precision", pa.float64(), nullable=True),
             pa.field("tier", pa.string(), nullable=False),
         ],
         metadata={
             "r1": "relation id; a ^-1 suffix reads it backwards",
+            "heldout_precision": "share of the rule's predictions found among facts hidden from mining "
+            "(AMIE's test; null when none could be judged)",
             "tier": "must_be_true, likely, plausible, unlikely",
         },
     ),
