@@ -211,17 +211,6 @@ def facts_query(pid: str, subject_types: tuple[str, ...] = (), object_types: tup
     )
 
 
-def relation_aliases_query(pid: str) -> str:
-    """English aliases of every entity at either end of a relation's facts."""
-    return (
-        PREFIXES
-        + f"""SELECT DISTINCT ?e ?alias WHERE {{
-  {{ ?e wdt:{pid} ?x }} UNION {{ ?x wdt:{pid} ?e }}
-  ?e skos:altLabel ?alias . FILTER(LANG(?alias) = "en")
-}} ORDER BY ?e ?alias"""
-    )
-
-
 def parents_query(entities: list[str], containment: tuple[str, ...]) -> str:
     """The direct containers of each entity: its objects through the containment relations."""
     values = " ".join(f"wd:{e}" for e in entities)
@@ -609,15 +598,16 @@ def fetch_relation(client: SparqlClient, relation: Relation, spec: RelationsSpec
         if r["s"].startswith("http://www.wikidata.org/entity/Q")
         and r["o"].startswith("http://www.wikidata.org/entity/Q")
     ]
-    aliases: dict[str, list[str]] = defaultdict(list)
-    for row in client.select_paged(relation_aliases_query(relation.pid), spec.wikidata.page_size):
+    entities = sorted({e for s, o, *_ in facts for e in (s, o)})
+    aliases: dict[str, list[str]] = {e: [] for e in entities}
+    for row in batched_select(client, aliases_query, entities):  # VALUES batches: 10x a UNION
         aliases[entity_id(row["e"])].append(row["alias"])
     containers: dict[str, set[str]] = {}
     if spec.containment:
         objects = sorted({o for _, o, *_ in facts})
         edges = containment_edges(client, objects, spec.containment)
         containers = transitive_containers(edges, objects)
-    return RelationFacts(facts, dict(aliases), containers)
+    return RelationFacts(facts, {e: a for e, a in aliases.items() if a}, containers)
 
 
 RELATION_SUMMARY_SCHEMA = {
