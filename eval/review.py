@@ -1,4 +1,4 @@
-"""Human review of a multiple-choice build: a stratified sample sheet out, a validated accuracy in.
+"""Human review of a build: a stratified sample sheet out, a validated accuracy in.
 
 ``probesmith review-sample BUILD --n 200`` writes ``BUILD/review/sheet.csv`` (and ``sheet.html`` to
 read comfortably): items drawn evenly across config x hops, each with its choices, the gold's
@@ -8,6 +8,11 @@ letter, and empty columns for the reviewer:
 * ``other_correct`` — the letters of any other choice that is also right (empty: none);
 * ``reads_naturally`` — ``y`` or ``n``: is the question English a native speaker would write?
 * ``notes``.
+
+A relations build gets one row per sampled instance instead, spread evenly over relations: the
+statement with the object blank, the gold, every listed gold and the answer space;
+``other_correct`` then names any option of the space that is also right (a gold the source
+misses).
 
 ``probesmith review-sample BUILD --read FILLED.csv`` reads a filled sheet back and reports the
 validated accuracy — the share of reviewed items whose gold is right and that have no second
@@ -54,9 +59,68 @@ def review_sample(folder: str | Path, n: int = 200, seed: int = 0) -> pl.DataFra
     return pl.DataFrame(chosen).sort("config", "hops", "id")
 
 
-def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force: bool = False) -> Path:
-    """Write ``review/sheet.csv`` and ``review/sheet.html`` into the build ``folder``; return the CSV."""
+def relation_review_rows(folder: str | Path, n: int = 200, seed: int = 0) -> tuple[list[str], list[list]]:
+    """A relations build's sheet: ``n`` instances spread evenly over relations (seeded).
+
+    Each row is the instance's statement from its relation's first template with the object left
+    blank, the gold, every gold the build lists, and the answer space: the reviewer marks whether
+    the gold is right and names any other option of the space that is also right.
+    """
+    from probesmith.builders.text import fill_template
+    from probesmith.schemas.artifact import read_table
+
     folder = Path(folder)
+    instances = read_table(folder, "instances")
+    answers = read_table(folder, "answer_spaces").sort("relation_id", "answer_idx")
+    templates = read_table(folder, "templates").sort("relation_id", "pattern_id")
+    first_template = dict(
+        templates.group_by("relation_id", maintain_order=True)
+        .first()
+        .select("relation_id", "template")
+        .iter_rows()
+    )
+    spaces = {pid: frame["obj_label"].to_list() for (pid,), frame in answers.group_by("relation_id")}
+    labels = dict(zip(answers["obj_id"], answers["obj_label"], strict=True))
+    strata: dict[str, list[dict]] = defaultdict(list)
+    for row in instances.iter_rows(named=True):
+        strata[row["relation_id"]].append(row)
+    for rows in strata.values():
+        rows.sort(key=lambda r: stable_hash(seed, "review", r["relation_id"], r["sub_id"]))
+    chosen: list[dict] = []
+    while len(chosen) < n and any(strata.values()):
+        for pid in sorted(strata):
+            if strata[pid] and len(chosen) < n:
+                chosen.append(strata[pid].pop(0))
+    header = ["item_id", "config", "question", "gold", "all_golds", "answer_space", *REVIEW_COLUMNS]
+    rows = [
+        [
+            f"{r['relation_id']}:{r['sub_id']}",
+            r["relation_id"],
+            fill_template(first_template[r["relation_id"]], r["sub_label"], "___"),
+            r["obj_label"],
+            "; ".join(labels.get(o, f"{o} (outside the space)") for o in r["gold_obj_ids"]),
+            "; ".join(spaces[r["relation_id"]]),
+            "",
+            "",
+            "",
+            "",
+        ]
+        for r in sorted(chosen, key=lambda r: (r["relation_id"], r["sub_id"]))
+    ]
+    return header, rows
+
+
+def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force: bool = False) -> Path:
+    """Write ``review/sheet.csv`` and ``review/sheet.html`` into the build ``folder``; return the CSV.
+
+    Multiple-choice builds (wordnet, dictionary) and relations builds; see the module docstring.
+    """
+    from probesmith.schemas.manifest import read_manifest
+
+    folder = Path(folder)
+    if read_manifest(folder).get("family") == "relations":
+        header, rows = relation_review_rows(folder, n, seed)
+        return _write_sheet(folder, header, rows, force)
     sample = review_sample(folder, n, seed)
     width = max(len(c) for c in sample["choices"].to_list())
     header = ["item_id", "config", "split", "hops", "question"]
@@ -68,6 +132,10 @@ def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force
             [row["id"], row["config"], row["split"], row["hops"], row["question"], *choices]
             + [LETTERS[row["answer_index"]], "", "", "", ""]
         )
+    return _write_sheet(folder, header, rows, force)
+
+
+def _write_sheet(folder: Path, header: list[str], rows: list[list], force: bool) -> Path:
     with OutputFolder(folder / REVIEW_FOLDER, "review", force=force, command="review-sample") as staging:
         with open(staging / "sheet.csv", "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)

@@ -321,9 +321,9 @@ def _parser() -> argparse.ArgumentParser:
 
     review = commands.add_parser(
         "review-sample",
-        help="Write a stratified review sheet of a multiple-choice build, or read a filled one back.",
+        help="Write a stratified review sheet of a build (multiple choice or relations), or read one back.",
     )
-    review.add_argument("folder", type=Path, help="A wordnet or dictionary build folder.")
+    review.add_argument("folder", type=Path, help="A wordnet, dictionary or relations build folder.")
     review.add_argument("--n", type=_positive_int, default=200, help="Items on the sheet.")
     review.add_argument("--seed", type=int, default=0)
     review.add_argument(

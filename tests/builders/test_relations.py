@@ -221,3 +221,33 @@ def test_import_then_export_gives_identical_records(tmp_path):
     assert json.loads((tmp_path / "back" / "metadata_relations.json").read_text()) == json.loads(
         (BEAR / "metadata_relations.json").read_text()
     )
+
+
+def test_review_sheet_of_a_relations_build_spreads_over_relations(small_relations_build, tmp_path):
+    import csv
+    import shutil
+
+    from probesmith.eval.review import read_review_sheet, write_review_sheet
+
+    build = tmp_path / "build"
+    shutil.copytree(small_relations_build.out, build)
+    sheet = write_review_sheet(build, n=24, seed=1)
+    rows = list(csv.DictReader(open(sheet, encoding="utf-8")))
+    assert len(rows) == 24 and Counter(r["config"] for r in rows) == {
+        pid: 4 for pid in ("P1303", "P1412", "P19", "P30", "P36", "P463")
+    }
+    for row in rows:  # the statement leaves the object blank; the gold is one of the space's options
+        assert "___" in row["question"] and row["gold"] in row["answer_space"].split("; ")
+        assert row["gold"] in row["all_golds"].split("; ")
+    for i, row in enumerate(rows):
+        row["gold_is_correct"] = "y"
+        row["other_correct"] = "Europe" if i == 0 else ""
+    filled = tmp_path / "filled.csv"
+    with open(filled, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = read_review_sheet(build, filled)
+    assert result["overall"]["reviewed"] == 24 and result["overall"]["validated_accuracy"] == round(
+        23 / 24, 4
+    )
