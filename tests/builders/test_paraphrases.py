@@ -192,3 +192,14 @@ def test_snapshot_then_build_from_the_snapshot(small_relations_build, wikidata_s
     )
     manifest = json.loads((tmp_path / "from-snapshot" / "manifest.json").read_text())
     assert manifest["sources"]["wikidata"]["dump"].endswith("snap.nt.gz")
+
+
+def test_validity_report_checks_every_row_and_places_every_pattern(small_paraphrases_build):
+    validity = json.loads((small_paraphrases_build.out / "validity.json").read_text())
+    assert not any(validity["violations"].values()), validity["violations"]
+    patterns = table(small_paraphrases_build, "patterns")
+    edges = table(small_paraphrases_build, "pattern_edges")
+    linked = set(edges["source_pattern_id"]) | set(edges["target_pattern_id"])
+    isolated = {p for g in validity["pattern_graph"].values() for p in g["isolated"]}
+    assert isolated == set(patterns["pattern_id"]) - linked  # every pattern is in the graph or listed
+    assert "Validity" in (small_paraphrases_build.out / "README.md").read_text()
