@@ -25,7 +25,9 @@ relations the rule does not use, every fact as question-answer pairs with >= 2 q
 templates, and ``update_variants`` that edit premise facts to new objects that the source has for
 both the edited relation and the implied one (so every re-derived implication is well typed),
 re-deriving the implications through the rule. Tiers need PCA confidence and, for the top two,
-standard confidence of at least ``tiers.min_std_confidence``. Every set is checked: no two edits conflict,
+standard confidence of at least ``tiers.min_std_confidence``. A fact is asked only of a subject
+whose class (P31) the relation's subjects usually have, and only as a question (MQuAKE's or
+``catalogs/wikidata_questions``), never as a cloze. Every set is checked: no two edits conflict,
 every implication follows. An ``aliases`` table holds the alias bank of every answer entity (the
 paraphrase family's filters), for alias-aware matching of model answers.
 """
@@ -47,7 +49,7 @@ from probesmith.builders.relations import aliases_query, batched_select, facts_q
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.text import fill_template
-from probesmith.builders.wikidata import entity_id, query_log
+from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, query_log
 from probesmith.errors import ProbesmithError, SourceError, SpecError
 from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
 from probesmith.schemas.card import CardInfo
@@ -382,14 +384,68 @@ def _atom_fact(relation: str, a: str, b: str) -> tuple[str, str, str]:
     return a, relation, b
 
 
+@dataclass
+class SubjectTypes:
+    """Which subjects a relation's question suits: those of a class (P31) its subjects usually have.
+
+    ``expected[r]``: the classes held by at least ``TYPE_SHARE`` of r's typed subjects;
+    ``types[e]``: an entity's classes. "Where was [X] founded?" does not suit a person.
+    """
+
+    expected: dict[str, set[str]]
+    types: dict[str, set[str]]
+
+    def fits(self, triple: tuple[str, str, str]) -> bool:
+        """Whether the fact's question suits its subject (unknown types or classes: it does)."""
+        s, r, _ = triple
+        expected, types = self.expected.get(r), self.types.get(s)
+        return not expected or not types or bool(expected & types)
+
+
+TYPE_SHARE = 0.1
+
+
+def subject_types(client: SparqlClient, facts: pl.DataFrame, relations: list[str]) -> SubjectTypes:
+    """The usual subject classes of each relation (aggregate queries) and every subject's classes."""
+    expected = {}
+    for pid in relations:
+        rows = client.select(
+            PREFIXES + f"SELECT ?t (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s wdt:{pid} ?o . ?s wdt:P31 ?t }} "
+            "GROUP BY ?t ORDER BY DESC(?n) ?t LIMIT 200"
+        )
+        typed = client.select(
+            PREFIXES + f"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s wdt:{pid} ?o . ?s wdt:P31 ?t }}"
+        )
+        total = int(typed[0]["n"]) if typed else 0
+        if total:
+            expected[pid] = {entity_id(r["t"]) for r in rows if int(r["n"]) >= TYPE_SHARE * total}
+    subjects = sorted(set(facts.filter(pl.col("r").is_in(relations))["s"].to_list()))
+    types: dict[str, set[str]] = defaultdict(set)
+    for row in batched_select(client, classes_query, subjects):
+        types[entity_id(row["e"])].add(entity_id(row["t"]))
+    return SubjectTypes(expected, dict(types))
+
+
+def classes_query(entities: list[str]) -> str:
+    """The classes (P31) of some entities."""
+    values = " ".join(f"wd:{e}" for e in entities)
+    return PREFIXES + f"SELECT ?e ?t WHERE {{ VALUES ?e {{ {values} }} ?e wdt:P31 ?t }}"
+
+
 def knowledge_sets(
     rules: pl.DataFrame,
     facts: pl.DataFrame,
     labels: dict[str, str],
     forms: dict[str, list[str]],
     spec: RulesSpec,
+    fit: SubjectTypes | None = None,
 ) -> tuple[list[dict], list[dict], Counter]:
-    """Groundings and knowledge-set items of the best rules; every set checked."""
+    """Groundings and knowledge-set items of the best rules; every set checked.
+
+    With ``fit``, a grounding or unrelated fact whose question does not suit its subject's type
+    is not used.
+    """
+    fit = fit or SubjectTypes({}, {})
     world = _World(facts, labels)
     world.build_reverse()
     dropped: Counter = Counter()
@@ -412,7 +468,7 @@ def knowledge_sets(
         if len(world.edit_candidates(rule)) < 3:
             dropped["rule: too few well-typed new objects for update variants"] += 1
             continue
-        grounding_sets = _grounding_sets(rule, world, spec)
+        grounding_sets = _grounding_sets(rule, world, spec, fit)
         if not grounding_sets:
             dropped[
                 f"rule: fewer than {spec.groundings} groundings over {spec.min_join_entities} join entities"
@@ -422,7 +478,7 @@ def knowledge_sets(
             if built >= spec.max_sets:
                 break
             set_id = f"ks-{built:04d}"
-            unrelated = _unrelated(facts, set(relations), askable, spec, set_id)
+            unrelated = _unrelated(facts, set(relations), askable, spec, set_id, fit)
             variants = {"init": _variant_facts(rule, groundings, world, None, spec, set_id)}
             for v in range(spec.update_variants):
                 variants[str(v)] = _variant_facts(rule, groundings, world, v, spec, set_id)
@@ -449,7 +505,9 @@ def knowledge_sets(
     return grounding_rows, items, dropped
 
 
-def _grounding_sets(rule: dict, world: _World, spec: RulesSpec) -> list[list[tuple[str, str, str]]]:
+def _grounding_sets(
+    rule: dict, world: _World, spec: RulesSpec, fit: SubjectTypes
+) -> list[list[tuple[str, str, str]]]:
     """Up to ``spec.sets_per_rule`` disjoint sets of ``spec.groundings`` groundings (x, y, z).
 
     Each x has a single r1 object, that y a single r2 object, and x a single r3 object, so every
@@ -469,7 +527,10 @@ def _grounding_sets(rule: dict, world: _World, spec: RulesSpec) -> list[list[tup
             continue
         zs = world.step(ys[0], rule["r2"])
         if len(zs) == 1 and zs[0] == heads[0] and zs[0] != x:
-            by_join[ys[0]].append((x, ys[0], zs[0]))
+            y, z = ys[0], zs[0]
+            atoms = ((rule["r1"], x, y), (rule["r2"], y, z), (rule["r3"], x, z))
+            if all(fit.fits(_atom_fact(*atom)) for atom in atoms):
+                by_join[y].append((x, y, z))
     joins = sorted(by_join, key=lambda y: stable_hash(spec.seed, rule["rule_id"], "join", y))
     dealt = [
         by_join[y][i]
@@ -549,9 +610,10 @@ def _atom_args(relation: str, triple: tuple[str, str, str]) -> tuple[str, str]:
 
 
 def _unrelated(
-    facts: pl.DataFrame, used: set[str], askable: set[str], spec: RulesSpec, set_id: str
+    facts: pl.DataFrame, used: set[str], askable: set[str], spec: RulesSpec, set_id: str, fit: SubjectTypes
 ) -> list[tuple[str, str, str]]:
     other = facts.filter(pl.col("r").is_in(sorted(askable - used)))
+    other = other.filter(pl.Series([fit.fits(t) for t in other.iter_rows()], dtype=pl.Boolean))
     keys = [stable_hash(spec.seed, set_id, "unrelated", s, r, o) for s, r, o in other.iter_rows()]
     chosen = (
         other.with_columns(_k=pl.Series(keys, dtype=pl.UInt64))
@@ -585,11 +647,18 @@ KNOWLEDGE_SET_RULES = {
     "well_typed_updates": "every updated implication's object is an object of its relation in the source",
     "join_entities": "every set has at least min_join_entities distinct join entities and 2+ answers",
     "calibrated_tier": "every set's rule is of min_tier or better (tiers judged on held-out facts)",
+    "question_suits_subject": "every question's subject has a class (P31) that 10%+ of the relation's "
+    "subjects have (no 'Where was [a person] founded?')",
 }
 
 
 def knowledge_set_validity(
-    items: list[dict], groundings: list[dict], rules: pl.DataFrame, facts: pl.DataFrame, spec: RulesSpec
+    items: list[dict],
+    groundings: list[dict],
+    rules: pl.DataFrame,
+    facts: pl.DataFrame,
+    spec: RulesSpec,
+    fit: SubjectTypes,
 ) -> dict:
     """Each knowledge-set rule checked on every item and set, with counts (``validity.json``)."""
     ranges = facts.group_by("r").agg(pl.col("o").unique())
@@ -605,6 +674,9 @@ def knowledge_set_validity(
         i["object"] not in range_of.get(i["relation"], set())
         for i in items
         if i["is_update"] and i["role"] == "implication"
+    )
+    violations["question_suits_subject"] = sum(
+        not fit.fits((i["subject"], i["relation"], i["object"])) for i in items
     )
     by_set: dict[str, list[dict]] = defaultdict(list)
     for g in groundings:
@@ -789,13 +861,15 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
             pid: question_forms(pid, catalog[pid].templates if pid in catalog else (), questions, clozes, own)
             for pid in relations
         }
-        groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec)
+        askable = sorted(r for r, f in forms.items() if f.questions and len(f.all) >= 2)
+        fit = subject_types(client, facts, askable)
+        groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec, fit)
         aliases = _answer_aliases(client, items, labels)
         queries = query_log(client)
     dropped.update({f"relation {s} merged into {r} read backwards": 1 for s, r in inverses.items()})
     rule_rows = rules.select([n for n in RULES.schema.names]).to_dicts()
     summary = rules.group_by("tier").agg(rules=pl.len()).sort("tier")
-    validity = knowledge_set_validity(items, groundings, rules, facts, spec)
+    validity = knowledge_set_validity(items, groundings, rules, facts, spec, fit)
     card = CardInfo(
         pretty_name="Rule cliques and knowledge sets from Wikidata (probesmith)",
         description=spec.description or __doc__.split("\n\n")[0],
