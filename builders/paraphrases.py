@@ -43,7 +43,7 @@ from probesmith.builders.relations import (
 )
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
-from probesmith.builders.text import fill_template, shared_stems, word_tokens
+from probesmith.builders.text import fill_template, filled_problem, shared_stems, word_tokens
 from probesmith.builders.wikidata import entity_id, query_log
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
@@ -207,20 +207,11 @@ def pattern_bank(
     return patterns
 
 
-def filled_problem(statement: str) -> str | None:
-    """What is wrong with a filled pattern on its face: a doubled word or two articles in a row."""
-    if re.search(r"\b(\w+) \1\b", statement, re.IGNORECASE):
-        return "a word doubled when filled"
-    if re.search(r"\b(a|an|the) (a|an|the)\b", statement, re.IGNORECASE):
-        return "two articles in a row when filled"
-    return None
-
-
 def checked_patterns(relation: str, bank: list[dict], subject: str, obj: str, dropped: Counter) -> list[dict]:
     """The patterns of a bank that read right when filled with a real instance of the relation."""
     kept = []
     for pattern in bank:
-        problem = filled_problem(fill_template(pattern["template"], subject, obj))
+        problem = filled_problem(fill_template(pattern["template"], subject, obj), subject, obj)
         if problem:
             dropped[f"{relation}: pattern dropped, {problem}"] += 1
         else:
@@ -509,15 +500,9 @@ def paraphrase_validity(patterns, edges, instances, kept_aliases, raw_aliases, l
     )
     first = {}
     for row in instances:
-        first.setdefault(row["relation_id"], row)
+        first.setdefault(row["relation_id"], (row["sub_label"], row["obj_label"]))
     violations["patterns_read"] = sum(
-        bool(
-            filled_problem(
-                fill_template(
-                    p["template"], first[p["relation_id"]]["sub_label"], first[p["relation_id"]]["obj_label"]
-                )
-            )
-        )
+        bool(filled_problem(fill_template(p["template"], *first[p["relation_id"]]), *first[p["relation_id"]]))
         for p in patterns
         if p["relation_id"] in first
     )

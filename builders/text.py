@@ -117,16 +117,20 @@ def shared_stems(left: list[str] | tuple[str, ...], right: list[str] | tuple[str
 def fill_template(template: str, subject: str | None = None, obj: str | None = None) -> str:
     """A template with ``[X]`` and/or ``[Y]`` replaced by the labels given.
 
-    A label that brings its own article ("The Den", "The Hague") takes the template's place: "is
-    the [Y]" gives "is The Den", not "is the The Den" (lm-pub-quiz's plain replacement writes the
-    latter).
+    A label that repeats the template's word beside the slot takes that word's place: "is the
+    [Y]" with "The Den" gives "is The Den", "the [Y] movement" with "Arts and Crafts movement"
+    gives "the Arts and Crafts movement" (lm-pub-quiz's plain replacement doubles the word). The
+    article before a slot agrees with the label ("a actor" -> "an actor").
     """
     text = template
     for slot, label in (("[X]", subject), ("[Y]", obj)):
-        if label is None:
+        if label is None or slot not in text:
             continue
-        if label[:4].lower() == "the ":
-            text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)
+        words = label.split()
+        if words:
+            first, last = re.escape(words[0]), re.escape(words[-1])
+            text = re.sub(rf"(?i)\b{first} {re.escape(slot)}", slot, text)
+            text = re.sub(rf"(?i){re.escape(slot)} {last}\b", slot, text)
         text = re.sub(
             rf"\b([Aa])n? {re.escape(slot)}",
             lambda m, label=label, slot=slot: indefinite_article(label, m.group(1)) + " " + slot,
@@ -148,3 +152,17 @@ def indefinite_article(word: str, case: str = "a") -> str:
         an = word[0] in "AEFHILMNORSX"
     article = "an" if an else "a"
     return article.capitalize() if case.isupper() else article
+
+
+def filled_problem(statement: str, *labels: str) -> str | None:
+    """What is wrong with a filled pattern on its face: a doubled word or two articles in a row.
+
+    A doubling inside one of the ``labels`` ("Pago Pago", "Han Han") is the name, not a fault.
+    """
+    doubled = [m.group(0).lower() for m in re.finditer(r"\b(\w+) \1\b", statement, re.IGNORECASE)]
+    if any(not any(d in label.lower() for label in labels) for d in doubled):
+        return "a word doubled when filled"
+    runs = [m.group(0).lower() for m in re.finditer(r"\b(a|an|the) (a|an|the)\b", statement, re.IGNORECASE)]
+    if any(not any(r in label.lower() for label in labels) for r in runs):
+        return "two articles in a row when filled"
+    return None

@@ -136,6 +136,7 @@ RELATION_RULES = {
     "distinct_answers": "no two answers of a space share a label or nest one name in the other",
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
     "templates": "every relation has at least 3 distinct templates",
+    "templates_read": "no template doubles a word or an article when filled with an instance",
 }
 
 
@@ -149,7 +150,7 @@ def relation_validity_report(
     dropped: dict[str, int],
 ) -> dict[str, Any]:
     """The validity report of a relations build, computed from its rows (see the module docstring)."""
-    from probesmith.builders.text import shared_stems, word_tokens
+    from probesmith.builders.text import fill_template, filled_problem, shared_stems, word_tokens
 
     by_relation: dict[str, list[dict]] = defaultdict(list)
     for row in instances:
@@ -158,8 +159,10 @@ def relation_validity_report(
     for row in answers:
         spaces[row["relation_id"]].append(row)
     patterns: dict[str, set[str]] = defaultdict(set)
+    texts: dict[str, list[str]] = defaultdict(list)
     for row in templates:
         patterns[row["relation_id"]].add(" ".join(row["template"].lower().split()))
+        texts[row["relation_id"]].append(row["template"])
     relations = {}
     for pid, rows in sorted(by_relation.items()):
         space = sorted(spaces[pid], key=lambda a: a["answer_idx"])
@@ -191,6 +194,12 @@ def relation_validity_report(
             violations["constant_answer"] += 1
         if len(patterns[pid]) < 3:
             violations["templates"] += 1
+        for row in rows:
+            for template in texts[pid]:
+                statement = fill_template(template, row["sub_label"], row["obj_label"])
+                if filled_problem(statement, row["sub_label"], row["obj_label"]):
+                    violations["templates_read"] += 1
+                    examples["templates_read"].append(statement)
         relations[pid] = {
             "instances": len(rows),
             "answers": len(ids),

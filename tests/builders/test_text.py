@@ -1,0 +1,70 @@
+"""Filling templates and the name-stem leakage rule, on the cases a reviewer found."""
+
+import pytest
+
+from probesmith.builders.text import content_stems, fill_template, filled_problem, shared_stems
+
+
+@pytest.mark.parametrize(
+    ("template", "subject", "obj", "statement"),
+    [
+        ("[X] is a [Y].", "Einstein", "actor", "Einstein is an actor."),
+        ("[X] is an [Y].", "Einstein", "physicist", "Einstein is a physicist."),
+        ("[X] is a [Y].", "Kant", "university professor", "Kant is a university professor."),
+        ("[X] is a [Y].", "Ness", "FBI agent", "Ness is an FBI agent."),
+        (
+            "[X]'s home venue is the [Y].",
+            "Millwall F.C.",
+            "The Den",
+            "Millwall F.C.'s home venue is The Den.",
+        ),
+        (
+            "The [X] crosses the [Y].",
+            "The Glen Bridge",
+            "Hudson River",
+            "The Glen Bridge crosses the Hudson River.",
+        ),
+        (
+            "[X] was associated with the [Y] movement.",
+            "Zulma Steele",
+            "Arts and Crafts movement",
+            "Zulma Steele was associated with the Arts and Crafts movement.",
+        ),
+        (
+            "The capital of [X] is [Y].",
+            "American Samoa",
+            "Pago Pago",
+            "The capital of American Samoa is Pago Pago.",
+        ),
+    ],
+)
+def test_fill_template_reads_right(template, subject, obj, statement):
+    assert fill_template(template, subject, obj) == statement
+    assert filled_problem(statement, subject, obj) is None
+
+
+def test_filled_problem_names_what_filling_broke_not_what_the_name_is():
+    assert filled_problem("He is is here.") == "a word doubled when filled"
+    assert filled_problem("It is the a thing.") == "two articles in a row when filled"
+    assert filled_problem("Han Han plays voice.", "Han Han", "voice") is None
+    assert filled_problem("The A-Team was created in the US.", "The A-Team", "US") is None
+
+
+@pytest.mark.parametrize(
+    ("subject", "obj"),
+    [
+        ("Ford Crown Victoria", "Ford Motor Company"),
+        ("AppleWorks", "Apple Inc."),
+        ("Sturnus", "Sturnidae"),
+        ("Panasonic Lumix DMC-FX90", "Panasonic"),
+        ("Anna of Russia", "Russian Empire"),
+    ],
+)
+def test_leaks_by_name_stem_are_caught(subject, obj):
+    assert shared_stems([subject], [obj])
+
+
+def test_generic_heads_are_not_leaks():
+    assert not shared_stems(["University of Oxford"], ["Harvard University"])
+    assert not shared_stems(["Football Association of Wales"], ["UEFA"])
+    assert content_stems("Sebastian Miczyński") == {"sebas", "miczy"}  # no split inside a word
