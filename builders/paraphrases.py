@@ -44,6 +44,7 @@ from probesmith.builders.relations import (
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.text import fill_template, filled_problem, shared_stems, word_tokens
+from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata import entity_id, query_log
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
@@ -533,14 +534,12 @@ def paraphrase_validity(patterns, edges, instances, kept_aliases, raw_aliases, l
 
 def paraphrase_validity_markdown(report: dict) -> str:
     """The card's validity section of a paraphrase build."""
-    lines = [
+    lines = rules_table(
         f"Checked on every one of the {report['instances']:,} instances, every kept alias and every "
-        f"pattern (`validity.json` has the details):",
-        "",
-        "| rule | what | violations |",
-        "|---|---|---|",
-    ]
-    lines += [f"| `{r}` | {what} | {report['violations'][r]:,} |" for r, what in PARAPHRASE_RULES.items()]
+        "pattern (`validity.json` has the details):",
+        PARAPHRASE_RULES,
+        report["violations"],
+    )
     lines += [
         "",
         f"Pattern graph: {report['isolated_patterns']} of {report['patterns']} patterns have no edge in "

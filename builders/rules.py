@@ -49,6 +49,7 @@ from probesmith.builders.relations import aliases_query, batched_select, facts_q
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.text import fill_template
+from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, query_log
 from probesmith.errors import ProbesmithError, SourceError, SpecError
 from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
@@ -702,13 +703,11 @@ def knowledge_set_validity(
 
 def knowledge_set_validity_markdown(report: dict) -> str:
     """The card's validity section of a rules build."""
-    lines = [
+    lines = rules_table(
         f"Checked on every one of the {report['items']:,} items of the {report['sets']} knowledge sets:",
-        "",
-        "| rule | what | violations |",
-        "|---|---|---|",
-    ]
-    lines += [f"| `{r}` | {what} | {report['violations'][r]:,} |" for r, what in KNOWLEDGE_SET_RULES.items()]
+        KNOWLEDGE_SET_RULES,
+        report["violations"],
+    )
     lines += [
         "",
         f"How many sets, and what bounds them: {report['usable_rules']} rules are `likely` or better on "

@@ -228,16 +228,20 @@ def relation_validity_report(
     }
 
 
+def rules_table(intro: str, rules: dict[str, str], violations: dict[str, int]) -> list[str]:
+    """Card lines: an intro, then one row per rule with what it checks and its violations."""
+    lines = [intro, "", "| rule | what | violations |", "|---|---|---|"]
+    return lines + [f"| `{r}` | {what} | {violations[r]:,} |" for r, what in rules.items()]
+
+
 def relation_validity_markdown(report: dict[str, Any], popularity_note: str) -> str:
     """The card's validity section of a relations build: rules, the constant baseline, coverage."""
-    lines = [
+    lines = rules_table(
         f"Checked on every one of the {report['instances']:,} instances (`validity.json` has each "
         "relation's counts and examples):",
-        "",
-        "| rule | what | violations |",
-        "|---|---|---|",
-    ]
-    lines += [f"| `{r}` | {what} | {report['totals'][r]:,} |" for r, what in RELATION_RULES.items()]
+        RELATION_RULES,
+        report["totals"],
+    )
     worst = max(report["relations"].items(), key=lambda kv: kv[1]["constant_answer"] - kv[1]["uniform"])
     lines += [
         "",

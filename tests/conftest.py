@@ -131,3 +131,14 @@ def tiny_gpt2_dir(tmp_path_factory):
     ).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def write_filled_sheet(path, rows: list[dict]):
+    """Write review-sheet rows (dicts, as csv.DictReader gives them) back as a filled CSV."""
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path

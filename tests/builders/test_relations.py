@@ -15,7 +15,7 @@ from probesmith.builders.relations import export_bear
 from probesmith.errors import SpecError
 from probesmith.schemas.parquet import read_parquet
 
-from ..conftest import FIXTURES, SHARED_DATA
+from ..conftest import FIXTURES, SHARED_DATA, write_filled_sheet
 
 pytestmark = pytest.mark.integration
 BEAR = SHARED_DATA / "bear" / "BEAR"
@@ -243,10 +243,7 @@ def test_review_sheet_of_a_relations_build_spreads_over_relations(small_relation
         row["gold_is_correct"] = "y"
         row["other_correct"] = "Europe" if i == 0 else ""
     filled = tmp_path / "filled.csv"
-    with open(filled, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_filled_sheet(filled, rows)
     result = read_review_sheet(build, filled)
     assert result["overall"]["reviewed"] == 24 and result["overall"]["validated_accuracy"] == round(
         23 / 24, 4

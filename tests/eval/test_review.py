@@ -7,7 +7,7 @@ import pytest
 from probesmith.cli import main
 from probesmith.eval.review import read_review_sheet, review_sample, write_review_sheet
 
-from ..conftest import needs_wordnet
+from ..conftest import needs_wordnet, write_filled_sheet
 
 pytestmark = [pytest.mark.integration, needs_wordnet]
 
@@ -33,18 +33,12 @@ def test_sheet_round_trip(small_wordnet_build, tmp_path):
         row["gold_is_correct"] = "n" if i < 2 else "y"
         row["other_correct"] = "C" if i == 2 else ""
     filled = tmp_path / "filled.csv"
-    with open(filled, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_filled_sheet(filled, rows)
     result = read_review_sheet(build, filled)
     assert result["overall"]["reviewed"] == 10 and result["overall"]["validated_accuracy"] == 0.7
     low, high = result["overall"]["ci95"]
     assert low < 0.7 < high
     assert main(["verify", str(build)]) == 0  # the review folder lives beside the data
     rows[0]["gold_is_correct"] = "maybe"
-    with open(filled, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_filled_sheet(filled, rows)
     assert main(["review-sample", str(build), "--read", str(filled)]) == 1
