@@ -50,7 +50,14 @@ from tqdm.auto import tqdm
 
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
-from probesmith.builders.text import contains_word, find_in_examples, near_duplicate, normalize_choice
+from probesmith.builders.text import (
+    contains_word,
+    find_in_examples,
+    indefinite_article,
+    mentions_word,
+    near_duplicate,
+    normalize_choice,
+)
 from probesmith.builders.wordnet import WordNetGraph, WordNetSource
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
@@ -101,6 +108,12 @@ class DistractorSpec:
         "distractors that are such answers are preferred, so a choice that is never anyone's answer "
         "is no cue.",
     )
+    less_specific: bool = spec_field(
+        False,
+        help="Definitions and synonymy: also draw 'opposite' distractors from the concept's own "
+        "ancestors (tagged isa_up). Their glosses are true of the concept, only less specific "
+        "('examine carefully' for 'vet'), so a reader may defend them: off unless asked.",
+    )
 
     def __post_init__(self) -> None:
         unknown = [k for k in self.mix if k not in DISTRACTOR_TYPES]
@@ -131,9 +144,11 @@ class ConceptSpec:
 
 
 _PLACEHOLDERS = (
-    "Placeholders: {word} (the word as it appears), {example}, {gloss}; a template with {example} "
-    "is used only for concepts with an example sentence containing their word."
+    "Placeholders: {word} (the word as it appears), {a_word} / {A_word} (the word with its "
+    "indefinite article, none for a proper noun: 'an owl', 'Deng Xiaoping'), {example}, {gloss}; a "
+    "template with {example} is used only for concepts with an example sentence containing their word."
 )
+_WORD_FIELDS = {"word", "a_word", "A_word"}
 
 
 @dataclass(frozen=True)
@@ -145,6 +160,14 @@ class FramingSpec:
     hyponymy: tuple[str, ...] = spec_field((), help=f"Templates of hyponymy questions. {_PLACEHOLDERS}")
     synonymy: tuple[str, ...] = spec_field(
         (), help="Templates of synonymy questions; {gloss} only (the gold names the word)."
+    )
+    verb_hypernymy: tuple[str, ...] = spec_field(
+        (),
+        help="Hypernymy templates for verbs (troponymy: 'to whisper is a way to speak'); empty = "
+        f"the hypernymy templates. {_PLACEHOLDERS}",
+    )
+    verb_hyponymy: tuple[str, ...] = spec_field(
+        (), help=f"Hyponymy templates for verbs; empty = the hyponymy templates. {_PLACEHOLDERS}"
     )
 
 
@@ -176,14 +199,23 @@ class WordNetSpec(ProbeSpec):
         for probe in self.probes:
             if not getattr(self.framings, probe):
                 raise ValueError(f"framings: no question template for probe type {probe!r}")
-        for probe in PROBE_TYPES:
+        for probe in (*PROBE_TYPES, "verb_hypernymy", "verb_hyponymy"):
             for template in getattr(self.framings, probe):
                 fields = set(re.findall(r"{(\w+)}", template))
-                if not fields <= {"word", "example", "gloss"} or "word" not in fields and probe != "synonymy":
+                if not fields <= {*_WORD_FIELDS, "example", "gloss"} or (
+                    not fields & _WORD_FIELDS and probe != "synonymy"
+                ):
                     raise ValueError(
-                        f"framings.{probe}: template {template!r} must use {{word}} and only "
-                        "{word}, {example}, {gloss}"
+                        f"framings.{probe}: template {template!r} must use {{word}} (or {{a_word}}) "
+                        "and only {word}, {a_word}, {A_word}, {example}, {gloss}"
                     )
+
+
+def with_article(word: str, capital: bool = False) -> str:
+    """The word with its indefinite article ("an owl", "a unicorn"); a proper noun takes none."""
+    if word[:1].isupper() and not re.fullmatch(r"[A-Z]{2,}\w*", word.split()[0]):
+        return word
+    return f"{indefinite_article(word, 'A' if capital else 'a')} {word}"
 
 
 class WeightedSampler:
@@ -205,9 +237,10 @@ class WeightedSampler:
 class _Builder:
     """Generates the items of one WordNetQA spec over one WordNet graph."""
 
-    def __init__(self, spec: WordNetSpec, graph: WordNetGraph):
+    def __init__(self, spec: WordNetSpec, graph: WordNetGraph, morphy=None):
         self.spec = spec
         self.g = graph
+        self.morphy = lru_cache(maxsize=1 << 18)(morphy) if morphy else None
         self.d = spec.distractors
         self.dropped: Counter = Counter()
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
@@ -388,14 +421,41 @@ class _Builder:
         lemma = lemma or self.g.lemmas[node][0]
         return f"{lemma}: {self.g.glosses[node]}" if self.spec.choice_format == "lemma_gloss" else lemma
 
+    def says(self, text: str, lemma: str) -> bool:
+        """Whether ``text`` uses ``lemma``, as written or inflected.
+
+        Inflected: a form WordNet's own morphology (``morphy``) reduces to it ("flatworms" ->
+        flatworm, "Soviet space stations" -> space station); regular inflections only when no
+        morphology is given.
+        """
+        if contains_word(text, lemma):
+            return True
+        if self.morphy is None:
+            return mentions_word(text, lemma)
+        words = lemma.lower().replace("-", " ").split()
+        tokens = [t.lower() for t in re.findall(r"[A-Za-z][A-Za-z'-]*", text)]
+        n = len(words)
+        for i in range(len(tokens) - n + 1):
+            if tokens[i : i + n - 1] != words[:-1]:
+                continue
+            token, last = tokens[i + n - 1], words[-1]
+            if token == last or any(self.morphy(token, pos) == last for pos in ("n", "v")):
+                return True
+        return False
+
     def lemmas_text(self, node: int) -> str:
         return ", ".join(self.g.lemmas[node])
 
     # ---- items -------------------------------------------------------------------------------
-    def framing_order(self, probe: str, key: tuple, has_example: bool) -> list[tuple[str, str]]:
+    def framing_order(
+        self, probe: str, key: tuple, has_example: bool, pos: str = "n"
+    ) -> list[tuple[str, str]]:
+        """The probe's templates for a concept of part of speech ``pos``, in seeded order."""
+        verb_templates = getattr(self.spec.framings, f"verb_{probe}", ()) if pos in ("v", "verb") else ()
+        prefix, templates = (f"{probe}-v", verb_templates) if verb_templates else (f"{probe}-", None)
         templates = [
-            (f"{probe}-{i}", t)
-            for i, t in enumerate(getattr(self.spec.framings, probe))
+            (f"{prefix}{i}", t)
+            for i, t in enumerate(templates or getattr(self.spec.framings, probe))
             if has_example or "{example}" not in t
         ]
         item_rng(self.spec.seed, "framing", *key).shuffle(templates)
@@ -407,6 +467,9 @@ class _Builder:
         word = context[1] if context else g.lemmas[c][0]
         in_context = {"word": word, "example": context[0] if context else "", "gloss": g.glosses[c]}
         out_of_context = {"word": g.lemmas[c][0], "example": "", "gloss": g.glosses[c]}
+        for fields in (in_context, out_of_context):
+            fields["a_word"] = with_article(fields["word"])
+            fields["A_word"] = with_article(fields["word"], capital=True)
         name, pos = g.names[c], g.pos[c]
         out: dict[str, list[DraftItem]] = {}
 
@@ -417,7 +480,7 @@ class _Builder:
 
             candidates = (
                 (framing, question, gold_text_for(question))
-                for framing, template in self.framing_order(probe, (name, hops), context is not None)
+                for framing, template in self.framing_order(probe, (name, hops), context is not None, pos)
                 for question in [template.format(**fill(template))]
             )
             found = next((c for c in candidates if c[2] is not None), None)
@@ -451,12 +514,15 @@ class _Builder:
                     )
                 )
 
-        neighbours = self._isa_pool(c, "up") + self._isa_pool(c, "down")
+        # an ancestor's gloss is true of the concept, only less specific: not a wrong answer
+        neighbours = (self._isa_pool(c, "up") if self.d.less_specific else []) + self._isa_pool(c, "down")
         sisters_of_c = [(n, d, "sister") for n, d in self._sister_family(c)]
         if "definitions" in spec.probes:
             if context is None:
                 self.dropped["definitions: no example sentence contains the word"] += 1
-            elif contains_word(g.glosses[c], word):
+            elif any(
+                self.says(g.glosses[c], x) for x in {word, *(x for x in g.lemmas[c] if self.says(word, x))}
+            ):
                 self.dropped["definitions: gloss contains the word"] += 1
             else:
                 gloss = g.glosses[c]
@@ -476,7 +542,7 @@ class _Builder:
                 "synonymy",
                 0,
                 c,
-                lambda q: None if any(contains_word(q, x) for x in g.lemmas[c]) else self.lemmas_text(c),
+                lambda q: None if any(self.says(q, x) for x in g.lemmas[c]) else self.lemmas_text(c),
                 {"sister": sisters_of_c, "opposite": neighbours},
                 {c},
                 self.lemmas_text,
@@ -533,7 +599,7 @@ class _Builder:
     def _gold_isa_text(self, gold: int):
         def text_for(question: str) -> str | None:
             for lemma in self.g.lemmas[gold]:
-                if not contains_word(question, lemma):
+                if not self.says(question, lemma):
                     return self.isa_text(gold, lemma)
             return None
 
@@ -605,7 +671,7 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
     """Generate every WordNetQA item ``spec`` asks for, grouped by probe type."""
     source = WordNetSource(spec.source_dir)
     graph = source.load(("noun", "verb"))
-    builder = _Builder(spec, graph)
+    builder = _Builder(spec, graph, source.reader().morphy)
     items: dict[str, list[DraftItem]] = {probe: [] for probe in spec.probes}
     concepts = builder.concepts()
     log.info("asking about %d WordNet concepts", len(concepts))

@@ -1,5 +1,6 @@
 """The small WordNet build, end to end, with every rule checked on every item."""
 
+import re
 import shutil
 from collections import Counter
 
@@ -48,7 +49,7 @@ def test_build_has_every_config_and_split(small_wordnet_build):
 def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph):
     g = wordnet_graph
     rows = items(small_wordnet_build)
-    assert len(rows) > 5000
+    assert len(rows) > 4500  # 4,943 since leaks are checked with WordNet's own morphology
     for row in rows:
         c = g.index[row["concept"]]
         choices, answer = row["choices"], row["answer_index"]
@@ -241,3 +242,32 @@ def test_no_synset_is_the_answer_more_often_than_its_share(small_wordnet_build):
         (count,) = width
         over = {s: (g, distractor[s]) for s, g in gold.items() if g > max(floor, distractor[s] // count)}
         assert over == {}, (probe, dict(list(over.items())[:5]))
+
+
+def test_leaks_are_found_through_wordnets_morphology(wordnet_graph):
+    from probesmith.builders.registry import load_spec
+    from probesmith.builders.wordnet import WordNetSource
+    from probesmith.builders.wordnetqa import _Builder, with_article
+
+    builder = _Builder(load_spec("wordnet"), wordnet_graph, WordNetSource().reader().morphy)
+    assert builder.says("Soviet space stations orbited the earth", "space station")
+    assert builder.says("flatworms live in water", "flatworm")
+    assert builder.says("The psychologist raced the rats", "race")
+    assert builder.says("geese flew over", "goose")  # irregular: WordNet's exception lists
+    assert not builder.says("a racetrack for horses", "race")
+    assert [with_article(w) for w in ("owl", "unicorn", "hour", "interim overhaul", "Deng Xiaoping")] == [
+        "an owl",
+        "a unicorn",
+        "an hour",
+        "an interim overhaul",
+        "Deng Xiaoping",
+    ]
+
+
+def test_verbs_are_asked_as_ways_to_not_kinds_of(small_wordnet_build):
+    for row in items(small_wordnet_build):
+        if row["pos"] == "verb" and row["framing"].split("-")[0] in ("hypernymy", "hyponymy"):
+            assert "kind of" not in row["question"] and "type of" not in row["question"], row["question"]
+            assert "way to" in row["question"]
+        # "A interim overhaul" no more ("one", "once" take "a")
+        assert not re.search(r"\bA (?:[ai]|o(?!nce|ne))\w", row["question"]), row["question"]
