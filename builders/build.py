@@ -78,7 +78,8 @@ def build(
             summary = summarize(tables)
             all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
             if tables:
-                validity = validity_report(tables, output.dropped)
+                mix = getattr(getattr(spec, "distractors", None), "mix", None)
+                validity = validity_report(tables, output.dropped, dict(mix) if mix else None)
                 writer.add_file(VALIDITY_FILE, json.dumps(validity, indent=1, sort_keys=True) + "\n")
                 card = replace(
                     card, extra_sections=(*card.extra_sections, ("Validity", validity_markdown(validity)))

@@ -27,20 +27,44 @@ RULES = {
 }
 
 
-def validity_report(tables: dict[tuple[str, str], pa.Table], dropped: dict[str, int]) -> dict[str, Any]:
-    """The report of every config of a multiple-choice build (see the module docstring)."""
+def validity_report(
+    tables: dict[tuple[str, str], pa.Table], dropped: dict[str, int], mix: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """The report of every config of a multiple-choice build (see the module docstring).
+
+    With the spec's distractor ``mix``, each config also reports the mix asked for beside the mix
+    delivered (distractor slots by type, counted in the tables) and the shortfall of each type,
+    which the builder filled with random distractors.
+    """
     rows_by_config: dict[str, list[dict]] = defaultdict(list)
     for (config, split), table in sorted(tables.items()):
         columns = table.select(
             ["choices", "answer_index", "hops", "distractor_types", "framing", "pos"]
         ).to_pylist()
         rows_by_config[config] += [dict(row, split=split) for row in columns]
+    configs = {
+        config: _config_report(rows, {r: n for r, n in dropped.items() if r.startswith(f"{config}:")})
+        for config, rows in sorted(rows_by_config.items())
+    }
+    if mix:
+        for config, rows in rows_by_config.items():
+            configs[config]["mix"] = _mix_report(rows, mix)
+    return {"rules": RULES, "configs": configs}
+
+
+def _slot_type(tag: str) -> str:
+    """The mix type of a distractor tag: the ISA hops of either direction are 'opposite'."""
+    return "opposite" if tag.startswith("isa_") else tag
+
+
+def _mix_report(rows: list[dict], mix: dict[str, int]) -> dict[str, Any]:
+    """Distractor slots asked for and delivered per type; the shortfall went to random."""
+    delivered = Counter(_slot_type(t) for row in rows for t in row["distractor_types"])
+    asked = {kind: n * len(rows) for kind, n in mix.items() if n}
     return {
-        "rules": RULES,
-        "configs": {
-            config: _config_report(rows, {r: n for r, n in dropped.items() if r.startswith(f"{config}:")})
-            for config, rows in sorted(rows_by_config.items())
-        },
+        "asked": dict(sorted(asked.items())),
+        "delivered": dict(sorted(delivered.items())),
+        "shortfall": {kind: max(0, n - delivered.get(kind, 0)) for kind, n in sorted(asked.items())},
     }
 
 
@@ -125,6 +149,20 @@ def validity_markdown(report: dict[str, Any]) -> str:
     for config, entry in report["configs"].items():
         mix = ", ".join(f"{t} {s:.1%}" for t, s in entry["distributions"]["distractor_types"].items())
         lines.append(f"- `{config}`: {mix}")
+        if "mix" in entry:
+            asked, short = entry["mix"]["asked"], entry["mix"]["shortfall"]
+            total = sum(asked.values()) or 1
+            lines.append(
+                "  - asked: "
+                + ", ".join(f"{t} {n / total:.0%}" for t, n in asked.items())
+                + "; short, filled with random: "
+                + (
+                    ", ".join(
+                        f"{t} {n:,} slots ({n / total:.1%})" for t, n in short.items() if n and t != "random"
+                    )
+                    or "none"
+                )
+            )
     return "\n".join(lines)
 
 

@@ -271,3 +271,21 @@ def test_verbs_are_asked_as_ways_to_not_kinds_of(small_wordnet_build):
             assert "way to" in row["question"]
         # "A interim overhaul" no more ("one", "once" take "a")
         assert not re.search(r"\bA (?:[ai]|o(?!nce|ne))\w", row["question"]), row["question"]
+
+
+def test_the_mix_asked_and_the_mix_delivered_are_both_reported(small_wordnet_build):
+    import json
+
+    validity = json.loads((small_wordnet_build.out / "validity.json").read_text())
+    rows = items(small_wordnet_build)
+    for config, entry in validity["configs"].items():
+        delivered = Counter(
+            "opposite" if t.startswith("isa_") else t
+            for row in rows
+            if row["framing"].split("-")[0] == config
+            for t in row["distractor_types"]
+        )
+        assert entry["mix"]["delivered"] == dict(sorted(delivered.items()))
+        for kind, asked in entry["mix"]["asked"].items():
+            assert entry["mix"]["shortfall"][kind] == max(0, asked - delivered.get(kind, 0))
+    assert "short, filled with random" in (small_wordnet_build.out / "README.md").read_text()
