@@ -43,7 +43,7 @@ from probesmith.builders.relations import (
 )
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
-from probesmith.builders.text import fill_template, filled_problem, shared_stems, word_tokens
+from probesmith.builders.text import fill_template, filled_problem, shared_stems, template_key, word_tokens
 from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata import entity_id, query_log
 from probesmith.errors import SourceError
@@ -123,11 +123,6 @@ def normalize_pattern(template: str) -> str:
     return text if text[-1:] in ".?!" else text + "."
 
 
-def _pattern_key(template: str) -> str:
-    """Patterns equal up to case, punctuation and a/an are one (the article is chosen when filled)."""
-    return re.sub(r"\ban\b", "a", re.sub(r"[^\w\[\]]+", " ", template.lower())).strip()
-
-
 def _read_jsonl(path: Path) -> list[dict]:
     try:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -182,13 +177,13 @@ def pattern_bank(
     """Validated, deduplicated patterns with merged origins; drops counted by reason."""
     patterns: list[dict] = []
     by_key: dict[str, dict] = {}
-    rejected = {_pattern_key(normalize_pattern(t)) for t in reject}
+    rejected = {template_key(normalize_pattern(t)) for t in reject}
     for template, origin in raw:
         if template.count("[X]") != 1 or template.count("[Y]") != 1:
             dropped[f"{relation}: pattern without exactly one [X] and one [Y]"] += 1
             continue
         text = normalize_pattern(template)
-        key = _pattern_key(text)
+        key = template_key(text)
         if key in rejected:
             dropped[f"{relation}: pattern rejected by hand (patterns.reject)"] += 1
             continue
@@ -225,12 +220,12 @@ def pattern_edges(relation: str, graphs: str, patterns: list[dict]) -> list[dict
     path = Path(graphs) / f"{relation}.json" if graphs else None
     if path is None or not path.is_file():
         return []
-    ids = {_pattern_key(p["template"]): p["pattern_id"] for p in patterns}
+    ids = {template_key(p["template"]): p["pattern_id"] for p in patterns}
     edges: list[dict] = []
     seen: set[tuple[str, str]] = set()
     for edge in json.loads(path.read_text())["edges"]:
-        source = ids.get(_pattern_key(normalize_pattern(edge["source_pattern"])))
-        target = ids.get(_pattern_key(normalize_pattern(edge["target_pattern"])))
+        source = ids.get(template_key(normalize_pattern(edge["source_pattern"])))
+        target = ids.get(template_key(normalize_pattern(edge["target_pattern"])))
         if source and target and source != target and (source, target) not in seen:
             seen.add((source, target))  # a/an variants are one pattern: their edges are one edge
             edges.append(

@@ -46,7 +46,7 @@ from probesmith.builders.bear import BEAR_RELATIONS
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
-from probesmith.builders.text import shared_stems, word_tokens
+from probesmith.builders.text import names_nested, shared_stems, template_key
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
 from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, query_log
 from probesmith.errors import SpecError
@@ -79,7 +79,7 @@ class Relation:
     def __post_init__(self) -> None:
         if not re.fullmatch(r"P\d+", self.pid):
             raise SpecError(f"relation catalog: {self.pid!r} is not a Wikidata property id (P123).")
-        distinct = {_template_key(t) for t in self.templates}
+        distinct = {template_key(t) for t in self.templates}
         if len(distinct) < 3:
             raise SpecError(
                 f"relation catalog: {self.pid} needs at least 3 distinct templates, has {len(distinct)} "
@@ -126,11 +126,6 @@ def load_catalog(name_or_path: str) -> dict[str, Relation]:
         )
         relations[relation.pid] = relation
     return relations
-
-
-def _template_key(template: str) -> str:
-    """Templates that differ only in case, spacing or a/an are one template."""
-    return re.sub(r"\ban\b", "a", " ".join(template.lower().split()))
 
 
 def is_object_final(template: str) -> bool:
@@ -225,28 +220,35 @@ def parents_query(entities: list[str], containment: tuple[str, ...]) -> str:
 
 
 def containment_edges(
-    client: SparqlClient, entities: list[str], containment: tuple[str, ...], max_depth: int = 12
+    client: SparqlClient,
+    entities: list[str],
+    containment: tuple[str, ...],
+    max_depth: int = 12,
+    *,
+    edges: dict[str, set[tuple[str, str]]] | None = None,
+    expanded: set[str] | None = None,
 ) -> dict[str, set[tuple[str, str]]]:
     """Every containment edge above the entities, ``{entity: {(property, parent)}}``.
 
     Level by level, a VALUES query per frontier batch: no property path, so no unbounded search.
+    Pass the ``edges`` and ``expanded`` of earlier calls to ask only about entities not seen yet.
     """
-    edges: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    seen = set(entities)
-    frontier = sorted(seen)
+    edges = {} if edges is None else edges
+    expanded = set() if expanded is None else expanded
+    frontier = sorted(set(entities) - expanded)
     for _ in range(max_depth):
         if not frontier:
             break
+        expanded.update(frontier)
         found = set()
         for row in batched_select(client, lambda batch: parents_query(batch, containment), frontier):
             parent = entity_id(row["parent"])
             if not parent.startswith("Q"):
                 continue
-            edges[entity_id(row["e"])].add((row["p"].rsplit("/", 1)[-1], parent))
+            edges.setdefault(entity_id(row["e"]), set()).add((row["p"].rsplit("/", 1)[-1], parent))
             found.add(parent)
-        frontier = sorted(found - seen)
-        seen |= found
-    return dict(edges)
+        frontier = sorted(found - expanded)
+    return edges
 
 
 def transitive_containers(edges: dict[str, set[tuple[str, str]]], entities) -> dict[str, set[str]]:
@@ -363,12 +365,6 @@ def leaked_stems(subject: str, obj: str, labels: dict[str, str], aliases: dict[s
     return shared_stems([labels[subject], *aliases.get(subject, ())], [labels[obj], *aliases.get(obj, ())])
 
 
-def _names_nested(a: str, b: str) -> bool:
-    """Whether one answer's name contains the other's words ("BBC One" / "BBC", "lung cancer" / "cancer")."""
-    left, right = word_tokens(a), word_tokens(b)
-    return bool(left and right) and (left < right or right < left)
-
-
 def balance_relation(
     relation: Relation,
     source: RelationFacts,
@@ -415,20 +411,19 @@ def balance_relation(
     )
     excluded: set[str] = set()  # answers a constant guess would exploit, replaced by the next ones
     while True:
-        space = _answer_space(pid, ranked, excluded, labels, containers, spec, max_answers, Counter())
+        skipped = Counter()  # this attempt's drops: counted only for the space that is kept
+        space = _answer_space(pid, ranked, excluded, labels, containers, spec, max_answers, skipped)
         if len(space) < spec.min_answers:
             break
-        scratch = Counter()  # this attempt's drops: counted only for the space that is kept
         relation_set = _sample_instances(
-            pid, space, golds, labels, containers, spec, scratch, one_to_one, popularity_of
+            pid, space, golds, labels, containers, spec, skipped, one_to_one, popularity_of
         )
         if not relation_set.instances:
             break
         shares = _gold_shares(relation_set.instances, space)
         worst = max(space, key=lambda a: (shares[a], -space.index(a)))
         if shares[worst] <= 1 / len(space) + spec.constant_margin:
-            _answer_space(pid, ranked, excluded, labels, containers, spec, max_answers, dropped)
-            dropped.update(scratch)
+            dropped.update(skipped)
             if excluded:
                 dropped[
                     f"{pid}: answer removed, gold for too many instances (a constant guess beats chance)"
@@ -466,7 +461,7 @@ def _answer_space(
         if nested and spec.nested_answers == "drop":
             dropped[f"{pid}: answer nested in a better supported answer (containment)"] += 1
             continue
-        if not nested and any(_names_nested(labels[o], labels[a]) for a in space):
+        if not nested and any(names_nested(labels[o], labels[a]) for a in space):
             dropped[f"{pid}: answer name contains or is contained in a better supported answer's"] += 1
             continue
         seen_labels.add(labels[o].lower())
@@ -587,8 +582,38 @@ def _assign_subjects(
     return chosen
 
 
-def fetch_relation(client: SparqlClient, relation: Relation, spec: RelationsSpec) -> RelationFacts:
+@dataclass
+class EntityLookups:
+    """Aliases and containment edges of the entities a build has asked about.
+
+    An entity shared by several relations (a country, a language) is queried once per build.
+    """
+
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    edges: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    expanded: set[str] = field(default_factory=set)
+
+    def aliases_of(self, client: SparqlClient, entities: list[str]) -> dict[str, list[str]]:
+        """The English aliases of the entities that have any."""
+        missing = [e for e in entities if e not in self.aliases]
+        self.aliases.update({e: [] for e in missing})
+        for row in batched_select(client, aliases_query, missing):  # VALUES batches: 10x a UNION
+            self.aliases[entity_id(row["e"])].append(row["alias"])
+        return {e: self.aliases[e] for e in entities if self.aliases[e]}
+
+    def containers_of(
+        self, client: SparqlClient, entities: list[str], containment: tuple[str, ...]
+    ) -> dict[str, set[str]]:
+        """Each entity's containers through ``containment``, transitively."""
+        containment_edges(client, entities, containment, edges=self.edges, expanded=self.expanded)
+        return transitive_containers(self.edges, entities)
+
+
+def fetch_relation(
+    client: SparqlClient, relation: Relation, spec: RelationsSpec, lookups: EntityLookups | None = None
+) -> RelationFacts:
     """A relation's facts (type-constrained as the catalog says), both ends' aliases, objects' containers."""
+    lookups = lookups or EntityLookups()
     rows = client.select_paged(
         facts_query(relation.pid, relation.subject_types, relation.object_types), spec.wikidata.page_size
     )
@@ -598,16 +623,10 @@ def fetch_relation(client: SparqlClient, relation: Relation, spec: RelationsSpec
         if r["s"].startswith("http://www.wikidata.org/entity/Q")
         and r["o"].startswith("http://www.wikidata.org/entity/Q")
     ]
-    entities = sorted({e for s, o, *_ in facts for e in (s, o)})
-    aliases: dict[str, list[str]] = {e: [] for e in entities}
-    for row in batched_select(client, aliases_query, entities):  # VALUES batches: 10x a UNION
-        aliases[entity_id(row["e"])].append(row["alias"])
-    containers: dict[str, set[str]] = {}
-    if spec.containment:
-        objects = sorted({o for _, o, *_ in facts})
-        edges = containment_edges(client, objects, spec.containment)
-        containers = transitive_containers(edges, objects)
-    return RelationFacts(facts, {e: a for e, a in aliases.items() if a}, containers)
+    aliases = lookups.aliases_of(client, sorted({e for s, o, *_ in facts for e in (s, o)}))
+    objects = sorted({o for _, o, *_ in facts})
+    containers = lookups.containers_of(client, objects, spec.containment) if spec.containment else {}
+    return RelationFacts(facts, aliases, containers)
 
 
 RELATION_SUMMARY_SCHEMA = {
@@ -641,11 +660,10 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
     instances: list[dict] = []
     answers: list[dict] = []
     built: dict[str, RelationSet] = {}
-    aliases: dict[str, list[str]] = {}
+    lookups = EntityLookups()
     with open_wikidata(spec.wikidata) as (client, source):
         for relation in tqdm(chosen, desc="relations", unit="relation", disable=None):
-            facts = fetch_relation(client, relation, spec)
-            aliases.update(facts.aliases)
+            facts = fetch_relation(client, relation, spec, lookups)
             relation_set = balance_relation(
                 relation, facts, spec, dropped, lambda subjects: popularity(client, subjects)[1]
             )
@@ -656,7 +674,7 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         measure, popular = popularity(client, subjects)
         queries = query_log(client)
     for row in instances:
-        row["sub_aliases"] = sorted(aliases.get(row["sub_id"], []))
+        row["sub_aliases"] = sorted(lookups.aliases.get(row["sub_id"], []))
         row["popularity"] = popular.get(row["sub_id"])
     summary_rows = [
         {

@@ -351,6 +351,7 @@ class _World:
         for r in self.pool:
             self.pool[r] = sorted(set(self.pool[r]))
         self.subjects = dict(subjects)
+        self._edit_candidates: dict[str, list[str]] = {}
 
     def range_of(self, relation: str) -> set[str]:
         """Entities the source has at the second argument of ``relation`` (read backwards for P^-1)."""
@@ -362,8 +363,13 @@ class _World:
         """New objects for an edit of r2(y, z): objects of both r2 and r3 in the source.
 
         So the re-derived implication r3(x, z') is a well-typed fact (a country for "country").
+        Computed once per rule: every variant of every set of the rule asks.
         """
-        return sorted(self.range_of(rule["r2"]) & self.range_of(rule["r3"]))
+        if rule["rule_id"] not in self._edit_candidates:
+            self._edit_candidates[rule["rule_id"]] = sorted(
+                self.range_of(rule["r2"]) & self.range_of(rule["r3"])
+            )
+        return self._edit_candidates[rule["rule_id"]]
 
     def step(self, x: str, relation: str) -> list[str]:
         """Entities y with relation(x, y), reading ``P^-1`` backwards."""
@@ -456,6 +462,11 @@ def knowledge_sets(
     grounding_rows, items = [], []
     built = 0
     askable = {r for r, f in forms.items() if f.questions and len(f.all) >= 2}
+    # the facts an unrelated question may come from: askable, and suited to its subject (once)
+    unrelated_pool = facts.filter(pl.col("r").is_in(sorted(askable)))
+    unrelated_pool = unrelated_pool.filter(
+        pl.Series([fit.fits(t) for t in unrelated_pool.iter_rows()], dtype=pl.Boolean)
+    )
     for rule in usable.iter_rows(named=True):
         if built >= spec.max_sets:
             break
@@ -479,7 +490,7 @@ def knowledge_sets(
             if built >= spec.max_sets:
                 break
             set_id = f"ks-{built:04d}"
-            unrelated = _unrelated(facts, set(relations), askable, spec, set_id, fit)
+            unrelated = _unrelated(unrelated_pool, set(relations), spec, set_id)
             variants = {"init": _variant_facts(rule, groundings, world, None, spec, set_id)}
             for v in range(spec.update_variants):
                 variants[str(v)] = _variant_facts(rule, groundings, world, v, spec, set_id)
@@ -611,10 +622,10 @@ def _atom_args(relation: str, triple: tuple[str, str, str]) -> tuple[str, str]:
 
 
 def _unrelated(
-    facts: pl.DataFrame, used: set[str], askable: set[str], spec: RulesSpec, set_id: str, fit: SubjectTypes
+    pool: pl.DataFrame, used: set[str], spec: RulesSpec, set_id: str
 ) -> list[tuple[str, str, str]]:
-    other = facts.filter(pl.col("r").is_in(sorted(askable - used)))
-    other = other.filter(pl.Series([fit.fits(t) for t in other.iter_rows()], dtype=pl.Boolean))
+    """``spec.unrelated`` facts of relations the rule does not use, keyed by the set."""
+    other = pool.filter(~pl.col("r").is_in(sorted(used)))
     keys = [stable_hash(spec.seed, set_id, "unrelated", s, r, o) for s, r, o in other.iter_rows()]
     chosen = (
         other.with_columns(_k=pl.Series(keys, dtype=pl.UInt64))

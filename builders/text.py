@@ -56,6 +56,17 @@ def word_tokens(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()))
 
 
+def names_nested(a: str, b: str) -> bool:
+    """Whether one name's words are a proper part of the other's ("BBC One" / "BBC")."""
+    left, right = word_tokens(a), word_tokens(b)
+    return bool(left and right) and (left < right or right < left)
+
+
+def template_key(template: str) -> str:
+    """Templates equal up to case, punctuation and a/an are one (the article is chosen when filled)."""
+    return re.sub(r"\ban\b", "a", re.sub(r"[^\w\[\]]+", " ", template.lower())).strip()
+
+
 def token_jaccard(a: str, b: str) -> float:
     """Jaccard similarity of two texts' word-token sets (1.0: the same words)."""
     left, right = word_tokens(a), word_tokens(b)

@@ -188,7 +188,13 @@ def relation_validity_report(
     dropped: dict[str, int],
 ) -> dict[str, Any]:
     """The validity report of a relations build, computed from its rows (see the module docstring)."""
-    from probesmith.builders.text import fill_template, filled_problem, shared_stems, word_tokens
+    from probesmith.builders.text import (
+        fill_template,
+        filled_problem,
+        names_nested,
+        shared_stems,
+        template_key,
+    )
 
     by_relation: dict[str, list[dict]] = defaultdict(list)
     for row in instances:
@@ -199,7 +205,7 @@ def relation_validity_report(
     patterns: dict[str, set[str]] = defaultdict(set)
     texts: dict[str, list[str]] = defaultdict(list)
     for row in templates:
-        patterns[row["relation_id"]].add(" ".join(row["template"].lower().split()))
+        patterns[row["relation_id"]].add(template_key(row["template"]))
         texts[row["relation_id"]].append(row["template"])
     relations = {}
     for pid, rows in sorted(by_relation.items()):
@@ -220,8 +226,9 @@ def relation_validity_report(
                 examples["no_leak"].append([row["sub_label"], row["obj_label"]])
         violations["unique_subjects"] = len(rows) - len({row["sub_id"] for row in rows})
         for a, b in itertools.combinations(space, 2):
-            left, right = word_tokens(a["obj_label"]), word_tokens(b["obj_label"])
-            if a["obj_label"].lower() == b["obj_label"].lower() or left < right or right < left:
+            if a["obj_label"].lower() == b["obj_label"].lower() or names_nested(
+                a["obj_label"], b["obj_label"]
+            ):
                 violations["distinct_answers"] += 1
                 examples["distinct_answers"].append([a["obj_label"], b["obj_label"]])
         golds_in_space = [set(row["gold_obj_ids"]) & set(ids) for row in rows]
