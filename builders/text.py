@@ -166,9 +166,10 @@ def indefinite_article(word: str, case: str = "a") -> str:
 
 
 def filled_problem(statement: str, *labels: str) -> str | None:
-    """What is wrong with a filled pattern on its face: a doubled word or two articles in a row.
+    """What is wrong with a filled pattern on its face, or None.
 
-    A doubling inside one of the ``labels`` ("Pago Pago", "Han Han") is the name, not a fault.
+    A doubled word, two articles in a row, a space before punctuation. A doubling inside one of
+    the ``labels`` ("Pago Pago", "Han Han") is the name, not a fault.
     """
     doubled = [m.group(0).lower() for m in re.finditer(r"\b(\w+) \1\b", statement, re.IGNORECASE)]
     if any(not any(d in label.lower() for label in labels) for d in doubled):
@@ -176,4 +177,6 @@ def filled_problem(statement: str, *labels: str) -> str | None:
     runs = [m.group(0).lower() for m in re.finditer(r"\b(a|an|the) (a|an|the)\b", statement, re.IGNORECASE)]
     if any(not any(r in label.lower() for label in labels) for r in runs):
         return "two articles in a row when filled"
+    if re.search(r"\s[.,;:!?]", statement) and not any(re.search(r"\s[.,;:!?]", label) for label in labels):
+        return "a space before punctuation"
     return None

@@ -68,3 +68,8 @@ def test_generic_heads_are_not_leaks():
     assert not shared_stems(["University of Oxford"], ["Harvard University"])
     assert not shared_stems(["Football Association of Wales"], ["UEFA"])
     assert content_stems("Sebastian Miczyński") == {"sebas", "miczy"}  # no split inside a word
+
+
+def test_a_space_before_punctuation_is_named():
+    assert filled_problem("Malayalam is the language used by Thakazhi .") == "a space before punctuation"
+    assert filled_problem("Gorillaz was formed in London.", "Gorillaz", "London") is None
