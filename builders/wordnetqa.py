@@ -520,22 +520,28 @@ class _Builder:
         if "definitions" in spec.probes:
             if context is None:
                 self.dropped["definitions: no example sentence contains the word"] += 1
-            elif any(
-                self.says(g.glosses[c], x) for x in {word, *(x for x in g.lemmas[c] if self.says(word, x))}
-            ):
-                self.dropped["definitions: gloss contains the word"] += 1
             else:
+                asked = {word, *(x for x in g.lemmas[c] if self.says(word, x))}
+
+                def names_word(text: str) -> bool:
+                    return any(self.says(text, x) for x in asked)
+
                 gloss = g.glosses[c]
-                make(
-                    "definitions",
-                    0,
-                    c,
-                    lambda q: gloss,
-                    {"sister": sisters_of_c, "opposite": neighbours},
-                    {c},
-                    lambda n: g.glosses[n],
-                    lambda t: normalize_choice(t) != normalize_choice(gloss),
-                )
+                if names_word(gloss):
+                    self.dropped["definitions: gloss contains the word"] += 1
+                else:
+                    # the same rule for every choice: a distractor naming the word ("a common stock
+                    # of a nationally known company") would be eliminated on sight
+                    make(
+                        "definitions",
+                        0,
+                        c,
+                        lambda q: gloss,
+                        {"sister": sisters_of_c, "opposite": neighbours},
+                        {c},
+                        lambda n: g.glosses[n],
+                        lambda t: normalize_choice(t) != normalize_choice(gloss) and not names_word(t),
+                    )
         if "synonymy" in spec.probes:
             own = {lemma.lower() for lemma in g.lemmas[c]}
             make(

@@ -80,6 +80,9 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph):
                 assert not own & {lemma.lower() for lemma in g.lemmas[g.index[concept]]}, row
         if probe == "definitions":
             assert choices[answer] == g.glosses[c]
+            word = re.search(r'"([^"]+)"(?: means| mean in| is$)', row["question"]).group(1)
+            # the same rule for every choice: none names the word asked about (written as asked)
+            assert not any(contains_word(choice, word) for choice in choices), row
         for concept, kind, hops in zip(
             distractor_concepts, row["distractor_types"], row["distractor_hops"], strict=False
         ):
