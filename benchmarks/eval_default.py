@@ -31,7 +31,7 @@ def save_models(folder: Path) -> dict[str, Path]:
     import polars as pl
     from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    from probesmith.eval.encoder import train_wordpiece
+    from probesmith.eval.models import train_wordpiece
 
     gpt2 = PreTrainedTokenizerFast.from_pretrained(str(SHARED / "tokenizers" / "gpt2"))
     torch.manual_seed(0)

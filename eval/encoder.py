@@ -16,26 +16,9 @@ import polars as pl
 import torch
 
 from probesmith.eval.baselines import Baseline
-from probesmith.eval.models import default_device
+from probesmith.eval.models import default_device, train_wordpiece
 
 log = logging.getLogger(__name__)
-
-
-def train_wordpiece(texts: list[str], vocab_size: int = 4000):
-    """A BERT WordPiece tokenizer trained on ``texts`` (as a transformers fast tokenizer)."""
-    from tokenizers import BertWordPieceTokenizer
-    from transformers import PreTrainedTokenizerFast
-
-    tokenizer = BertWordPieceTokenizer(lowercase=True)
-    tokenizer.train_from_iterator(texts, vocab_size=vocab_size, min_frequency=1, show_progress=False)
-    return PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer._tokenizer,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-    )
 
 
 def tiny_bert(vocab_size: int, max_length: int, seed: int):

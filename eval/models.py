@@ -115,3 +115,20 @@ def _check_tokenizer(tokenizer, name_or_path: str) -> None:
             f"{name_or_path} has no usable tokenizer (vocabulary {vocabulary}, English text -> {ids[:8]}): "
             "save the tokenizer beside the model (tokenizer.save_pretrained(folder))."
         )
+
+
+def train_wordpiece(texts: list[str], vocab_size: int = 4000):
+    """A BERT WordPiece tokenizer trained on ``texts`` (as a transformers fast tokenizer)."""
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = BertWordPieceTokenizer(lowercase=True)
+    tokenizer.train_from_iterator(texts, vocab_size=vocab_size, min_frequency=1, show_progress=False)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer._tokenizer,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )

@@ -75,6 +75,11 @@ class EvalOptions:
         "within_word_l2r", help="Masked LMs: PLL variant, original or within_word_l2r (lm-pub-quiz's)."
     )
     batch_tokens: int = spec_field(4096, help="Token budget of one forward pass.")
+    bos: bool = spec_field(
+        True,
+        help="Causal LMs: condition on a BOS token (lm-pub-quiz's convention). False scores a choice "
+        "after its question alone, as lm-evaluation-harness does for tokenizers that add no BOS.",
+    )
     max_items: int | None = spec_field(
         None,
         help="At most this many items per config (multiple choice, whole clusters), instances per "
@@ -172,6 +177,7 @@ class _Context:
             answer_starts=answer_starts,
             return_token_counts=True,
             progress=self.progress,
+            bos=self.options.bos,
         )
 
 

@@ -240,6 +240,12 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--split", default="test", help="Split of multiple-choice builds.")
     evaluation.add_argument("--pll", default="within_word_l2r", choices=["original", "within_word_l2r"])
     evaluation.add_argument(
+        "--no-bos",
+        dest="bos",
+        action="store_false",
+        help="Causal: score choices after the question alone, as lm-evaluation-harness does.",
+    )
+    evaluation.add_argument(
         "--max-items", type=_positive_int, help="Items per config / instances per relation / sets."
     )
     evaluation.add_argument(
@@ -455,6 +461,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         split=args.split,
         pll=args.pll,
         batch_tokens=args.batch_tokens,
+        bos=args.bos,
         max_items=args.max_items,
         max_candidates=args.max_candidates,
         max_verbalizations=args.max_verbalizations,

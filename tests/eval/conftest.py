@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 import torch
 
-from probesmith.eval.encoder import train_wordpiece
 from probesmith.eval.mcqa import load_build
+from probesmith.eval.models import train_wordpiece
 from probesmith.schemas.parquet import read_parquet
 
 from ..conftest import SHARED_DATA

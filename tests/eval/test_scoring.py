@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from probesmith.eval import score_statements
-from probesmith.eval.encoder import train_wordpiece
+from probesmith.eval.models import train_wordpiece
 
 from ..conftest import SHARED_DATA
 
