@@ -98,6 +98,7 @@ class DatasetFolderWriter:
             failpoint("parquet")
         self._configs.setdefault(config, {})[split] = {
             "rows": table.num_rows,
+            "num_bytes": table.nbytes,
             "files": files,
             "logical_hash": logical_hash(table),
             "schema": schema.id,
@@ -131,7 +132,7 @@ class DatasetFolderWriter:
                     path = self.staging / rel
                     files[rel] = {"sha256": file_sha256(path), "bytes": path.stat().st_size}
         tables = {
-            f"{config}/{split}": {k: v for k, v in entry.items() if k != "files"}
+            f"{config}/{split}": {k: v for k, v in entry.items() if k not in ("files", "num_bytes")}
             for config, splits in self._configs.items()
             for split, entry in splits.items()
         }

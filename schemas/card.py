@@ -54,7 +54,9 @@ def render_card(
 ) -> str:
     """Render README.md: YAML metadata (configs, features, licence) and a readable body.
 
-    ``configs`` maps config name -> split name -> {"rows": int, "files": [relative paths]}.
+    ``configs`` maps config name -> split name -> {"rows": int, "num_bytes": int, "files": [...]};
+    ``num_bytes`` (the split's Arrow size) is what ``datasets`` needs to read the split info
+    instead of warning that the YAML is malformed.
     """
     total_rows = sum(s["rows"] for splits in configs.values() for s in splits.values())
     metadata: dict[str, Any] = {"pretty_name": info.pretty_name, "license": info.license}
@@ -78,7 +80,11 @@ def render_card(
             {
                 "config_name": config,
                 "features": hf_features(schemas[config])._to_yaml_list(),
-                "splits": [{"name": split, "num_examples": entry["rows"]} for split, entry in splits.items()],
+                "splits": [
+                    {"name": split, "num_bytes": entry.get("num_bytes", 0), "num_examples": entry["rows"]}
+                    for split, entry in splits.items()
+                ],
+                "dataset_size": sum(entry.get("num_bytes", 0) for entry in splits.values()),
             }
             for config, splits in configs.items()
         ],

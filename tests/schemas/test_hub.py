@@ -119,3 +119,31 @@ def test_refuses_a_stale_audit(built, tmp_path):
     (built / "audit" / "audit.json").write_text(json.dumps(summary))
     with pytest.raises(ArtifactError, match="audit in audit/ is of other data"):
         publish(built, "someone/x", api=RecordingHfApi(tmp_path / "hub"))
+
+
+@pytest.mark.parametrize(
+    "build", ["small_wordnet_build", "small_dictionary_build", "small_relations_build", "small_rules_build"]
+)
+def test_every_config_loads_with_datasets_without_card_warnings(build, request):
+    """`datasets` reads the card's split info (no "splits field in YAML is malformed" warning)."""
+
+    folder = request.getfixturevalue(build).out
+    manifest = json.loads((folder / "manifest.json").read_text())
+    configs = sorted({key.split("/")[0] for key in manifest["tables"]})
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(level=logging.WARNING)
+    handler.emit = records.append
+    logger = logging.getLogger("datasets")
+    logger.addHandler(handler)
+    try:
+        for config in configs:
+            ds = datasets.load_dataset(str(folder), config)
+            for split, table in ds.items():
+                rows = manifest["tables"][f"{config}/{split}"]["rows"]
+                assert table.num_rows == rows
+                assert table.info.splits[split].num_examples == rows  # read from the card, not ignored
+    finally:
+        logger.removeHandler(handler)
+    assert not [
+        r.getMessage() for r in records if "dataset_info" in r.getMessage() or "YAML" in r.getMessage()
+    ]
