@@ -224,7 +224,7 @@ def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
         n = len(item["choices"])
         s, tokens = scores[at : at + n], counts[at : at + n]
         at += n
-        chars = [len(c) + 1 for c in item["choices"]]
+        chars = [len(c) for c in item["choices"]]  # lm-evaluation-harness's acc_norm
         by_token = [v / max(t, 1) for v, t in zip(s, tokens, strict=True)]
         by_char = [v / c for v, c in zip(s, chars, strict=True)]
         gold = item["answer_index"]

@@ -317,6 +317,17 @@ def _parser() -> argparse.ArgumentParser:
     depedit.add_argument("--out", type=Path, required=True, help="FILE.jsonl")
     _add_force(depedit, "--out")
     depedit.set_defaults(run=_run_export_depedit)
+    harness = export_commands.add_parser(
+        "lm-eval", help="A multiple-choice or relations build to lm-evaluation-harness tasks."
+    )
+    harness.add_argument("folder", type=Path)
+    harness.add_argument("--out", type=Path, required=True, help="Folder for `lm_eval --include_path`.")
+    harness.add_argument(
+        "--hub-repo", help="Multiple choice: load the data from this published dataset (after `publish`)."
+    )
+    harness.add_argument("--task-prefix", help="Task names (default: probesmith_<build folder name>).")
+    _add_force(harness, "--out")
+    harness.set_defaults(run=_run_export_lm_eval)
     importer = commands.add_parser("import", help="Import another project's layout as a build folder.")
     import_commands = importer.add_subparsers(title="formats")
     bear_in = import_commands.add_parser("bear", help="BEAR / lm-pub-quiz layout to a relations build.")
@@ -563,6 +574,18 @@ def _run_export_depedit(args: argparse.Namespace) -> int:
     from probesmith.builders.rules import export_depedit
 
     print(f"DepEdit JSONL written to {export_depedit(args.folder, args.out, force=args.force)}")
+    return 0
+
+
+def _run_export_lm_eval(args: argparse.Namespace) -> int:
+    from probesmith.eval.harness import export_lm_eval
+
+    summary = export_lm_eval(
+        args.folder, args.out, hub_repo=args.hub_repo, task_prefix=args.task_prefix, force=args.force
+    )
+    print(f"{len(summary['tasks'])} lm-eval tasks written to {args.out}; run them with:")
+    command = "lm_eval --model hf --model_args pretrained=MODEL"
+    print(f"  {command} --include_path {args.out} --tasks {summary['group']}")
     return 0
 
 

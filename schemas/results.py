@@ -32,7 +32,8 @@ MC_SCORES = TableSchema(
             "scores": "log-likelihood of each choice given the question (causal) or its PLL in "
             "context (masked)",
             "predicted_token_norm": "argmax of score / answer tokens",
-            "predicted_char_norm": "argmax of score / answer characters (acc_norm)",
+            "predicted_char_norm": "argmax of score / the choice's characters (lm-evaluation-harness's "
+            "acc_norm)",
         },
     ),
 )

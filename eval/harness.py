@@ -1,0 +1,335 @@
+r"""The bridge to lm-evaluation-harness: a build exported as harness tasks that run offline.
+
+``export_lm_eval(build, out)`` writes a folder that ``lm_eval --include_path OUT --tasks NAME``
+runs unchanged:
+
+* multiple-choice builds (WordNetQA, DictionaryQA): one ``multiple_choice`` task per config
+  over its test split, and a group per build. ``doc_to_text`` is ``{question}\nAnswer:``, the
+  choices are the build's, scored after a space: the same strings ``probesmith eval`` scores;
+* relation sets: whole-statement multiple choice as the harness's own BEAR task (empty context,
+  ``target_delimiter: ""``, one statement per answer of the relation's answer space), one
+  document per (instance, template), every gold listed (``acc`` counts any gold, as
+  ``probesmith eval`` does). One task over every template (probesmith's headline accuracy) and
+  one over template 0 (the harness's BEAR convention).
+
+Data are read from the build's own Parquet by paths relative to the export (multiple choice),
+or from statement tables the export writes (relation sets), through a small ``utils.py`` that
+resolves them beside the task files; with ``hub_repo`` multiple-choice tasks load the published
+build from the Hub instead.
+
+Conventions, stated in the export's README and pinned by tests/eval/test_harness.py: the
+harness conditions a choice on its question alone where probesmith puts a BOS token first
+(``probesmith eval --no-bos`` gives the harness's scores); ``acc_norm`` divides by the choice's
+characters in both.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import yaml
+
+from probesmith import __version__
+from probesmith.builders.text import fill_template
+from probesmith.errors import UsageError
+from probesmith.schemas.artifact import read_table, require_family, table_files
+from probesmith.schemas.output import OutputFolder
+from probesmith.schemas.parquet import write_parquet
+from probesmith.schemas.tables import TableSchema
+
+log = logging.getLogger(__name__)
+
+#: The harness version the export is tested with (tests/eval/test_harness.py).
+LM_EVAL_VERSION = "0.4.13"
+MULTIPLE_CHOICE_FAMILIES = ("wordnet", "dictionary")
+EXPORTABLE = (*MULTIPLE_CHOICE_FAMILIES, "relations")
+
+STATEMENT_DOCS = TableSchema(
+    name="lm_eval_statement_docs",
+    version=1,
+    description="One (instance, template) of a relation set as a harness document: every answer's "
+    "statement, and the indices of the gold ones.",
+    schema=pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("sub_id", pa.string(), nullable=False),
+            pa.field("template_index", pa.int32(), nullable=False),
+            pa.field("text_options", pa.list_(pa.string()), nullable=False),
+            pa.field("gold_indices", pa.list_(pa.int32()), nullable=False),
+        ],
+        metadata={
+            "text_options": "the template filled with the subject and each answer of the relation's "
+            "answer space, in answer_idx order",
+            "gold_indices": "every answer of the space that is a gold of the subject",
+        },
+    ),
+)
+
+UTILS_PY = '''"""Loads this export's data beside its task files (written by probesmith; do not edit)."""
+
+from pathlib import Path
+
+import datasets
+
+HERE = Path(__file__).resolve().parent
+
+
+def load(files, split="test", **_metadata):
+    """The Parquet files (paths relative to this folder) as a DatasetDict with one split."""
+    paths = [str((HERE / f).resolve()) for f in files]
+    return datasets.load_dataset("parquet", data_files={split: paths})
+'''
+
+
+def export_lm_eval(
+    build_folder: str | Path,
+    out: str | Path,
+    *,
+    hub_repo: str | None = None,
+    task_prefix: str | None = None,
+    force: bool = False,
+) -> dict:
+    """Write lm-evaluation-harness tasks for the build ``build_folder`` into ``out``.
+
+    ``hub_repo`` (multiple-choice builds): load the data from that published dataset repository
+    instead of the local Parquet. ``task_prefix`` names the tasks (default ``probesmith_`` + the
+    build folder's name). Returns what was written: the group, the tasks and their documents.
+    """
+    build_folder = Path(build_folder)
+    manifest = require_family(build_folder, EXPORTABLE, "export lm-eval")
+    family = manifest["family"]
+    prefix = _task_name(task_prefix or f"probesmith_{build_folder.resolve().name}")
+    out = Path(out)
+    if hub_repo and family not in MULTIPLE_CHOICE_FAMILIES:
+        raise UsageError(
+            f"--hub-repo: a {family} build publishes instances, templates and answer spaces, not the "
+            "statements the harness scores; export without --hub-repo (the statements go to data/)."
+        )
+    with OutputFolder(out, "export:lm-eval", force=force) as staging:
+        if family in MULTIPLE_CHOICE_FAMILIES:
+            summary = _multiple_choice_tasks(build_folder, manifest, staging, out, prefix, hub_repo)
+        else:
+            summary = _relation_set_tasks(build_folder, manifest, staging, prefix)
+        summary.update(
+            build=str(build_folder.resolve()),
+            build_hash=manifest.get("logical_hash"),
+            family=family,
+            probesmith_version=__version__,
+            lm_eval_version=LM_EVAL_VERSION,
+        )
+        if not hub_repo:
+            (staging / "utils.py").write_text(UTILS_PY, encoding="utf-8")
+        (staging / "README.md").write_text(_readme(summary, hub_repo), encoding="utf-8")
+        (staging / "probesmith_export.json").write_text(json.dumps(summary, indent=1) + "\n")
+    log.info(
+        "lm-eval export of %s: %s (%d tasks) in %s",
+        build_folder,
+        summary["group"],
+        len(summary["tasks"]),
+        out,
+    )
+    return summary
+
+
+def _task_name(text: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in text.lower()).strip("_")
+
+
+def _metadata(manifest: dict) -> dict:
+    spec = manifest.get("spec", {})
+    return {
+        "version": spec.get("version", 1),
+        "probesmith_spec": spec.get("name"),
+        "build_hash": manifest.get("logical_hash"),
+    }
+
+
+def _write_task(staging: Path, config: dict, loader: dict | None) -> None:
+    """A task YAML; ``loader`` (local data) becomes ``custom_dataset: !function utils.load``."""
+    text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=1000)
+    if loader is not None:
+        text += "custom_dataset: !function utils.load\n"
+        text += yaml.safe_dump({"dataset_kwargs": loader}, sort_keys=False, allow_unicode=True, width=1000)
+    (staging / f"{config['task']}.yaml").write_text(text, encoding="utf-8")
+
+
+def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> dict:
+    configs = sorted(
+        {key.split("/")[0] for key, entry in manifest["tables"].items() if key.endswith("/test")}
+    )
+    if not configs:
+        raise UsageError(f"{build} has no test split to export; rebuild it with the default splits.")
+    tasks = {}
+    for config in configs:
+        task = f"{prefix}_{_task_name(config)}"
+        body = {
+            "task": task,
+            "tag": ["probesmith"],
+            **({"dataset_path": hub_repo, "dataset_name": config} if hub_repo else {}),
+            "test_split": "test",
+            "output_type": "multiple_choice",
+            "doc_to_text": "{{question}}\nAnswer:",
+            "doc_to_choice": "choices",
+            "doc_to_target": "answer_index",
+            "target_delimiter": " ",
+            "should_decontaminate": False,
+            "metric_list": [
+                {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
+                {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
+            ],
+            "metadata": _metadata(manifest),
+        }
+        loader = None
+        if not hub_repo:
+            files = [
+                os.path.relpath(path.resolve(), out.resolve())
+                for path in table_files(build, config, "test", manifest)
+            ]
+            loader = {"files": files}
+        _write_task(staging, body, loader)
+        tasks[task] = {"config": config, "documents": manifest["tables"][f"{config}/test"]["rows"]}
+    group = {
+        "group": prefix,
+        "task": sorted(tasks),
+        "aggregate_metric_list": [
+            {"metric": "acc", "aggregation": "mean", "weight_by_size": True},
+            {"metric": "acc_norm", "aggregation": "mean", "weight_by_size": True},
+        ],
+        "metadata": {"version": _metadata(manifest)["version"]},
+    }
+    (staging / f"_{prefix}.yaml").write_text(yaml.safe_dump(group, sort_keys=False), encoding="utf-8")
+    return {"group": prefix, "tasks": tasks, "convention": "multiple choice after the question"}
+
+
+def _relation_set_tasks(build, manifest, staging, prefix) -> dict:
+    instances = read_table(build, "instances", manifest=manifest).sort("relation_id", "sub_id")
+    spaces = read_table(build, "answer_spaces", manifest=manifest).sort("relation_id", "answer_idx")
+    templates = read_table(build, "templates", manifest=manifest).sort("relation_id", "pattern_id")
+    space_of = {
+        rid: (frame["obj_id"].to_list(), frame["obj_label"].to_list())
+        for (rid,), frame in spaces.group_by("relation_id", maintain_order=True)
+    }
+    templates_of = {
+        rid: frame["template"].to_list()
+        for (rid,), frame in templates.group_by("relation_id", maintain_order=True)
+    }
+    rows = []
+    for inst in instances.iter_rows(named=True):
+        ids, labels = space_of[inst["relation_id"]]
+        golds = set(inst["gold_obj_ids"])
+        gold_indices = [i for i, obj in enumerate(ids) if obj in golds]
+        for index, template in enumerate(templates_of[inst["relation_id"]]):
+            rows.append(
+                {
+                    "id": f"{inst['relation_id']}:{inst['sub_id']}:{index}",
+                    "relation_id": inst["relation_id"],
+                    "sub_id": inst["sub_id"],
+                    "template_index": index,
+                    "text_options": [fill_template(template, inst["sub_label"], label) for label in labels],
+                    "gold_indices": gold_indices,
+                }
+            )
+    table = STATEMENT_DOCS.from_rows(rows)
+    (staging / "data").mkdir()
+    write_parquet(table, staging / "data" / "statements.parquet", STATEMENT_DOCS, where="lm-eval statements")
+    first = table.filter(pc.equal(table["template_index"], 0))
+    write_parquet(
+        first, staging / "data" / "statements_template0.parquet", STATEMENT_DOCS, where="lm-eval statements"
+    )
+    tasks = {}
+    for task, data, documents in (
+        (prefix, "data/statements.parquet", table.num_rows),
+        (f"{prefix}_template0", "data/statements_template0.parquet", first.num_rows),
+    ):
+        body = {
+            "task": task,
+            "tag": ["probesmith"],
+            "test_split": "test",
+            "output_type": "multiple_choice",
+            "doc_to_text": "",
+            "doc_to_choice": "text_options",
+            "doc_to_target": "gold_indices",
+            "target_delimiter": "",
+            "should_decontaminate": False,
+            "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
+            "metadata": _metadata(manifest),
+        }
+        _write_task(staging, body, {"files": [data]})
+        tasks[task] = {"documents": documents}
+    missing = [rid for rid in instances["relation_id"].unique().to_list() if rid not in templates_of]
+    if missing:
+        raise UsageError(f"{build}: relations without templates {missing[:5]}; the build is incomplete.")
+    return {
+        "group": prefix,
+        "tasks": tasks,
+        "convention": "whole statements, empty context (the harness's BEAR task)",
+        "relations": instances["relation_id"].n_unique(),
+    }
+
+
+def _readme(summary: dict, hub_repo: str | None) -> str:
+    tasks = "\n".join(
+        f"| `{name}` | {entry.get('config', '—')} | {entry['documents']:,} |"
+        for name, entry in summary["tasks"].items()
+    )
+    if summary["family"] in MULTIPLE_CHOICE_FAMILIES:
+        measures = (
+            "Each task is one config of the build's test split: a question and its choices; the harness "
+            "scores each choice after `question\\nAnswer:` and a space and picks the most likely. "
+            "`acc` is raw log-likelihood, `acc_norm` divides by the choice's characters. The group "
+            f"`{summary['group']}` averages the configs weighted by size."
+        )
+        convention = (
+            "The harness conditions a choice on its question alone; `probesmith eval` by default puts "
+            "a BOS token before the question (lm-pub-quiz's convention). `probesmith eval --no-bos` "
+            "gives the harness's log-likelihoods (equal within 1e-4) and the same `acc` and `acc_norm`."
+        )
+    else:
+        measures = (
+            "Each document is one (subject, template) of a relation: one statement per answer of the "
+            "relation's answer space, scored whole with an empty context, as the harness's BEAR task "
+            "does. `acc` counts the prediction correct when it is any gold of the subject "
+            f"(`gold_indices`). `{summary['group']}` holds every template (probesmith's headline "
+            f"accuracy); `{summary['group']}_template0` only the first (BEAR's lm-eval task)."
+        )
+        convention = (
+            "With an empty context the harness conditions on its prefix token (GPT-2: `<|endoftext|>`), "
+            "as `probesmith eval` does with its BOS: the statements' log-likelihoods are equal within "
+            "1e-4 and `acc` equals probesmith's `accuracy` (all templates) and "
+            "`accuracy_first_template`."
+        )
+    data = (
+        f"Data: the Hub dataset `{hub_repo}`."
+        if hub_repo
+        else "Data: read through `utils.py` from paths relative to this folder; keep the export "
+        "where it was written relative to the build (multiple choice), or with its `data/` folder."
+    )
+    return f"""# lm-evaluation-harness tasks for `{Path(summary["build"]).name}`
+
+Written by probesmith {summary["probesmith_version"]} from a {summary["family"]} build (logical hash
+`{summary["build_hash"]}`); tested with lm-eval {summary["lm_eval_version"]}.
+
+```bash
+lm_eval --model hf --model_args pretrained=MODEL --include_path {{this folder}} --tasks {summary["group"]}
+```
+
+| task | config | documents |
+|---|---|---:|
+{tasks}
+
+## What the tasks measure
+
+{measures}
+
+## Convention
+
+{convention}
+
+{data}
+"""
