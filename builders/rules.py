@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,12 +54,12 @@ from probesmith.errors import ProbesmithError, SourceError, SpecError
 from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.tables import ALIASES, KNOWLEDGE_ITEMS, RULE_GROUNDINGS, RULES
+from probesmith.stats import wilson_interval
 
 log = logging.getLogger(__name__)
 
 SPLIT = "test"
 INVERSE = "^-1"
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -216,7 +215,7 @@ def mine_rules(
             head_coverage=pl.col("support") / pl.col("head_facts"),
         )
     )
-    wilson = [_wilson_lower(s / b, b) for s, b in zip(rules["support"], rules["pca_body"], strict=True)]
+    wilson = [wilson_interval(s / b, b)[0] for s, b in zip(rules["support"], rules["pca_body"], strict=True)]
     rules = rules.with_columns(wilson_lower=pl.Series(wilson, dtype=pl.Float64))
     rules = rules.join(
         heldout_precision(facts, rules.select("r1", "r2", "r3"), max_join_degree, seed),
@@ -270,14 +269,6 @@ def heldout_precision(
         )
         .drop("hits")
     )
-
-
-def _wilson_lower(p: float, n: int) -> float:
-    if n == 0:
-        return 0.0
-    denom = 1 + Z95**2 / n
-    centre = (p + Z95**2 / (2 * n)) / denom
-    return max(0.0, centre - Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom)
 
 
 def _tier(scores: dict, tiers: TierSpec) -> str:

@@ -30,10 +30,9 @@ from probesmith.eval.baselines import DEFAULT_BASELINES, FeatureBaseline, make_b
 from probesmith.eval.mcqa import load_multiple_choice
 from probesmith.schemas.output import OutputFolder
 from probesmith.schemas.tables import AUDIT_CELLS
+from probesmith.stats import wilson_interval
 
 log = logging.getLogger(__name__)
-
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -62,16 +61,6 @@ class AuditResult:
     def flagged(self) -> pl.DataFrame:
         """The flagged cells, largest excess over chance first."""
         return self.cells.filter(pl.col("flagged")).sort(pl.col("ci_low") - pl.col("chance"), descending=True)
-
-
-def wilson_interval(accuracy: float, n: int) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion."""
-    if n == 0:
-        return 0.0, 1.0
-    denom = 1 + Z95**2 / n
-    centre = (accuracy + Z95**2 / (2 * n)) / denom
-    half = Z95 * math.sqrt(accuracy * (1 - accuracy) / n + Z95**2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def train_eval_split(frame: pl.DataFrame, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -21,6 +21,8 @@ from collections import Counter, defaultdict
 
 import polars as pl
 
+from probesmith.stats import wilson_interval
+
 EDIT_METRICS = ("Est.S", "Est.I", "Upd.S", "Cons.NS", "Cons.U", "Upd.I", "Cons.NI")
 
 
@@ -29,25 +31,51 @@ def _mean(values) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def interval(correct: pl.Series) -> list[float] | None:
+    """The 95% Wilson interval of the accuracy of a boolean column (None when empty)."""
+    return list(wilson_interval(correct.mean(), correct.len())) if correct.len() else None
+
+
+def choice_chance(frame: pl.DataFrame) -> float | None:
+    """A uniform guess's accuracy over multiple-choice items: the mean of 1 / choices."""
+    return frame["scores"].list.len().cast(pl.Float64).pow(-1).mean() if frame.height else None
+
+
+def with_intervals(frame: pl.DataFrame, chance: float | None) -> dict:
+    """Raw and normalised multiple-choice accuracies, each with its 95% interval, n and chance."""
+    result: dict = {"n": frame.height, "chance": chance}
+    for name, column in (
+        ("accuracy", "correct"),
+        ("accuracy_token_norm", "correct_token_norm"),
+        ("accuracy_char_norm", "correct_char_norm"),
+    ):
+        result[name] = frame[column].mean()
+        result[f"{name}_ci95"] = interval(frame[column])
+    return result
+
+
 # ---------------------------------------------------------------- multiple choice
 
 
 def multiple_choice_metrics(items: pl.DataFrame) -> dict:
     """Per config: n, accuracy (raw / token-normalised / char-normalised), strict cluster accuracy.
 
-    ``items`` has the columns of ``mc_scores``.
+    Every accuracy carries its 95% Wilson interval (``*_ci95``) and the chance rate it is to be
+    read against: ``chance`` (mean of 1 / choices) and ``strict_cluster_chance`` (a uniform
+    guess right on every item of a cluster). ``items`` has the columns of ``mc_scores``.
     """
     result = {}
     for config in sorted(items["config"].unique().to_list()):
-        frame = items.filter(pl.col("config") == config)
-        clusters = frame.group_by("cluster").agg(pl.col("correct").all())
+        frame = items.filter(pl.col("config") == config).with_columns(
+            guess=pl.col("scores").list.len().cast(pl.Float64).pow(-1)
+        )
+        clusters = frame.group_by("cluster").agg(pl.col("correct").all(), pl.col("guess").product())
         result[config] = {
-            "n": frame.height,
-            "accuracy": frame["correct"].mean(),
-            "accuracy_token_norm": frame["correct_token_norm"].mean(),
-            "accuracy_char_norm": frame["correct_char_norm"].mean(),
+            **with_intervals(frame, frame["guess"].mean()),
             "clusters": clusters.height,
             "strict_cluster_accuracy": clusters["correct"].mean(),
+            "strict_cluster_accuracy_ci95": interval(clusters["correct"]),
+            "strict_cluster_chance": clusters["guess"].mean(),
         }
     return result
 
@@ -70,7 +98,14 @@ def hop_distractor_accuracy(items: pl.DataFrame) -> pl.DataFrame:
             cells[(row["config"], row["hops"], kind)].append(scores[gold] > max(values))
     return pl.DataFrame(
         [
-            {"config": c, "hops": h, "distractor_type": t, "n": len(v), "accuracy": sum(v) / len(v)}
+            {
+                "config": c,
+                "hops": h,
+                "distractor_type": t,
+                "n": len(v),
+                "accuracy": sum(v) / len(v),
+                "ci95": list(wilson_interval(sum(v) / len(v), len(v))),
+            }
             for (c, h, t), v in sorted(cells.items())
         ],
         schema={
@@ -97,7 +132,12 @@ def relation_set_metrics(items: pl.DataFrame, relation_info: dict[str, dict]) ->
     """
     per_relation = (
         items.group_by("relation_id")
-        .agg(n=pl.len(), instances=pl.col("sub_id").n_unique(), accuracy=pl.col("correct").mean())
+        .agg(
+            n=pl.len(),
+            instances=pl.col("sub_id").n_unique(),
+            accuracy=pl.col("correct").mean(),
+            chance=pl.col("chance").mean(),
+        )
         .sort("relation_id")
     )
     first = items.filter(pl.col("template_index") == 0)
@@ -114,6 +154,8 @@ def relation_set_metrics(items: pl.DataFrame, relation_info: dict[str, dict]) ->
             "n": row["n"],
             "instances": row["instances"],
             "accuracy": row["accuracy"],
+            "ci95": list(wilson_interval(row["accuracy"], row["n"])),
+            "chance": row["chance"],
             "per_template": per_template.filter(pl.col("relation_id") == rid)["accuracy"].to_list(),
             "domains": list(info.get("domains", [])),
             "cardinality": info.get("cardinality", "unknown"),
@@ -124,22 +166,30 @@ def relation_set_metrics(items: pl.DataFrame, relation_info: dict[str, dict]) ->
         for rid, r in relations.items():
             for value in r[key] if isinstance(r[key], list) else [r[key]]:
                 groups[value].append(rid)
-        return {
-            g: {
+        result = {}
+        for g, rids in sorted(groups.items()):
+            chosen = items.filter(pl.col("relation_id").is_in(rids))
+            result[g] = {
                 "relations": len(rids),
                 "macro_accuracy": _mean(relations[r]["accuracy"] for r in rids),
-                "micro_accuracy": items.filter(pl.col("relation_id").is_in(rids))["correct"].mean(),
+                "micro_accuracy": chosen["correct"].mean(),
+                "micro_accuracy_ci95": interval(chosen["correct"]),
+                "chance": chosen["chance"].mean(),
             }
-            for g, rids in sorted(groups.items())
-        }
+        return result
 
     return {
         "template_convention": "mean over each relation's templates (every instance x template once); "
         "accuracy_first_template uses template 0 only",
         "accuracy": items["correct"].mean(),
+        "accuracy_ci95": interval(items["correct"]),
+        "chance": items["chance"].mean(),
+        "chance_convention": "a uniform guess in each answer space: golds in the space / its size",
         "micro_accuracy": items["correct"].mean(),
         "macro_accuracy": _mean(r["accuracy"] for r in relations.values()),
+        "macro_chance": _mean(r["chance"] for r in relations.values()),
         "accuracy_first_template": first["correct"].mean(),
+        "accuracy_first_template_ci95": interval(first["correct"]),
         "by_domain": grouped("domains"),
         "by_cardinality": grouped("cardinality"),
         "relations": relations,
@@ -211,6 +261,8 @@ def grid_metrics(items: pl.DataFrame, edges: pl.DataFrame) -> dict:
         },
         "consistent_accuracy": per_instance["correct"].mean(),
         "accuracy": label["correct"].mean(),
+        "accuracy_ci95": interval(label["correct"]),
+        "chance": label["candidates"].list.len().cast(pl.Float64).pow(-1).mean() if label.height else None,
         "accuracy_per_pattern": {
             r["pattern_id"]: r["accuracy"] for r in per_pattern.sort("pattern_id").iter_rows(named=True)
         },

@@ -13,6 +13,11 @@ def _fmt(value) -> str:
     return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def _with_ci(value, ci) -> str:
+    """An accuracy and its 95% interval: ``0.412 [0.380, 0.445]``."""
+    return _fmt(value) if not ci else f"{_fmt(value)} [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
 def render_report(result, folder: Path) -> str:
     """Markdown for ``result`` (an ``EvalResult``); plots are written into ``folder``."""
     m = result.metrics
@@ -47,13 +52,20 @@ def _pyplot():
 
 def _multiple_choice(m: dict, folder: Path) -> list[str]:
     lines = [
-        "| config | n | acc | acc (÷tokens) | acc (÷chars) | clusters | strict cluster acc |",
-        "|---|---|---|---|---|---|---|",
+        "Accuracies with their 95% Wilson intervals; chance is a uniform guess (1 / choices; for "
+        "strict cluster accuracy, right on every item of the cluster).",
+        "",
+        "| config | n | chance | acc | acc (÷tokens) | acc (÷chars) | clusters | strict cluster acc | "
+        "its chance |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for config, c in m["configs"].items():
         lines.append(
-            f"| {config} | {c['n']} | {_fmt(c['accuracy'])} | {_fmt(c['accuracy_token_norm'])} | "
-            f"{_fmt(c['accuracy_char_norm'])} | {c['clusters']} | {_fmt(c['strict_cluster_accuracy'])} |"
+            f"| {config} | {c['n']} | {_fmt(c['chance'])} | {_with_ci(c['accuracy'], c['accuracy_ci95'])} | "
+            f"{_with_ci(c['accuracy_token_norm'], c['accuracy_token_norm_ci95'])} | "
+            f"{_with_ci(c['accuracy_char_norm'], c['accuracy_char_norm_ci95'])} | {c['clusters']} | "
+            f"{_with_ci(c['strict_cluster_accuracy'], c['strict_cluster_accuracy_ci95'])} | "
+            f"{_fmt(c['strict_cluster_chance'])} |"
         )
     cells = m["hop_distractor"]
     rows = sorted({(c["config"], c["hops"]) for c in cells})
@@ -84,16 +96,37 @@ def _multiple_choice(m: dict, folder: Path) -> list[str]:
     ]
 
 
-def _bars(names: list[str], series: dict[str, list[float]], path: Path, ylabel: str) -> None:
+def _bars(
+    names: list[str],
+    series: dict[str, list[float]],
+    path: Path,
+    ylabel: str,
+    intervals: dict[str, list] | None = None,
+    chance: list[float] | None = None,
+) -> None:
+    """Grouped bars with 95% intervals as error bars and chance as a dashed mark.
+
+    ``intervals`` maps a series to one [low, high] per bar; ``chance`` has one rate per name.
+    """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.35 * len(names) * len(series)), 3.2))
     width = 0.8 / len(series)
     for k, (label, values) in enumerate(series.items()):
-        ax.bar(np.arange(len(names)) + k * width, values, width, label=label)
+        ci = (intervals or {}).get(label)
+        errors = None
+        if ci:
+            errors = np.array(
+                [[max(0.0, v - lo), max(0.0, hi - v)] for v, (lo, hi) in zip(values, ci, strict=True)]
+            ).T
+        ax.bar(np.arange(len(names)) + k * width, values, width, label=label, yerr=errors, capsize=2)
+    if chance is not None:
+        for i, c in enumerate(chance):
+            label = "chance" if i == 0 else None
+            ax.hlines(c, i - width / 2, i + 0.8 - width / 2, colors="k", linestyles="dashed", label=label)
     ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2, names, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel(ylabel)
     ax.set_ylim(0, 1)
-    if len(series) > 1:
+    if len(series) > 1 or chance is not None:
         ax.legend(fontsize=7)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
@@ -102,26 +135,32 @@ def _bars(names: list[str], series: dict[str, list[float]], path: Path, ylabel: 
 def _relations(m: dict, folder: Path) -> list[str]:
     relations = m["relations"]
     names = sorted(relations)
-    _bars(names, {"accuracy": [relations[r]["accuracy"] for r in names]}, folder / "relations.png", "P@1")
+    _bars(
+        names,
+        {"accuracy": [relations[r]["accuracy"] for r in names]},
+        folder / "relations.png",
+        "P@1",
+        intervals={"accuracy": [relations[r]["ci95"] for r in names]},
+        chance=[relations[r]["chance"] for r in names],
+    )
     lines = [
-        f"Accuracy (P@1 within the answer space): **{_fmt(m['accuracy'])}** micro, "
-        f"{_fmt(m['macro_accuracy'])} macro; template 0 only: {_fmt(m['accuracy_first_template'])}.",
-        f"Template convention: {m['template_convention']}.",
+        f"Accuracy (P@1 within the answer space): **{_with_ci(m['accuracy'], m['accuracy_ci95'])}** micro "
+        f"(95% Wilson interval; chance {_fmt(m['chance'])}), {_fmt(m['macro_accuracy'])} macro (chance "
+        f"{_fmt(m['macro_chance'])}); template 0 only: "
+        f"{_with_ci(m['accuracy_first_template'], m['accuracy_first_template_ci95'])}.",
+        f"Template convention: {m['template_convention']}. Chance: {m['chance_convention']}.",
         "",
-        "![per-relation accuracy](relations.png)",
+        "![per-relation accuracy, 95% intervals, chance dashed](relations.png)",
         "",
-        "| domain | relations | macro | micro |",
-        "|---|---|---|---|",
     ]
-    lines += [
-        f"| {d} | {v['relations']} | {_fmt(v['macro_accuracy'])} | {_fmt(v['micro_accuracy'])} |"
-        for d, v in m["by_domain"].items()
-    ]
-    lines += ["", "| cardinality | relations | macro | micro |", "|---|---|---|---|"]
-    lines += [
-        f"| {d} | {v['relations']} | {_fmt(v['macro_accuracy'])} | {_fmt(v['micro_accuracy'])} |"
-        for d, v in m["by_cardinality"].items()
-    ]
+    for title, groups in (("domain", m["by_domain"]), ("cardinality", m["by_cardinality"])):
+        lines += [f"| {title} | relations | chance | macro | micro |", "|---|---|---|---|---|"]
+        lines += [
+            f"| {d} | {v['relations']} | {_fmt(v['chance'])} | {_fmt(v['macro_accuracy'])} | "
+            f"{_with_ci(v['micro_accuracy'], v['micro_accuracy_ci95'])} |"
+            for d, v in groups.items()
+        ]
+        lines.append("")
     return lines
 
 
@@ -136,11 +175,14 @@ def _grids(m: dict, folder: Path) -> list[str]:
         },
         folder / "relations.png",
         "accuracy",
+        chance=[m["chance"]] * len(names) if m.get("chance") is not None else None,
     )
     lines = [
         "| metric | value |",
         "|---|---|",
-        f"| accuracy (label verbalization, all patterns) | {_fmt(m['accuracy'])} |",
+        f"| accuracy (label verbalization, all patterns; 95% interval) | "
+        f"{_with_ci(m['accuracy'], m['accuracy_ci95'])} |",
+        f"| chance (1 / candidates) | {_fmt(m['chance'])} |",
         f"| consistency (pattern pairs) | {_fmt(m['consistency'])} |",
         f"| consistent-accuracy | {_fmt(m['consistent_accuracy'])} |",
         f"| verbalization stability | {_fmt(m['verbalization_stability'])} |",

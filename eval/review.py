@@ -32,9 +32,9 @@ import polars as pl
 
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
-from probesmith.eval.audit import wilson_interval
 from probesmith.eval.mcqa import load_build
 from probesmith.schemas.output import OutputFolder
+from probesmith.stats import wilson_interval
 
 REVIEW_FOLDER = "review"
 LETTERS = "ABCDEFGHIJ"

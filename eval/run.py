@@ -254,9 +254,7 @@ def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
     ctx.result.metrics.update(
         {
             "configs": M.multiple_choice_metrics(frame),
-            "accuracy": frame["correct"].mean(),
-            "accuracy_token_norm": frame["correct_token_norm"].mean(),
-            "accuracy_char_norm": frame["correct_char_norm"].mean(),
+            **M.with_intervals(frame, M.choice_chance(frame)),
             "hop_distractor": cells.to_dicts(),
         }
     )
@@ -320,6 +318,7 @@ def _relation_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
         s = scores[at : at + len(space)]
         at += len(space)
         predicted = space[_argmax(s)][0]
+        golds = set(inst["gold_obj_ids"])
         rows.append(
             {
                 "relation_id": inst["relation_id"],
@@ -328,8 +327,9 @@ def _relation_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
                 "template_index": index,
                 "obj_id": inst["obj_id"],
                 "predicted_obj_id": predicted,
-                "correct": predicted in inst["gold_obj_ids"],
+                "correct": predicted in golds,
                 "scores": s,
+                "chance": sum(obj in golds for obj, _ in space) / len(space),
             }
         )
     frame = pl.from_arrow(RELATION_SCORES.from_rows(rows))
@@ -531,17 +531,30 @@ def results_identity(result: EvalResult) -> dict:
 COMPARABLE_OPTIONS = ("max_candidates", "max_verbalizations", "max_items", "seed", "split")
 
 
-def load_runs_for_comparison(folders: list[Path], *, force: bool = False) -> dict[str, pl.DataFrame]:
-    """The per-item tables of several grid evaluations, keyed by model, checked to be comparable.
+#: The columns that identify an item in each family's ``items.parquet``, and its 0/1 outcome.
+ITEM_KEYS = {
+    "multiple_choice": (("id",), "correct"),
+    "wordnet": (("id",), "correct"),
+    "dictionary": (("id",), "correct"),
+    "relations": (("relation_id", "sub_id", "template_index"), "correct"),
+    "paraphrases": (("relation_id", "sub_id", "pattern_id", "verbalization_rank"), "correct"),
+    "rules": (("editor", "set_id", "variant", "metric", "question"), "alias"),
+}
 
-    At least two runs, each a ``probesmith eval`` result on a paraphrases build; all of the same
-    build (logical hash) and the same sampling options, unless ``force``.
+
+def load_runs_for_comparison(
+    folders: list[Path], *, force: bool = False
+) -> tuple[str, dict[str, pl.DataFrame]]:
+    """The family and per-item tables of several evaluations, keyed by model, checked to be comparable.
+
+    At least two runs, each a ``probesmith eval`` result; all of one family, of the same build
+    (logical hash) and with the same sampling options, unless ``force``.
     """
     from probesmith.errors import UsageError
 
     if len(folders) < 2:
         raise UsageError("eval-compare needs the results of at least two models; pass two or more folders.")
-    models, settings = {}, {}
+    models, settings, families = {}, {}, set()
     for folder in folders:
         path = Path(folder) / "metrics.json"
         try:
@@ -549,22 +562,62 @@ def load_runs_for_comparison(folders: list[Path], *, force: bool = False) -> dic
         except (OSError, ValueError):
             metrics = {}
         run = metrics.get("run", {}) if isinstance(metrics, dict) else {}
-        if run.get("family") != "paraphrases":
+        if run.get("family") not in ITEM_KEYS:
             raise ArtifactError(
-                f"{folder} is not a `probesmith eval` result on a paraphrases build (rank consistency "
-                "compares grid evaluations); pass results folders of such runs."
+                f"{folder} is not a `probesmith eval` result (no metrics.json naming an evaluated "
+                "family); pass results folders of `probesmith eval`."
             )
         if run["model"] in models.values():
             raise UsageError(f"{folder} evaluates {run['model']} again; pass one run per model.")
         models[folder] = run["model"]
+        families.add(run["family"])
         options = run.get("options", {})
         settings[folder] = (run.get("build_hash"), {k: options.get(k) for k in COMPARABLE_OPTIONS})
+    if len(families) > 1:
+        raise UsageError(
+            f"the runs are of different families ({sorted(families)}); compare runs of one build."
+        )
     if len(set(map(repr, settings.values()))) > 1 and not force:
         lines = "; ".join(f"{f}: build {h and h[:12]}, {o}" for f, (h, o) in settings.items())
         raise UsageError(
             f"the runs are of different builds or settings ({lines}); their scores are not comparable. "
             "Evaluate every model on the same build with the same options, or pass --force."
         )
-    return {
+    runs = {
         model: pl.from_arrow(read_parquet(Path(folder) / "items.parquet")) for folder, model in models.items()
     }
+    return families.pop(), runs
+
+
+def compare_runs(family: str, runs: dict[str, pl.DataFrame], *, resamples: int = 2000, seed: int = 0) -> dict:
+    """Each model against the first on the items both scored: accuracy difference, 95% bootstrap CI.
+
+    The bootstrap resamples items, the same ones for both models (a paired test): the interval
+    is for the difference between these models on this build, not for either accuracy alone.
+    """
+    from probesmith.stats import paired_bootstrap
+
+    keys, outcome = ITEM_KEYS[family]
+    names = list(runs)
+    baseline = names[0]
+    first = runs[baseline].select(*keys, pl.col(outcome).cast(pl.Float64).alias("a"))
+    comparisons = []
+    for name in names[1:]:
+        other = runs[name].select(*keys, pl.col(outcome).cast(pl.Float64).alias("b"))
+        paired = first.join(other, on=list(keys), how="inner").sort(list(keys))
+        result = paired_bootstrap(
+            paired["b"].to_list(), paired["a"].to_list(), resamples=resamples, seed=seed
+        )
+        comparisons.append(
+            {
+                "model": name,
+                "against": baseline,
+                "items": paired.height,
+                "accuracy": {baseline: paired["a"].mean(), name: paired["b"].mean()},
+                "difference": result["difference"],
+                "ci95": result["ci95"],
+                "resamples": resamples,
+                "excludes_zero": result["ci95"][0] > 0 or result["ci95"][1] < 0,
+            }
+        )
+    return {"family": family, "outcome": outcome, "comparisons": comparisons}

@@ -33,7 +33,7 @@ examples:
   probesmith eval --model ./gpt2 --probes artifacts/paraphrases --max-items 50 --max-candidates 20
   probesmith eval --model ./gpt2 --probes obqa/ --split test          AI2 JSONL (train/dev/test.jsonl)
   torchrun --nproc-per-node 4 -m probesmith eval --model gpt2 --probes artifacts/relations   data-parallel
-  probesmith eval-compare runs/gpt2 runs/bert runs/opt --subsets 200 --subset-size 5   rank consistency
+  probesmith eval-compare runs/gpt2 runs/bert runs/opt     paired differences (and grids' rank consistency)
 """
 
 EPILOG_AUDIT = """\
@@ -264,13 +264,18 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.set_defaults(run=_run_eval)
 
     compare = commands.add_parser(
-        "eval-compare", help="Rank consistency of several models' grid evaluations (Cao et al. 2022)."
+        "eval-compare",
+        help="Paired accuracy differences of several models on the same build (bootstrap 95% CI); "
+        "for grids also their rank consistency (Cao et al. 2022).",
     )
     compare.add_argument(
         "runs", nargs="+", type=Path, help="Results folders of `probesmith eval` on one grid build."
     )
     compare.add_argument("--subsets", type=_positive_int, default=100, help="Random subsets of relations.")
     compare.add_argument("--subset-size", type=_positive_int, default=5, help="Relations per subset.")
+    compare.add_argument(
+        "--resamples", type=_positive_int, default=2000, help="Bootstrap resamples of the items."
+    )
     compare.add_argument("--seed", type=int, default=0)
     compare.add_argument(
         "--force", action="store_true", help="Compare runs of different builds or settings anyway."
@@ -516,10 +521,14 @@ def _run_eval_compare(args: argparse.Namespace) -> int:
     import json
 
     from probesmith.eval.metrics import rank_consistency
-    from probesmith.eval.run import load_runs_for_comparison
+    from probesmith.eval.run import compare_runs, load_runs_for_comparison
 
-    runs = load_runs_for_comparison(args.runs, force=args.force)
-    result = rank_consistency(runs, n_subsets=args.subsets, subset_size=args.subset_size, seed=args.seed)
+    family, runs = load_runs_for_comparison(args.runs, force=args.force)
+    result = compare_runs(family, runs, resamples=args.resamples, seed=args.seed)
+    if family == "paraphrases":
+        result["rank_consistency"] = rank_consistency(
+            runs, n_subsets=args.subsets, subset_size=args.subset_size, seed=args.seed
+        )
     print(json.dumps(result, indent=2))
     return 0
 

@@ -40,7 +40,7 @@ MC_SCORES = TableSchema(
 
 RELATION_SCORES = TableSchema(
     name="relation_scores",
-    version=1,
+    version=2,
     description="One (instance, template) of a relation set: the answer space scored, the prediction.",
     schema=pa.schema(
         [
@@ -52,8 +52,12 @@ RELATION_SCORES = TableSchema(
             pa.field("predicted_obj_id", pa.string(), nullable=False),
             pa.field("correct", pa.bool_(), nullable=False),
             pa.field("scores", pa.list_(pa.float64()), nullable=False),
+            pa.field("chance", pa.float64(), nullable=False),
         ],
-        metadata={"scores": "statement score of every answer, in answer_idx order"},
+        metadata={
+            "scores": "statement score of every answer, in answer_idx order",
+            "chance": "the accuracy of a uniform guess: golds in the answer space / its size",
+        },
     ),
 )
 

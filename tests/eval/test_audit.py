@@ -8,7 +8,6 @@ from probesmith.eval.audit import (
     AuditOptions,
     audit,
     filter_artifacts,
-    wilson_interval,
     write_audit,
 )
 from probesmith.eval.mcqa import load_multiple_choice
@@ -24,11 +23,6 @@ def overall(result, baseline):
     return result.cells.filter(
         (pl.col("baseline") == baseline) & pl.col("hops").is_null() & (pl.col("distractor_type") == "all")
     ).row(0, named=True)
-
-
-def test_wilson_interval_by_hand():
-    low, high = wilson_interval(0.5, 100)
-    assert round(low, 4) == 0.4038 and round(high, 4) == 0.5962
 
 
 def test_planted_artifact_is_flagged_and_clean_control_is_not(planted_and_control):

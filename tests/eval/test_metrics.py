@@ -6,6 +6,7 @@ import pytest
 from probesmith.eval import metrics as M
 from probesmith.eval.editors import normalise_answer
 from probesmith.eval.run import _metric_of
+from probesmith.stats import wilson_interval
 
 
 def mc_row(id, cluster, scores, gold, types, hops=1, config="hypernymy", tokens=None, chars=None):
@@ -45,6 +46,11 @@ def test_multiple_choice_accuracy_strict_clusters_and_cells():
     assert m["accuracy"] == pytest.approx(1 / 3)
     assert m["accuracy_token_norm"] == pytest.approx(2 / 3)  # b1: -4/4 = -1 > -3
     assert m["clusters"] == 2 and m["strict_cluster_accuracy"] == 0.0  # A has a2 wrong, B has b1 wrong
+    # chance: a uniform guess over 3, 3 and 2 choices; a cluster needs every item right
+    assert m["chance"] == pytest.approx((1 / 3 + 1 / 3 + 1 / 2) / 3)
+    assert m["strict_cluster_chance"] == pytest.approx((1 / 9 + 1 / 2) / 2)
+    assert m["accuracy_ci95"] == pytest.approx(list(wilson_interval(1 / 3, 3)))
+    assert m["accuracy_ci95"][0] < m["accuracy"] < m["accuracy_ci95"][1]
     cells = {
         (r["hops"], r["distractor_type"]): (r["n"], r["accuracy"])
         for r in M.hop_distractor_accuracy(items).to_dicts()
@@ -59,9 +65,19 @@ def test_relation_sets_micro_macro_domains_cardinality_and_templates():
     rows = []
     # P1: 2 instances x 2 templates, 3 of 4 right; P2: 1 instance x 2 templates, 0 right
     for sub, template, correct in [("s1", 0, True), ("s1", 1, True), ("s2", 0, True), ("s2", 1, False)]:
-        rows.append({"relation_id": "P1", "sub_id": sub, "template_index": template, "correct": correct})
-    for template in (0, 1):
-        rows.append({"relation_id": "P2", "sub_id": "s3", "template_index": template, "correct": False})
+        rows.append(
+            {
+                "relation_id": "P1",
+                "sub_id": sub,
+                "template_index": template,
+                "correct": correct,
+                "chance": 0.25,
+            }
+        )
+    for template in (0, 1):  # P2: a space of 10 answers, 2 of them gold
+        rows.append(
+            {"relation_id": "P2", "sub_id": "s3", "template_index": template, "correct": False, "chance": 0.2}
+        )
     info = {
         "P1": {"domains": ["Geo", "Bio"], "cardinality": "N-1"},
         "P2": {"domains": ["Geo"], "cardinality": "N-M"},
@@ -71,13 +87,21 @@ def test_relation_sets_micro_macro_domains_cardinality_and_templates():
     assert m["macro_accuracy"] == pytest.approx((3 / 4 + 0) / 2)
     assert m["accuracy_first_template"] == pytest.approx(2 / 3)
     assert m["relations"]["P1"]["per_template"] == [1.0, 0.5]
-    assert m["by_domain"]["Geo"] == {"relations": 2, "macro_accuracy": 0.375, "micro_accuracy": 0.5}
+    geo = m["by_domain"]["Geo"]
+    assert (geo["relations"], geo["macro_accuracy"], geo["micro_accuracy"]) == (2, 0.375, 0.5)
+    assert geo["chance"] == pytest.approx((4 * 0.25 + 2 * 0.2) / 6)
+    assert m["chance"] == pytest.approx((4 * 0.25 + 2 * 0.2) / 6) and m["macro_chance"] == pytest.approx(
+        0.225
+    )
+    assert m["relations"]["P2"]["ci95"] == pytest.approx(list(wilson_interval(0.0, 2)))
+    assert m["accuracy_ci95"] == pytest.approx(list(wilson_interval(0.5, 6)))
     assert m["by_domain"]["Bio"]["macro_accuracy"] == 0.75
     assert m["by_cardinality"]["N-M"]["micro_accuracy"] == 0.0
 
 
 def grid_row(rel, sub, pattern, rank, predicted, gold="o1"):
     return {
+        "candidates": [gold, "o2", "o3", "o4"],
         "relation_id": rel,
         "sub_id": sub,
         "pattern_id": pattern,
@@ -123,6 +147,7 @@ def test_grid_consistency_stability_spread_and_adjusted_accuracy():
         ]
     )
     m = M.grid_metrics(items, edges)
+    assert m["chance"] == 0.25 and m["accuracy_ci95"][0] < m["accuracy"] < m["accuracy_ci95"][1]
     assert m["consistency_by_edge_type"]["lexical"] == {"pairs": 2, "consistency": 1.0}
     assert m["consistency_by_edge_type"]["syntactic"] == {"pairs": 2, "consistency": 0.5}  # s1 disagrees
     assert m["consistency"] == pytest.approx(3 / 4)

@@ -52,6 +52,13 @@ def test_multiple_choice_end_to_end(tmp_path, tiny_gpt2_dir, small_wordnet_build
         part = items.filter(pl.col("config") == config)
         assert m["n"] == part.height >= 12
         assert m["accuracy"] == pytest.approx(part["correct"].mean())
+        for name in ("accuracy", "accuracy_token_norm", "accuracy_char_norm", "strict_cluster_accuracy"):
+            low, high = m[f"{name}_ci95"]
+            assert low <= m[name] <= high and high - low > 0
+        assert m["chance"] == pytest.approx(sum(1 / len(c) for c in part["scores"]) / part.height)
+    assert metrics["accuracy_ci95"][0] <= metrics["accuracy"] <= metrics["accuracy_ci95"][1]
+    report = (out / "report.md").read_text()
+    assert "| chance |" in report and "95% Wilson" in report
     assert (
         metrics["run"]["kind"] == "causal"
         and metrics["run"]["statements"] == items["scores"].list.len().sum()
@@ -100,6 +107,23 @@ def test_relation_sets_end_to_end(tmp_path, request, model, small_relations_buil
     sizes = dict(spaces.iter_rows())
     assert all(len(r["scores"]) == sizes[r["relation_id"]] for r in items.iter_rows(named=True))
     assert metrics["micro_accuracy"] == pytest.approx(items["correct"].mean())
+    # chance: golds in the space / its size, read independently from the build's tables
+    space_ids = (
+        pl.from_arrow(read_parquet(next(build.glob("answer_spaces/*.parquet"))))
+        .group_by("relation_id")
+        .agg(pl.col("obj_id"))
+    )
+    space_of = {r: set(ids) for r, ids in space_ids.iter_rows()}
+    golds = pl.from_arrow(read_parquet(next(build.glob("instances/*.parquet"))))
+    gold_of = {
+        (r, s): set(g) for r, s, g in golds.select("relation_id", "sub_id", "gold_obj_ids").iter_rows()
+    }
+    for row in items.iter_rows(named=True):
+        space = space_of[row["relation_id"]]
+        expected_chance = len(gold_of[(row["relation_id"], row["sub_id"])] & space) / len(space)
+        assert row["chance"] == pytest.approx(expected_chance)
+    assert metrics["chance"] == pytest.approx(items["chance"].mean())
+    assert metrics["accuracy_ci95"][0] <= metrics["accuracy"] <= metrics["accuracy_ci95"][1]
     assert set(metrics["by_cardinality"]) <= {"1-1", "N-1", "N-M"} and metrics["by_domain"]
     assert "template" in metrics["template_convention"]
 
@@ -145,7 +169,18 @@ def test_paraphrase_grids_and_rank_consistency(tmp_path, tiny_gpt2_dir, small_pa
     capsys.readouterr()
     assert main(["eval-compare", str(out), str(other_out), "--subsets", "10", "--subset-size", "2"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert set(result) >= {"original", "random", "adjusted"} and len(result["models"]) == 2
+    consistency = result["rank_consistency"]
+    assert set(consistency) >= {"original", "random", "adjusted"} and len(consistency["models"]) == 2
+    # the paired difference, checked against the two items tables directly
+    (comparison,) = result["comparisons"]
+    other_items = pl.from_arrow(read_parquet(other_out / "items.parquet"))
+    keys = ["relation_id", "sub_id", "pattern_id", "verbalization_rank"]
+    joined = items.join(other_items, on=keys, suffix="_other")
+    assert comparison["items"] == joined.height == items.height
+    expected = joined["correct_other"].cast(float).mean() - joined["correct"].cast(float).mean()
+    assert comparison["difference"] == pytest.approx(expected)
+    low, high = comparison["ci95"]
+    assert low <= comparison["difference"] <= high
 
 
 def test_knowledge_sets_end_to_end(tmp_path, tiny_gpt2_dir, small_rules_build):
