@@ -212,41 +212,9 @@ def main() -> None:
         timings["lm-pub-quiz"] = (time.perf_counter() - start, theirs)
 
         if kind == "causal" and not args.no_lm_eval:
-            from lm_eval.api.instance import Instance
-            from lm_eval.models.huggingface import HFLM
-
-            batch = args.lm_eval_batch if args.lm_eval_batch == "auto" else int(args.lm_eval_batch)
-            harness = HFLM(
-                pretrained=model,
-                tokenizer=tokenizer,
-                batch_size=batch,
-                max_batch_size=4096,
-                softmax_dtype=args.lm_eval_softmax_dtype,
-            )
-            requests = [
-                Instance(request_type="loglikelihood", doc={}, arguments=("", s), idx=i)
-                for i, s in enumerate(statements)
-            ]
-            start = time.perf_counter()
-            answers = harness.loglikelihood(requests, disable_tqdm=True)
-            _sync(args.device)
-            timings["lm-eval"] = (time.perf_counter() - start, [score for score, _ in answers])
-
-        for tool, (seconds, scores) in timings.items():
-            row = {
-                "kind": kind,
-                "tool": tool,
-                "statements": len(statements),
-                "seconds": round(seconds, 2),
-                "statements_per_s": round(len(statements) / seconds, 1),
-                "tokens_per_s": round(tokens / seconds),
-                "model_tflops_per_s": round(flops / seconds / 1e12, 2),
-                "mfu": round(flops / seconds / peak, 4) if peak else None,
-                "probesmith_speedup": round(seconds / ours_seconds, 2),
-                "max_abs_diff": float(f"{max(abs(a - b) for a, b in zip(ours, scores, strict=True)):.2e}"),
-            }
-            rows.append({**setting, **row})
-            print(json.dumps(row), flush=True)
+            timings["lm-eval"] = harness_scores(model, tokenizer, [("", x) for x in statements], args)
+        what = {"kind": kind, "statements": len(statements)}
+        rows += timing_rows(timings, setting, what, tokens, flops, peak)
         del model, evaluator
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
@@ -258,6 +226,49 @@ def main() -> None:
                 handle.write(json.dumps(row) + "\n")
 
 
+def harness_scores(model, tokenizer, pairs: list[tuple[str, str]], args) -> tuple[float, list[float]]:
+    """Seconds and log-likelihoods of (context, continuation) pairs through lm-eval's HFLM."""
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    batch = args.lm_eval_batch if args.lm_eval_batch == "auto" else int(args.lm_eval_batch)
+    harness = HFLM(
+        pretrained=model,
+        tokenizer=tokenizer,
+        batch_size=batch,
+        max_batch_size=4096,
+        softmax_dtype=args.lm_eval_softmax_dtype,
+    )
+    requests = [
+        Instance(request_type="loglikelihood", doc={}, arguments=pair, idx=i) for i, pair in enumerate(pairs)
+    ]
+    start = time.perf_counter()
+    answers = harness.loglikelihood(requests, disable_tqdm=True)
+    _sync(args.device)
+    return time.perf_counter() - start, [score for score, _ in answers]
+
+
+def timing_rows(timings: dict, setting: dict, what: dict, tokens: int, flops: float, peak) -> list[dict]:
+    """One printed JSON row per tool: rates, model FLOP/s, MFU, speedup and score agreement."""
+    ours_seconds, ours = timings["probesmith"]
+    rows = []
+    for tool, (seconds, scores) in timings.items():
+        row = {
+            **what,
+            "tool": tool,
+            "seconds": round(seconds, 2),
+            "statements_per_s": round(what["statements"] / seconds, 1),
+            "tokens_per_s": round(tokens / seconds),
+            "model_tflops_per_s": round(flops / seconds / 1e12, 2),
+            "mfu": round(flops / seconds / peak, 4) if peak else None,
+            "probesmith_speedup": round(seconds / ours_seconds, 2),
+            "max_abs_diff": float(f"{max(abs(a - b) for a, b in zip(ours, scores, strict=True)):.2e}"),
+        }
+        rows.append({**setting, **row})
+        print(json.dumps(row), flush=True)
+    return rows
+
+
 def multiple_choice(args, setting: dict, batch_tokens: int, dtype, peak: float | None) -> list[dict]:
     """Choices scored given their question (``question\\nAnswer: choice``), probesmith against lm-eval.
 
@@ -265,8 +276,6 @@ def multiple_choice(args, setting: dict, batch_tokens: int, dtype, peak: float |
     (GPT-2's tokenizer adds no BOS, so its ``add_bos_token`` changes nothing), and so the two
     compute the same scores.
     """
-    from lm_eval.api.instance import Instance
-    from lm_eval.models.huggingface import HFLM
     from transformers import PreTrainedTokenizerFast
 
     from probesmith.eval.scoring import score_statements
@@ -316,43 +325,12 @@ def multiple_choice(args, setting: dict, batch_tokens: int, dtype, peak: float |
     ours_seconds = time.perf_counter() - start
     lengths = [len(ids) for ids in tokenizer(statements)["input_ids"]]
     flops = statement_flops(model, "causal", lengths, counts)
-    batch = args.lm_eval_batch if args.lm_eval_batch == "auto" else int(args.lm_eval_batch)
-    harness = HFLM(
-        pretrained=model,
-        tokenizer=tokenizer,
-        batch_size=batch,
-        max_batch_size=4096,
-        softmax_dtype=args.lm_eval_softmax_dtype,
-    )
-    requests = [
-        Instance(request_type="loglikelihood", doc={}, arguments=(c, x), idx=i)
-        for i, (c, x) in enumerate(zip(contexts, continuations, strict=True))
-    ]
-    start = time.perf_counter()
-    answers = harness.loglikelihood(requests, disable_tqdm=True)
-    _sync(args.device)
     timings = {
         "probesmith": (ours_seconds, ours),
-        "lm-eval": (time.perf_counter() - start, [a for a, _ in answers]),
+        "lm-eval": harness_scores(model, tokenizer, list(zip(contexts, continuations, strict=True)), args),
     }
-    rows = []
-    for tool, (seconds, scores) in timings.items():
-        row = {
-            "kind": "causal multiple choice (WordNetQA)",
-            "tool": tool,
-            "items": len(items),
-            "statements": len(statements),
-            "seconds": round(seconds, 2),
-            "statements_per_s": round(len(statements) / seconds, 1),
-            "tokens_per_s": round(sum(lengths) / seconds),
-            "model_tflops_per_s": round(flops / seconds / 1e12, 2),
-            "mfu": round(flops / seconds / peak, 4) if peak else None,
-            "probesmith_speedup": round(seconds / ours_seconds, 2),
-            "max_abs_diff": float(f"{max(abs(a - b) for a, b in zip(ours, scores, strict=True)):.2e}"),
-        }
-        rows.append({**setting, **row})
-        print(json.dumps(row), flush=True)
-    return rows
+    what = {"kind": "causal multiple choice (WordNetQA)", "items": len(items), "statements": len(statements)}
+    return timing_rows(timings, setting, what, sum(lengths), flops, peak)
 
 
 def _sync(device: str) -> None:

@@ -365,10 +365,11 @@ def rank_consistency(
 
 
 def edit_metrics(items: pl.DataFrame) -> dict:
-    """Per editor and metric: accuracy under exact match and alias-aware match, and n.
+    """Per editor and metric: accuracy under exact match and alias-aware match, n and 95% intervals.
 
     ``items`` has the columns of ``edit_scores``; each metric is the mean over its questions
-    (all knowledge sets and update variants together).
+    (all knowledge sets and update variants together). Answers are generated, not chosen, so
+    there is no chance rate (``chance`` is None).
     """
     result = {}
     for editor in sorted(items["editor"].unique().to_list()):
@@ -380,5 +381,8 @@ def edit_metrics(items: pl.DataFrame) -> dict:
                 "n": rows.height,
                 "exact": rows["exact"].mean() if rows.height else None,
                 "alias": rows["alias"].mean() if rows.height else None,
+                "exact_ci95": interval(rows["exact"]),
+                "alias_ci95": interval(rows["alias"]),
+                "chance": None,
             }
     return result

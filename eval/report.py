@@ -202,13 +202,17 @@ def _grids(m: dict, folder: Path) -> list[str]:
 def _edits(m: dict, folder: Path) -> list[str]:
     editors = m["editors"]
     lines = [
-        f"{m['knowledge_sets']} knowledge sets. Exact match after normalisation / alias-aware match.",
+        f"{m['knowledge_sets']} knowledge sets. Exact match after normalisation / alias-aware match "
+        "with its 95% Wilson interval. Answers are generated, so there is no chance rate.",
         "",
         "| editor | " + " | ".join(EDIT_METRICS) + " |",
         "|---|" + "---|" * len(EDIT_METRICS),
     ]
     for editor, values in editors.items():
-        cells = [f"{_fmt(values[k]['exact'])} / {_fmt(values[k]['alias'])}" for k in EDIT_METRICS]
+        cells = [
+            f"{_fmt(values[k]['exact'])} / {_with_ci(values[k]['alias'], values[k].get('alias_ci95'))}"
+            for k in EDIT_METRICS
+        ]
         lines.append(f"| {editor} | " + " | ".join(cells) + " |")
     _bars(
         list(EDIT_METRICS),

@@ -207,9 +207,15 @@ def test_edit_metric_roles_and_aggregation():
         {"editor": "e", "metric": "Upd.I", "exact": False, "alias": False},
     ]
     m = M.edit_metrics(pl.DataFrame(rows))["e"]
-    assert m["Est.S"] == {"n": 2, "exact": 0.5, "alias": 1.0}
-    assert m["Upd.I"] == {"n": 1, "exact": 0.0, "alias": 0.0}
-    assert m["Cons.U"] == {"n": 0, "exact": None, "alias": None}
+
+    def core(cell):
+        return {k: cell[k] for k in ("n", "exact", "alias")}
+
+    assert core(m["Est.S"]) == {"n": 2, "exact": 0.5, "alias": 1.0}
+    assert m["Est.S"]["exact_ci95"] == pytest.approx(list(wilson_interval(0.5, 2)))
+    assert m["Est.S"]["chance"] is None  # generated answers: no chance rate
+    assert core(m["Upd.I"]) == {"n": 1, "exact": 0.0, "alias": 0.0}
+    assert core(m["Cons.U"]) == {"n": 0, "exact": None, "alias": None} and m["Cons.U"]["alias_ci95"] is None
 
 
 def test_answer_normalisation():
