@@ -341,10 +341,12 @@ def _prefix_groups(rows):
                 candidate = common
             else:
                 candidate = min(common, shared)
+            # joining shares `candidate` tokens of the new row but shortens every member's
+            # shared prefix by `shared - candidate`: join only when that saves tokens
             if (
                 candidate >= MIN_SHARED_PREFIX
                 and len(members) < MAX_GROUP
-                and (len(members) == 1 or 4 * candidate >= 3 * shared)
+                and candidate >= (shared - candidate) * (len(members) - 1)
             ):
                 members.append(index)
                 shared = candidate
