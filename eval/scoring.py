@@ -26,6 +26,7 @@ How it is fast:
 from __future__ import annotations
 
 import contextlib
+import copy
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -451,6 +452,21 @@ def _forward(model, input_ids, attention_mask, rows, positions, position_ids=Non
     return selected, getattr(out, "past_key_values", None)
 
 
+def _tail_chunks(lengths: list[int], waste: float = 0.25) -> list[list[int]]:
+    """Member indices in chunks of similar tail length: padding at most ``waste`` of a chunk."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    chunks: list[list[int]] = []
+    real = 0
+    for m in order:
+        if chunks and (len(chunks[-1]) + 1) * lengths[m] <= (1 + waste) * (real + lengths[m]):
+            chunks[-1].append(m)
+            real += lengths[m]
+        else:
+            chunks.append([m])
+            real = lengths[m]
+    return chunks
+
+
 def _pad(sequences, device):
     """Right-padded ids and attention mask of token sequences (lists or arrays)."""
     lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
@@ -535,18 +551,28 @@ def _score_shared(model, batch, device):
         ]
         scores.index_add_(0, _index(first_rows), first.double().cpu())
     if rows:
-        groups = _index(group_of, device)
-        cache.batch_select_indices(groups)
-        tail_ids, tail_mask = _pad(tails, device)
-        position_ids = _index(offsets, device)[:, None] + torch.arange(tail_ids.shape[1], device=device)
-        tail, _ = _forward(
-            model,
-            tail_ids,
-            torch.cat([mask[groups], tail_mask], dim=1),
-            _index(rows, device),
-            _index(positions, device),
-            position_ids=position_ids,
-            past=cache,
-        )
-        scores.index_add_(0, _index(rows), tail.token_log_probs(labels))
+        chunks = _tail_chunks([len(t) for t in tails])
+        for chunk in chunks:
+            # members of one chunk have tails of similar length: little padding in their pass
+            local = {m: j for j, m in enumerate(chunk)}
+            picked = [k for k, m in enumerate(rows) if m in local]
+            groups = _index([group_of[m] for m in chunk], device)
+            past = copy.deepcopy(cache) if len(chunks) > 1 else cache
+            past.batch_select_indices(groups)
+            tail_ids, tail_mask = _pad([tails[m] for m in chunk], device)
+            position_ids = _index([offsets[m] for m in chunk], device)[:, None] + torch.arange(
+                tail_ids.shape[1], device=device
+            )
+            tail, _ = _forward(
+                model,
+                tail_ids,
+                torch.cat([mask[groups], tail_mask], dim=1),
+                _index([local[rows[k]] for k in picked], device),
+                _index([positions[k] for k in picked], device),
+                position_ids=position_ids,
+                past=past,
+            )
+            scores.index_add_(
+                0, _index([rows[k] for k in picked]), tail.token_log_probs([labels[k] for k in picked])
+            )
     return owners, scores
