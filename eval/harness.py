@@ -35,8 +35,8 @@ import pyarrow.compute as pc
 import yaml
 
 from probesmith import __version__
-from probesmith.builders.text import fill_template
 from probesmith.errors import UsageError
+from probesmith.eval.relation_docs import answer_spaces, statement_documents, templates_by_relation
 from probesmith.schemas.artifact import read_table, require_family, table_files
 from probesmith.schemas.output import OutputFolder
 from probesmith.schemas.parquet import write_parquet
@@ -209,32 +209,24 @@ def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> d
 
 def _relation_set_tasks(build, manifest, staging, prefix) -> dict:
     instances = read_table(build, "instances", manifest=manifest).sort("relation_id", "sub_id")
-    spaces = read_table(build, "answer_spaces", manifest=manifest).sort("relation_id", "answer_idx")
-    templates = read_table(build, "templates", manifest=manifest).sort("relation_id", "pattern_id")
-    space_of = {
-        rid: (frame["obj_id"].to_list(), frame["obj_label"].to_list())
-        for (rid,), frame in spaces.group_by("relation_id", maintain_order=True)
-    }
-    templates_of = {
-        rid: frame["template"].to_list()
-        for (rid,), frame in templates.group_by("relation_id", maintain_order=True)
-    }
+    spaces = answer_spaces(build, manifest)
+    templates = templates_by_relation(build, manifest)
+    missing = sorted(set(instances["relation_id"].to_list()) - set(templates))
+    if missing:
+        raise UsageError(f"{build}: relations without templates {missing[:5]}; the build is incomplete.")
     rows = []
-    for inst in instances.iter_rows(named=True):
-        ids, labels = space_of[inst["relation_id"]]
+    for inst, index, _, statements in statement_documents(instances, spaces, templates):
         golds = set(inst["gold_obj_ids"])
-        gold_indices = [i for i, obj in enumerate(ids) if obj in golds]
-        for index, template in enumerate(templates_of[inst["relation_id"]]):
-            rows.append(
-                {
-                    "id": f"{inst['relation_id']}:{inst['sub_id']}:{index}",
-                    "relation_id": inst["relation_id"],
-                    "sub_id": inst["sub_id"],
-                    "template_index": index,
-                    "text_options": [fill_template(template, inst["sub_label"], label) for label in labels],
-                    "gold_indices": gold_indices,
-                }
-            )
+        rows.append(
+            {
+                "id": f"{inst['relation_id']}:{inst['sub_id']}:{index}",
+                "relation_id": inst["relation_id"],
+                "sub_id": inst["sub_id"],
+                "template_index": index,
+                "text_options": statements,
+                "gold_indices": [i for i, (obj, _) in enumerate(spaces[inst["relation_id"]]) if obj in golds],
+            }
+        )
     table = STATEMENT_DOCS.from_rows(rows)
     (staging / "data").mkdir()
     write_parquet(table, staging / "data" / "statements.parquet", STATEMENT_DOCS, where="lm-eval statements")
@@ -262,9 +254,6 @@ def _relation_set_tasks(build, manifest, staging, prefix) -> dict:
         }
         _write_task(staging, body, {"files": [data]})
         tasks[task] = {"documents": documents}
-    missing = [rid for rid in instances["relation_id"].unique().to_list() if rid not in templates_of]
-    if missing:
-        raise UsageError(f"{build}: relations without templates {missing[:5]}; the build is incomplete.")
     return {
         "group": prefix,
         "tasks": tasks,

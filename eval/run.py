@@ -44,6 +44,7 @@ from probesmith.eval.editors import (
     normalise_answer,
 )
 from probesmith.eval.models import LanguageModel
+from probesmith.eval.relation_docs import answer_spaces, statement_documents, templates_by_relation
 from probesmith.eval.scoring import is_distributed, score_statements
 from probesmith.probes.spec import spec_field, to_dict
 from probesmith.schemas.artifact import read_table
@@ -280,13 +281,6 @@ def _relation_info(manifest: dict, instances: pl.DataFrame) -> dict[str, dict]:
     return info
 
 
-def _answer_spaces(folder: Path) -> dict[str, list[tuple[str, str]]]:
-    spaces: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for row in read_table(folder, "answer_spaces").sort("relation_id", "answer_idx").iter_rows(named=True):
-        spaces[row["relation_id"]].append((row["obj_id"], row["obj_label"]))
-    return spaces
-
-
 def _sampled_instances(ctx: _Context, instances: pl.DataFrame) -> pl.DataFrame:
     keep = []
     for rid, frame in instances.group_by("relation_id"):
@@ -297,20 +291,13 @@ def _sampled_instances(ctx: _Context, instances: pl.DataFrame) -> pl.DataFrame:
 
 def _relation_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
     instances = read_table(probes, "instances")
-    spaces = _answer_spaces(probes)
-    templates = read_table(probes, "templates").sort("relation_id", "pattern_id")
-    by_relation = defaultdict(list)
-    for row in templates.iter_rows(named=True):
-        by_relation[row["relation_id"]].append(row)
-    sampled = _sampled_instances(ctx, instances)
+    spaces = answer_spaces(probes)
     keys, statements = [], []
-    for inst in sampled.iter_rows(named=True):
-        rid = inst["relation_id"]
-        for index, template in enumerate(by_relation[rid]):
-            keys.append((inst, index, template["pattern_id"]))
-            statements += [
-                fill_template(template["template"], inst["sub_label"], label) for _, label in spaces[rid]
-            ]
+    for inst, index, template, filled in statement_documents(
+        _sampled_instances(ctx, instances), spaces, templates_by_relation(probes)
+    ):
+        keys.append((inst, index, template["pattern_id"]))
+        statements += filled
     scores, _ = ctx.score(statements)
     rows, at = [], 0
     for inst, index, pattern in keys:
@@ -342,7 +329,7 @@ def _relation_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
 
 def _grids(ctx: _Context, probes: Path, manifest: dict) -> None:
     instances = _sampled_instances(ctx, read_table(probes, "instances"))
-    spaces = _answer_spaces(probes)
+    spaces = answer_spaces(probes)
     labels = {rid: dict(space) for rid, space in spaces.items()}
     order = {rid: {o: i for i, (o, _) in enumerate(space)} for rid, space in spaces.items()}
     candidates = {}

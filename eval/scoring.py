@@ -552,10 +552,13 @@ def _score_shared(model, batch, device):
         scores.index_add_(0, _index(first_rows), first.double().cpu())
     if rows:
         chunks = _tail_chunks([len(t) for t in tails])
+        entries_of: dict[int, list[int]] = {}
+        for k, m in enumerate(rows):
+            entries_of.setdefault(m, []).append(k)
         for chunk in chunks:
             # members of one chunk have tails of similar length: little padding in their pass
             local = {m: j for j, m in enumerate(chunk)}
-            picked = [k for k, m in enumerate(rows) if m in local]
+            picked = [k for m in chunk for k in entries_of.get(m, ())]
             groups = _index([group_of[m] for m in chunk], device)
             past = copy.deepcopy(cache) if len(chunks) > 1 else cache
             past.batch_select_indices(groups)
