@@ -78,8 +78,9 @@ def build(
             summary = summarize(tables)
             all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
             if tables:
-                mix = getattr(getattr(spec, "distractors", None), "mix", None)
-                validity = validity_report(tables, output.dropped, dict(mix) if mix else None)
+                validity = validity_report(
+                    tables, output.dropped, output.distractor_mixes, output.mix_tolerance
+                )
                 writer.add_file(VALIDITY_FILE, json.dumps(validity, indent=1, sort_keys=True) + "\n")
                 card = replace(
                     card, extra_sections=(*card.extra_sections, ("Validity", validity_markdown(validity)))
@@ -165,8 +166,10 @@ def assemble_tables(
     """Split items, place golds at balanced positions, and build one Arrow table per split.
 
     Splits are by cluster, one split per concept across all configs. Items that overflow a
-    full train split are left out; their counts per reason are returned beside the tables,
-    with the split assignment, which a second assembly (after filtering) can reuse.
+    full train split are left out; then the family's ``rebalance`` (if any) sees each config's
+    remaining items, so a rule over a whole config (no answer more frequent than its share) holds
+    on the tables as written. Drop counts per reason are returned beside the tables, with the
+    split assignment, which a second assembly (after filtering) can reuse.
     """
     if assignment is None:
         sizes: dict[str, Counter] = defaultdict(Counter)
@@ -178,12 +181,17 @@ def assemble_tables(
     dropped: Counter = Counter()
     tables = {}
     for config, items in output.items.items():
-        by_split: dict[str, list[DraftItem]] = defaultdict(list)
+        kept = []
         for item in items:
             if (item.cluster, config) in overflow:
                 dropped[f"{config}: concept in train after this config's train was full"] += 1
             else:
-                by_split[split_of[item.cluster]].append(item)
+                kept.append(item)
+        if output.rebalance is not None:  # the family's rules over a whole config, on what is kept
+            kept = output.rebalance(config, kept, dropped)
+        by_split: dict[str, list[DraftItem]] = defaultdict(list)
+        for item in kept:
+            by_split[split_of[item.cluster]].append(item)
         for split in SPLITS:
             split_items = sorted(by_split.get(split, []), key=lambda i: i.id)
             if split_items:

@@ -69,6 +69,13 @@ class FamilyOutput:
     dropped: Counter = field(default_factory=Counter)
     manifest_extra: dict[str, Any] = field(default_factory=dict)
     validity: dict[str, Any] | None = None  # a table family's own validity report (validity.json)
+    # multiple-choice families: the distractor mix each config asked for, and how far the delivered
+    # share of a type may lie from the asked one (the validity rule mix_delivered)
+    distractor_mixes: dict[str, dict[str, int]] = field(default_factory=dict)
+    mix_tolerance: float = 0.03
+    # multiple-choice families: a rule over a config's items applied again to what a build keeps
+    # (after train overflow and the artifact filter): (config, items, drop counter) -> kept items
+    rebalance: Callable[[str, list[DraftItem], Counter], list[DraftItem]] | None = None
 
 
 def single_split_tables(

@@ -118,6 +118,16 @@ def content_stems(text: str) -> frozenset[str]:
     return frozenset(stems - _GENERIC_STEMS)
 
 
+@lru_cache(maxsize=1 << 18)
+def long_word_stems(text: str, length: int = 6) -> frozenset[str]:
+    """The first ``length`` letters of every word of at least ``length`` letters, lower-cased.
+
+    A gloss and a lemma sharing one ("the act of exterminating" / *extermination*, "breed of
+    terrier" / *Airedale terrier*) give a synonymy answer away by its form alone.
+    """
+    return frozenset(w[:length] for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= length)
+
+
 def shared_stems(left: list[str] | tuple[str, ...], right: list[str] | tuple[str, ...]) -> frozenset[str]:
     """Stems that any name on the left shares with any name on the right (empty: no leak)."""
     stems_left = frozenset().union(*(content_stems(t) for t in left)) if left else frozenset()

@@ -28,13 +28,17 @@ RULES = {
 
 
 def validity_report(
-    tables: dict[tuple[str, str], pa.Table], dropped: dict[str, int], mix: dict[str, int] | None = None
+    tables: dict[tuple[str, str], pa.Table],
+    dropped: dict[str, int],
+    mixes: dict[str, dict[str, int]] | None = None,
+    tolerance: float = 0.03,
 ) -> dict[str, Any]:
     """The report of every config of a multiple-choice build (see the module docstring).
 
-    With the spec's distractor ``mix``, each config also reports the mix asked for beside the mix
-    delivered (distractor slots by type, counted in the tables) and the shortfall of each type,
-    which the builder filled with random distractors.
+    With the distractor mix each config asked for (``mixes``: config -> weight per type), each
+    config also reports the mix asked for beside the mix delivered (distractor slots by type,
+    counted in the tables), the shortfall of each type, and whether every type's share lies
+    within ``tolerance`` of the share asked for (``mix_delivered``).
     """
     rows_by_config: dict[str, list[dict]] = defaultdict(list)
     for (config, split), table in sorted(tables.items()):
@@ -46,9 +50,9 @@ def validity_report(
         config: _config_report(rows, {r: n for r, n in dropped.items() if r.startswith(f"{config}:")})
         for config, rows in sorted(rows_by_config.items())
     }
-    if mix:
-        for config, rows in rows_by_config.items():
-            configs[config]["mix"] = _mix_report(rows, mix)
+    for config, rows in rows_by_config.items():
+        if (mixes or {}).get(config):
+            configs[config]["mix"] = _mix_report(rows, mixes[config], tolerance)  # type: ignore[index]
     return {"rules": RULES, "configs": configs}
 
 
@@ -57,14 +61,24 @@ def _slot_type(tag: str) -> str:
     return "opposite" if tag.startswith("isa_") else tag
 
 
-def _mix_report(rows: list[dict], mix: dict[str, int]) -> dict[str, Any]:
-    """Distractor slots asked for and delivered per type; the shortfall went to random."""
+def _mix_report(rows: list[dict], mix: dict[str, int], tolerance: float) -> dict[str, Any]:
+    """Distractor slots asked for (the mix's shares of the slots delivered) and delivered per type."""
     delivered = Counter(_slot_type(t) for row in rows for t in row["distractor_types"])
-    asked = {kind: n * len(rows) for kind, n in mix.items() if n}
+    total_delivered, total_weight = sum(delivered.values()) or 1, sum(mix.values())
+    asked_share = {kind: n / total_weight for kind, n in mix.items() if n}
+    asked = {kind: round(share * total_delivered) for kind, share in asked_share.items()}
+    delivered_share = {kind: n / total_delivered for kind, n in delivered.items()}
+    off = {
+        kind: round(delivered_share.get(kind, 0.0) - asked_share.get(kind, 0.0), 4)
+        for kind in sorted(set(asked) | set(delivered))
+    }
     return {
         "asked": dict(sorted(asked.items())),
         "delivered": dict(sorted(delivered.items())),
         "shortfall": {kind: max(0, n - delivered.get(kind, 0)) for kind, n in sorted(asked.items())},
+        "share_difference": off,
+        "tolerance": tolerance,
+        "mix_delivered": all(abs(d) <= tolerance for d in off.values()),
     }
 
 
@@ -150,18 +164,19 @@ def validity_markdown(report: dict[str, Any]) -> str:
         mix = ", ".join(f"{t} {s:.1%}" for t, s in entry["distributions"]["distractor_types"].items())
         lines.append(f"- `{config}`: {mix}")
         if "mix" in entry:
-            asked, short = entry["mix"]["asked"], entry["mix"]["shortfall"]
+            asked, off = entry["mix"]["asked"], entry["mix"]["share_difference"]
             total = sum(asked.values()) or 1
+            verdict = (
+                "delivered within {:.0%} of every share asked"
+                if entry["mix"]["mix_delivered"]
+                else "**not delivered** within {:.0%}: the pools of this config run short"
+            ).format(entry["mix"]["tolerance"])
             lines.append(
                 "  - asked: "
                 + ", ".join(f"{t} {n / total:.0%}" for t, n in asked.items())
-                + "; short, filled with random: "
-                + (
-                    ", ".join(
-                        f"{t} {n:,} slots ({n / total:.1%})" for t, n in short.items() if n and t != "random"
-                    )
-                    or "none"
-                )
+                + f"; {verdict} (delivered minus asked: "
+                + ", ".join(f"{t} {d:+.1%}" for t, d in off.items())
+                + ")"
             )
     return "\n".join(lines)
 

@@ -28,9 +28,15 @@ the answer" is no cue. How far that goes is measured by the audit (see BENCHMARK
 
 No distractor is a correct answer (any ancestor of ``c`` for hypernymy, any descendant for
 hyponymy, the same gloss for definitions, a shared lemma for synonymy), no two choices are
-near-duplicates (the same text, or token Jaccard >= 0.6: "set afloat" / "set afloat again"), and the
-question never contains the word the gold choice names. Every question about
+near-duplicates (the same text, or token Jaccard >= 0.6: "set afloat" / "set afloat again"), the
+question never contains the word the gold choice names, and no hypernymy or hyponymy choice names
+``c`` itself (a hyponym's gloss usually does: "puppy: a young dog"). Every question about
 ``c`` shares the cluster ``wn:<synset>``, and splits are by cluster.
+
+The mix of distractor types is a share of each probe's slots (``distractors.mix``, per probe
+``mix_by_probe``), scheduled over the items so that a type one item lacks is made up by another
+(see :meth:`_Builder.pick_distractors`); ``validity.json`` compares the shares delivered with
+the shares asked.
 """
 
 from __future__ import annotations
@@ -38,8 +44,10 @@ from __future__ import annotations
 import bisect
 import itertools
 import logging
+import math
 import random
 import re
+import string
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -54,6 +62,7 @@ from probesmith.builders.text import (
     contains_word,
     find_in_examples,
     indefinite_article,
+    long_word_stems,
     mentions_word,
     near_duplicate,
     normalize_choice,
@@ -66,6 +75,7 @@ log = logging.getLogger(__name__)
 
 PROBE_TYPES = ("definitions", "hypernymy", "hyponymy", "synonymy")
 DISTRACTOR_TYPES = ("sister", "opposite", "popular", "random")
+POPULAR_PROBES = ("hypernymy", "hyponymy")  # the probes whose golds make a popular pool
 _FAMILY_LEVEL_CAP = 400  # sister-family members kept per level, so hub concepts stay cheap
 _RANDOM_TRIES = 64
 
@@ -74,13 +84,33 @@ _RANDOM_TRIES = 64
 class DistractorSpec:
     """How the wrong answers of each item are drawn."""
 
+    # a spec layer that sets `mix` sets it for every probe: included per-probe mixes go
+    SPEC_KEY_REPLACES = {"mix": ("mix_by_probe",)}
+
     count: int = spec_field(4, help="Distractors per item (choices = count + 1).", minimum=1)
     mix: Mapping[str, int] = spec_field(
         default_factory=lambda: {"sister": 2, "opposite": 1, "random": 1},
-        help="Distractors of each type per item: sister, opposite (ISA hops the other way), "
-        "popular (synsets drawn as often as they are golds of this probe and hop; hypernymy "
-        "and hyponymy only), random. Must add up to `count`; a type whose pool runs short is "
-        "filled with random.",
+        help="Shares of a probe's distractor slots by type, as weights ({sister: 2, opposite: 1, "
+        "random: 1} = 50/25/25%), for every probe without its own entry in `mix_by_probe`. Types: "
+        "sister, opposite (ISA hops the other way), popular (synsets drawn as often as they are golds "
+        "of this probe and hop; hypernymy and hyponymy only), random. Each slot goes to the type "
+        "furthest behind its share over the probe's items so far, so an item whose pool of a type "
+        "runs short (a leaf concept has no hyponyms) gives that slot to another type and a later "
+        "item with more of it makes it up; what no asked type can fill goes to random. validity.json "
+        "reports the shares delivered beside the shares asked (rule `mix_delivered`).",
+    )
+    mix_by_probe: Mapping[str, Mapping[str, int]] = spec_field(
+        default_factory=dict,
+        help="A mix per probe (definitions, hypernymy, hyponymy, synonymy) where it should differ "
+        "from `mix`, e.g. no popular slot for definitions and synonymy, which have no popular pool. "
+        "A spec that sets `mix` without `mix_by_probe` sets the mix of every probe: the per-probe "
+        "mixes of the specs it includes are dropped.",
+    )
+    mix_tolerance: float = spec_field(
+        0.03,
+        help="The validity rule `mix_delivered`: each type's share of a config's distractor slots "
+        "lies within this much of the share its mix asks for (a violation is reported, not hidden).",
+        minimum=0,
     )
     sister_depth: int = spec_field(
         2, help="Depth L of the sister family: 1 = siblings only, 2 adds the siblings' children, ..."
@@ -116,16 +146,34 @@ class DistractorSpec:
     )
 
     def __post_init__(self) -> None:
-        unknown = [k for k in self.mix if k not in DISTRACTOR_TYPES]
-        if unknown:
-            raise ValueError(f"distractors.mix: unknown type {unknown[0]!r}; use {DISTRACTOR_TYPES}")
-        if sum(self.mix.values()) != self.count or any(v < 0 for v in self.mix.values()):
+        unknown_probes = [p for p in self.mix_by_probe if p not in PROBE_TYPES]
+        if unknown_probes:
             raise ValueError(
-                f"distractors.mix adds up to {sum(self.mix.values())}, but distractors.count is "
-                f"{self.count}; make the non-negative counts add up to it"
+                f"distractors.mix_by_probe: unknown probe {unknown_probes[0]!r}; use {PROBE_TYPES}"
             )
+        for where, mix in [("mix", self.mix)] + [
+            (f"mix_by_probe.{p}", m) for p, m in self.mix_by_probe.items()
+        ]:
+            unknown = [k for k in mix if k not in DISTRACTOR_TYPES]
+            if unknown:
+                raise ValueError(f"distractors.{where}: unknown type {unknown[0]!r}; use {DISTRACTOR_TYPES}")
+            if any(v < 0 for v in mix.values()) or not sum(mix.values()):
+                raise ValueError(
+                    f"distractors.{where} must give a non-negative weight to each type and a positive "
+                    f"weight to at least one, e.g. {{sister: 2, opposite: 1, random: 1}}"
+                )
+        for probe, mix in self.mix_by_probe.items():
+            if mix.get("popular") and probe not in POPULAR_PROBES:
+                raise ValueError(
+                    f"distractors.mix_by_probe.{probe} asks for popular distractors, but only "
+                    f"{' and '.join(POPULAR_PROBES)} have a popular pool; give its slots to another type"
+                )
         if self.sister_depth < 1 or self.opposite_hops < 1:
             raise ValueError("distractors.sister_depth and distractors.opposite_hops must be >= 1")
+
+    def mix_for(self, probe: str) -> dict[str, int]:
+        """The distractor mix ``probe`` asks for: its own entry in ``mix_by_probe``, else ``mix``."""
+        return {kind: n for kind, n in self.mix_by_probe.get(probe, self.mix).items() if n}
 
 
 @dataclass(frozen=True)
@@ -187,6 +235,14 @@ class WordNetSpec(ProbeSpec):
         "lemma_gloss", help="How ISA choices are shown: 'lemma: gloss', or the lemma alone."
     )
     distractors: DistractorSpec = spec_field(default_factory=DistractorSpec, help="Distractor policy.")
+    no_shared_stems: bool = spec_field(
+        True,
+        help="No choice shares a word stem (the first 6 letters of a word of 6+ letters) with what "
+        "the question shows of the concept (its word, example sentence or gloss): a framing whose "
+        "text shares one with the gold is not used ('a domesticated canine' -> canine, 'the act of "
+        "exterminating' -> extermination), and a distractor that shares one is not drawn. Off: the "
+        "question-to-choice and lexical-overlap baselines find many golds by their form.",
+    )
     framings: FramingSpec = spec_field(
         default_factory=FramingSpec,
         help="Question templates per probe type, one chosen per question by the seed.",
@@ -221,10 +277,17 @@ def with_article(word: str, capital: bool = False) -> str:
 class WeightedSampler:
     """Draws nodes with probability proportional to their weights (seeded by the caller's rng)."""
 
-    def __init__(self, weights: dict[int, float]):
+    def __init__(self, weights: dict[int, float], answers: frozenset[int] | None = None):
+        self.weights = weights
         self.nodes = sorted(weights)
         self.node_set = frozenset(self.nodes)
+        # every answer of the probe and hop, also when this sampler is restricted to a depth band
+        self.answers = self.node_set if answers is None else answers
         self.cumulative = list(itertools.accumulate(weights[n] for n in self.nodes))
+
+    def restricted(self, keep: Callable[[int], bool]) -> WeightedSampler:
+        """The same distribution conditioned on ``keep`` (e.g. the gold's depth band)."""
+        return WeightedSampler({n: w for n, w in self.weights.items() if keep(n)}, self.answers)
 
     def __bool__(self) -> bool:
         return bool(self.nodes)
@@ -242,11 +305,14 @@ class _Builder:
         self.g = graph
         self.morphy = lru_cache(maxsize=1 << 18)(morphy) if morphy else None
         self.d = spec.distractors
+        # stratum (probe, hops, gold frequency class) -> distractor slots delivered so far by mix type
+        self.slots_delivered: dict[tuple, Counter] = defaultdict(Counter)
         self.dropped: Counter = Counter()
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
         self.popular: dict[tuple[str, int, str], WeightedSampler] = {}
         self.depth = graph.depths()
         self._by_depth_cache: dict[WeightedSampler, dict[int, list[int]]] = {}
+        self._popular_band_cache: dict[tuple, WeightedSampler] = {}
         self.by_pos_depth: dict[tuple[str, int], list[int]] = defaultdict(list)
         for node, depth in enumerate(self.depth):
             self.by_pos_depth[(graph.pos[node], depth)].append(node)
@@ -271,6 +337,23 @@ class _Builder:
             for n in (by_depth.get(d, ()) if by_depth is not None else self.by_pos_depth.get((pos, d), ()))
         ]
         return pool or self.g.by_pos[pos], lambda node: low <= self.depth[node] <= high
+
+    def popular_near(self, key: tuple[str, int, str], gold: int) -> WeightedSampler | list:
+        """The popular distractors of ``key`` (probe, hop, pos) conditioned on the gold's depth band.
+
+        Drawing from the whole distribution and rejecting what lies outside the band starved items
+        whose gold sits at a rare depth; conditioning draws as often as before within the band.
+        """
+        sampler = self.popular.get(key)
+        if not sampler or self.d.depth_band is None:
+            return sampler or []
+        low, high = self.depth[gold] - self.d.depth_band, self.depth[gold] + self.d.depth_band
+        cache_key = (key, low, high)
+        if cache_key not in self._popular_band_cache:
+            self._popular_band_cache[cache_key] = sampler.restricted(
+                lambda node: low <= self.depth[node] <= high
+            )
+        return self._popular_band_cache[cache_key]
 
     def _answers_by_depth(self, answers: WeightedSampler) -> dict[int, list[int]]:
         """The answers of one probe and hop grouped by depth (computed once per sampler)."""
@@ -356,6 +439,8 @@ class _Builder:
 
     def pick_distractors(
         self,
+        probe: str,
+        stratum: tuple,
         rng: random.Random,
         pools: dict[str, list[tuple[int, int | None, str]] | WeightedSampler],
         pos: str,
@@ -365,12 +450,21 @@ class _Builder:
         is_valid_text=lambda text: True,
         band: tuple[list[int], Callable[[int], bool]] | None = None,
     ) -> list[DraftChoice] | None:
+        """The distractors of one item of ``probe``, or None when too few valid ones exist.
+
+        Each slot goes to the type of the probe's mix furthest behind its share of the slots
+        delivered so far in the item's ``stratum`` (in concept order, so a build is deterministic):
+        a leaf concept without hyponyms gives its opposite slot to the next type, and the next
+        concept of the stratum that has hyponyms takes one more. A type whose pool is spent for
+        this item is skipped; random fills what no asked type can. Strata are what items are later
+        dropped by (hop, and how often the gold is a gold), so the mix survives the dropping.
+        """
         chosen: list[DraftChoice] = []
         used: set[int] = set()
         random_pool, in_band = band or (self.g.by_pos[pos], lambda node: True)
         popular = pools.get("popular")
         answers = (
-            popular.node_set
+            popular.answers
             if self.d.random_from_answers and isinstance(popular, WeightedSampler)
             else frozenset()
         )
@@ -386,34 +480,43 @@ class _Builder:
             chosen.append(DraftChoice(text, self.g.names[node], kind, hops))
             return True
 
-        shortfall = 0
-        for kind, wanted in self.d.mix.items():
-            if kind == "random" or wanted == 0:
-                shortfall += wanted if kind == "random" else 0
-                continue
+        def listed(kind: str):
+            candidates = list(pools.get(kind, []))
+            rng.shuffle(candidates)
+            if answers:  # sisters and opposite hops that are answers elsewhere come first
+                candidates.sort(key=lambda candidate: candidate[0] not in answers)
+            return iter(candidates)
+
+        remaining: dict[str, object] = {}
+
+        def fill_one(kind: str) -> bool:
             pool = pools.get(kind, [])
-            got = 0
+            if kind == "random":
+                return any(accept(rng.choice(random_pool), None, "random") for _ in range(_RANDOM_TRIES))
             if isinstance(pool, WeightedSampler):
-                for _try in range(_RANDOM_TRIES * wanted):
-                    if got == wanted:
-                        break
-                    got += accept(pool.draw(rng), None, kind)
+                return bool(pool) and any(accept(pool.draw(rng), None, kind) for _ in range(_RANDOM_TRIES))
+            candidates = remaining.setdefault(kind, listed(kind))
+            return any(accept(node, hops, tag) for node, hops, tag in candidates)  # type: ignore[attr-defined]
+
+        mix = self.d.mix_for(probe)
+        total = sum(mix.values())
+        delivered = self.slots_delivered[stratum]
+        here: Counter = Counter()
+        spent: set[str] = set()
+        while len(chosen) < self.d.count:
+            slots = delivered.total() + here.total() + 1
+            open_kinds = [kind for kind in mix if kind not in spent]
+            if not open_kinds:  # no asked type has anything left for this item: random fills
+                if "random" in spent or not fill_one("random"):
+                    return None
+                here["random"] += 1
+                continue
+            kind = max(open_kinds, key=lambda k: mix[k] * slots / total - delivered[k] - here[k])
+            if fill_one(kind):
+                here[kind] += 1
             else:
-                candidates = list(pool)
-                rng.shuffle(candidates)
-                if answers:  # sisters and opposite hops that are answers elsewhere come first
-                    candidates.sort(key=lambda candidate: candidate[0] not in answers)
-                for node, hops, tag in candidates:
-                    if got == wanted:
-                        break
-                    got += accept(node, hops, tag)
-            shortfall += wanted - got
-        for _ in range(shortfall):
-            for _try in range(_RANDOM_TRIES):
-                if accept(rng.choice(random_pool), None, "random"):
-                    break
-            else:
-                return None
+                spent.add(kind)
+        delivered.update(here)
         return chosen
 
     # ---- rendering -------------------------------------------------------------------------
@@ -433,7 +536,7 @@ class _Builder:
         if self.morphy is None:
             return mentions_word(text, lemma)
         words = lemma.lower().replace("-", " ").split()
-        tokens = [t.lower() for t in re.findall(r"[A-Za-z][A-Za-z'-]*", text)]
+        tokens = [t.lower() for t in re.findall(r"[A-Za-z][A-Za-z']*", text)]  # "spitz-like": spitz, like
         n = len(words)
         for i in range(len(tokens) - n + 1):
             if tokens[i : i + n - 1] != words[:-1]:
@@ -478,21 +581,56 @@ class _Builder:
             def fill(template: str) -> dict[str, str]:
                 return in_context if "{example}" in template else out_of_context
 
-            candidates = (
-                (framing, question, gold_text_for(question))
+            def shown_stems(template: str) -> frozenset[str]:
+                # the stems of what the question shows of the concept, not of the template's words
+                fields = fill(template)
+                names = {f for _, f, _, _ in string.Formatter().parse(template) if f}
+                return long_word_stems(" ".join(fields[f] for f in sorted(names) if f in fields))
+
+            candidates = [
+                (framing, question, gold_text_for(question), shown_stems(template))
                 for framing, template in self.framing_order(probe, (name, hops), context is not None, pos)
                 for question in [template.format(**fill(template))]
+            ]
+            unsaid = [c for c in candidates if c[2] is not None]
+            found = next(
+                (c for c in unsaid if not (spec.no_shared_stems and c[3] & long_word_stems(c[2]))), None
             )
-            found = next((c for c in candidates if c[2] is not None), None)
             if found is None:
-                self.dropped[f"{probe}: gold names a word in the question"] += 1
+                reason = (
+                    "the gold shares a word stem with every framing"
+                    if unsaid
+                    else "gold names a word in the question"
+                )
+                self.dropped[f"{probe}: {reason}"] += 1
                 return
-            framing, question, gold_text = found
+            framing, question, gold_text, question_stems = found
+            is_valid = valid_text or (lambda t: True)
+            if spec.no_shared_stems:
+                base_valid = is_valid
+
+                def is_valid(text: str) -> bool:
+                    return not question_stems & long_word_stems(text) and base_valid(text)
+
+            popular = pools.get("popular")
+            expected_gold_uses = (
+                popular.weights.get(gold_node, 0.0) if isinstance(popular, WeightedSampler) else 0
+            )
+            stratum = (probe, hops, min(8, int(math.log2(1 + expected_gold_uses))))
             for p in range(spec.perturbations):
                 rng = item_rng(spec.seed, probe, name, hops, p)
                 taken = [gold_text]
                 picked = self.pick_distractors(
-                    rng, pools, pos, invalid, render, taken, valid_text or (lambda t: True), band
+                    probe,
+                    stratum,
+                    rng,
+                    pools,
+                    pos,
+                    invalid,
+                    render,
+                    taken,
+                    is_valid,
+                    band,
                 )
                 if picked is None:
                     self.dropped[f"{probe}: too few valid distractors"] += 1
@@ -554,6 +692,22 @@ class _Builder:
                 self.lemmas_text,
                 lambda t: not own & {x.strip().lower() for x in t.split(",")},
             )
+        # hypernymy and hyponymy: no choice names the word asked about ("puppy: a young dog" as the
+        # kind of dog to find), or the gold could be picked, or a distractor ruled out, on sight
+        asked_words = tuple(g.lemmas[c])
+
+        def names_asked(text: str) -> bool:
+            return any(self.says(text, x) for x in asked_words)
+
+        def pick_gold(probe: str, k: int, level: set[int]) -> int | None:
+            options = sorted(level)
+            item_rng(spec.seed, "gold", probe, name, k).shuffle(options)
+            for node in options:
+                if any(not names_asked(self.isa_text(node, lemma)) for lemma in g.lemmas[node]):
+                    return node
+            self.dropped[f"{probe}: every concept {k} hops away names the word asked about"] += 1
+            return None
+
         if "hypernymy" in spec.probes:
             levels = g.ancestors_by_hops(c, spec.max_hops)
             invalid = {c} | g.all_ancestors(c)
@@ -561,20 +715,23 @@ class _Builder:
             for k in range(1, spec.max_hops + 1):
                 if not levels[k]:
                     break
-                gold = item_rng(spec.seed, "gold", "hypernymy", name, k).choice(sorted(levels[k]))
+                gold = pick_gold("hypernymy", k, levels[k])
+                if gold is None:
+                    continue
                 sisters = [(n, d, "sister") for n, d in self._sister_family(gold)]
                 make(
                     "hypernymy",
                     k,
                     gold,
-                    self._gold_isa_text(gold),
+                    self._gold_isa_text(gold, names_asked),
                     {
                         "sister": sisters,
                         "opposite": down,
-                        "popular": self.popular.get(("hypernymy", k, pos), []),
+                        "popular": self.popular_near(("hypernymy", k, pos), gold),
                     },
                     invalid,
                     self.isa_text,
+                    lambda t: not names_asked(t),
                     band=self.band(gold, self.popular.get(("hypernymy", k, pos), [])),
                 )
         if "hyponymy" in spec.probes:
@@ -585,28 +742,38 @@ class _Builder:
                 for k in range(1, spec.max_hops + 1):
                     if not levels[k]:
                         break
-                    gold = item_rng(spec.seed, "gold", "hyponymy", name, k).choice(sorted(levels[k]))
+                    gold = pick_gold("hyponymy", k, levels[k])
+                    if gold is None:
+                        continue
                     make(
                         "hyponymy",
                         k,
                         gold,
-                        self._gold_isa_text(gold),
+                        self._gold_isa_text(gold, names_asked),
                         {
                             "sister": sisters_of_c,
                             "opposite": up,
-                            "popular": self.popular.get(("hyponymy", k, pos), []),
+                            "popular": self.popular_near(("hyponymy", k, pos), gold),
                         },
                         invalid,
                         self.isa_text,
+                        lambda t: not names_asked(t),
                         band=self.band(gold, self.popular.get(("hyponymy", k, pos), [])),
                     )
         return out
 
-    def _gold_isa_text(self, gold: int):
+    def _gold_isa_text(self, gold: int, names_asked: Callable[[str], bool]):
+        """The gold's choice text, given the question; None when no lemma of the gold will do.
+
+        The first of the gold's lemmas that the question does not say and whose choice text does not
+        say the word asked about.
+        """
+
         def text_for(question: str) -> str | None:
             for lemma in self.g.lemmas[gold]:
-                if not self.says(question, lemma):
-                    return self.isa_text(gold, lemma)
+                text = self.isa_text(gold, lemma)
+                if not self.says(question, lemma) and not names_asked(text):
+                    return text
             return None
 
         return text_for
@@ -685,12 +852,15 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
     for c in tqdm(concepts, desc="wordnet concepts", unit="concept", mininterval=1.0, disable=None):
         for probe, probe_items in builder.items_for(c).items():
             items[probe].extend(probe_items)
-    if spec.distractors.balance_answers:
-        for probe in ("hypernymy", "hyponymy"):
-            if probe in items:
-                items[probe] = balance_answers(
-                    items[probe], spec.seed, spec.distractors.balance_floor, builder.dropped, probe
-                )
+
+    def rebalance(probe: str, probe_items: list[DraftItem], dropped: Counter) -> list[DraftItem]:
+        if not spec.distractors.balance_answers or probe not in POPULAR_PROBES:
+            return probe_items
+        return balance_answers(probe_items, spec.seed, spec.distractors.balance_floor, dropped, probe)
+
+    for probe in POPULAR_PROBES:  # most of the dropping, before splits are sized
+        if probe in items:
+            items[probe] = rebalance(probe, items[probe], builder.dropped)
     card = CardInfo(
         pretty_name="WordNetQA probes (probesmith)",
         description=spec.description or __doc__.split("\n\n")[1],
@@ -701,4 +871,12 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
         tags=("probing", "wordnet", "knowledge-probing", "multiple-choice"),
         citation=CITATION,
     )
-    return FamilyOutput(card, {"wordnet": source.version()}, items=items, dropped=builder.dropped)
+    return FamilyOutput(
+        card,
+        {"wordnet": source.version()},
+        items=items,
+        dropped=builder.dropped,
+        distractor_mixes={probe: spec.distractors.mix_for(probe) for probe in spec.probes},
+        mix_tolerance=spec.distractors.mix_tolerance,
+        rebalance=rebalance,  # again on what the build keeps: the rule holds on the tables written
+    )

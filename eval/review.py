@@ -16,7 +16,8 @@ misses).
 
 ``probesmith review-sample BUILD --read FILLED.csv`` reads a filled sheet back and reports the
 validated accuracy — the share of reviewed items whose gold is right and that have no second
-right answer — with its 95% Wilson interval, per config and overall, into ``BUILD/review/``.
+right answer — with its 95% Wilson interval, per config and overall, into ``BUILD/review/``
+and into the card's *Human review* section (a later sheet replaces it).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import polars as pl
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
 from probesmith.eval.mcqa import load_build
+from probesmith.schemas.card import set_card_section
 from probesmith.schemas.output import OutputFolder
 from probesmith.stats import wilson_interval
 
@@ -164,6 +166,7 @@ def read_review_sheet(folder: str | Path, sheet: str | Path, *, force: bool = Fa
             "write one with `probesmith review-sample BUILD` and fill its gold_is_correct column."
         )
     by_config: dict[str, list[bool]] = defaultdict(list)
+    natural: dict[str, list[bool]] = defaultdict(list)
     for line, record in enumerate(records, 2):
         verdict = record["gold_is_correct"].strip().lower()
         if not verdict:
@@ -171,21 +174,58 @@ def read_review_sheet(folder: str | Path, sheet: str | Path, *, force: bool = Fa
         if verdict not in ("y", "n"):
             raise ArtifactError(f"{sheet}, line {line}: gold_is_correct must be y or n, not {verdict!r}.")
         by_config[record["config"]].append(verdict == "y" and not record["other_correct"].strip())
+        reads = (record.get("reads_naturally") or "").strip().lower()
+        if reads and reads not in ("y", "n"):
+            raise ArtifactError(
+                f"{sheet}, line {line}: reads_naturally must be y, n or empty, not {reads!r}."
+            )
+        if reads:
+            natural[record["config"]].append(reads == "y")
     if not by_config:
         raise ArtifactError(f"{sheet} has no reviewed rows: fill gold_is_correct (y or n) first.")
-    result = {
+    result: dict[str, Any] = {
         "sheet": str(sheet),
         "configs": {},
         "overall": _accuracy([v for vs in by_config.values() for v in vs]),
     }
     for config, verdicts in sorted(by_config.items()):
         result["configs"][config] = _accuracy(verdicts)
+        if natural.get(config):
+            result["configs"][config]["reads_naturally"] = _share(natural[config])
+    if natural:
+        result["overall"]["reads_naturally"] = _share([v for vs in natural.values() for v in vs])
     with OutputFolder(
         folder / REVIEW_FOLDER, "review", force=force, command="review-sample --read"
     ) as staging:
         (staging / "sheet.csv").write_bytes(sheet.read_bytes())
         (staging / "result.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    set_card_section(folder, "review", "Human review", review_markdown(result))
     return result
+
+
+def review_markdown(result: dict[str, Any]) -> str:
+    """The card's *Human review* section: validated accuracy per config with its 95% interval."""
+    rows = [*result["configs"].items(), ("overall", result["overall"])]
+    lines = [
+        "A stratified sample (config x hops) read item by item (`review/sheet.csv`; "
+        "`probesmith review-sample BUILD --read SHEET`). Validated accuracy: the share of reviewed "
+        "items whose gold is right and that have no second right answer.",
+        "",
+        "| config | reviewed | validated accuracy | 95% interval | reads naturally |",
+        "|---|---:|---:|---|---:|",
+    ]
+    for config, entry in rows:
+        low, high = entry["ci95"]
+        natural = entry.get("reads_naturally")
+        lines.append(
+            f"| `{config}` | {entry['reviewed']} | {entry['validated_accuracy']:.3f} | "
+            f"[{low:.3f}, {high:.3f}] | {f'{natural:.3f}' if natural is not None else 'not rated'} |"
+        )
+    return "\n".join(lines)
+
+
+def _share(verdicts: list[bool]) -> float:
+    return round(sum(verdicts) / len(verdicts), 4)
 
 
 def _accuracy(verdicts: list[bool]) -> dict[str, Any]:

@@ -174,7 +174,9 @@ def merge_layers(layers: list[dict[str, Any]], cls: type | None = None) -> dict[
 
     Sections that are spec dataclasses (``distractors:``, ``splits:``) merge key by key, so an
     override names only what it changes; every other value, mappings such as ``mix:`` or
-    ``framings:`` included, is replaced whole. Without ``cls`` every mapping merges.
+    ``framings:`` included, is replaced whole. A section may name keys that a layer's value
+    replaces along with its own (``SPEC_KEY_REPLACES``: setting ``distractors.mix`` drops the
+    ``mix_by_probe`` of the layers below). Without ``cls`` every mapping merges.
     """
     merged: dict[str, Any] = {}
     for layer in layers:
@@ -193,6 +195,13 @@ def deep_merge(
     """Merge ``override`` into ``base`` (see :func:`merge_layers` for what merges)."""
     hints = typing.get_type_hints(cls) if cls is not None else {}
     merged = dict(base)
+    # a key that stands for others: a layer that sets `mix` means its mix for every probe, so the
+    # per-probe mixes of the layers below it go, unless the same layer sets them too
+    for key, replaced in getattr(cls, "SPEC_KEY_REPLACES", {}).items():
+        if key in override:
+            for other in replaced:
+                if other not in override:
+                    merged.pop(other, None)
     for key, value in override.items():
         section = hints.get(key)
         mergeable = cls is None or (section is not None and dataclasses.is_dataclass(section))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import datasets
@@ -144,3 +146,32 @@ def render_card(
     if info.citation:
         body += ["", "## Citation", "", "```bibtex", info.citation.strip(), "```"]
     return f"---\n{header}---\n\n" + "\n".join(body) + "\n"
+
+
+def set_card_section(folder: str | Path, key: str, title: str, markdown: str) -> Path:
+    """Put the section ``title`` into a build's card (README.md), replacing an earlier one of ``key``.
+
+    Sections written after the build (the human review's validated accuracy) sit between
+    ``<!-- probesmith:KEY -->`` markers before the citation, so a second call replaces the first.
+    The card is replaced atomically; the build's tables and manifest are untouched (the card is
+    not among the manifest's hashed files).
+    """
+    from probesmith.errors import ArtifactError
+    from probesmith.schemas.output import write_bytes_atomic
+
+    card = Path(folder) / "README.md"
+    if not card.is_file():
+        raise ArtifactError(f"{folder} has no dataset card (README.md): rebuild it with `probesmith build`.")
+    text = card.read_text(encoding="utf-8")
+    begin, end = f"<!-- probesmith:{key} -->", f"<!-- /probesmith:{key} -->"
+    section = f"{begin}\n## {title}\n\n{markdown.strip()}\n{end}\n"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end) + r"\n?", re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section, text, count=1)
+    elif "\n## Citation\n" in text:
+        head, tail = text.split("\n## Citation\n", 1)
+        text = f"{head}\n{section}\n## Citation\n{tail}"
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    write_bytes_atomic(card, text.encode("utf-8"))
+    return card

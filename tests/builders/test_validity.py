@@ -5,7 +5,7 @@ import json
 import pyarrow as pa
 import pytest
 
-from probesmith.builders.validity import RULES, VALIDITY_FILE, validity_report
+from probesmith.builders.validity import RULES, VALIDITY_FILE, validity_markdown, validity_report
 from probesmith.schemas.tables import MULTIPLE_CHOICE
 
 from ..conftest import needs_gcide, needs_wordnet
@@ -47,6 +47,28 @@ def test_planted_violations_are_each_found():
     unbalanced = [{"id": str(i), "choices": ["a", "b", "c"], "answer_index": 0} for i in range(4)]
     report = validity_report({("cfg", "test"): table(unbalanced)}, {})
     assert report["configs"]["cfg"]["rules"]["balanced"]["violations"] == 1
+
+
+def test_a_mix_that_was_not_delivered_is_reported_as_such():
+    # asked: sister 2 : opposite 1 : random 1; delivered: only sister and random (no hyponyms anywhere)
+    rows = [
+        {"id": str(i), "choices": ["a", "b", "c"], "answer_index": i % 3, "distractor_types": kinds}
+        for i, kinds in enumerate([["sister", "random"], ["sister", "sister"], ["random", "isa_down"]] * 4)
+    ]
+    mix = {"sister": 2, "opposite": 1, "random": 1}
+    entry = validity_report({("cfg", "test"): table(rows)}, {}, {"cfg": mix}, tolerance=0.03)["configs"][
+        "cfg"
+    ]
+    # 24 slots: sister 12 (0.5), random 8 (0.333), opposite 4 (isa_down, 0.167)
+    assert entry["mix"]["delivered"] == {"opposite": 4, "random": 8, "sister": 12}
+    assert entry["mix"]["share_difference"] == {"opposite": -0.0833, "random": 0.0833, "sister": 0.0}
+    assert entry["mix"]["shortfall"] == {"opposite": 2, "random": 0, "sister": 0}
+    assert entry["mix"]["mix_delivered"] is False
+    loose = validity_report({("cfg", "test"): table(rows)}, {}, {"cfg": mix}, tolerance=0.1)
+    assert loose["configs"]["cfg"]["mix"]["mix_delivered"] is True
+    assert "**not delivered** within 3%" in validity_markdown(
+        validity_report({("cfg", "test"): table(rows)}, {}, {"cfg": mix})
+    )
 
 
 @pytest.mark.integration

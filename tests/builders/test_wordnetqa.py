@@ -21,6 +21,12 @@ pytestmark = [pytest.mark.integration, needs_wordnet]
 CONFIGS = ("definitions", "hypernymy", "hyponymy", "synonymy")
 
 
+@pytest.fixture(scope="module")
+def morphy():
+    """NLTK's WordNet morphology over the prepared WordNet (an independent reading of inflections)."""
+    return WordNetSource().reader().morphy
+
+
 def items(build_result):
     rows = []
     for path in sorted(build_result.out.glob("*/*.parquet")):
@@ -31,6 +37,14 @@ def items(build_result):
 
 def shown_lemma(choice):
     return choice.split(":")[0]
+
+
+def base_forms(text, morphy):
+    """Each word of ``text`` lower-cased and reduced to its WordNet base form where it has one."""
+    return [
+        morphy(token, "n") or morphy(token, "v") or token
+        for token in re.findall(r"[a-z][a-z']*", text.lower())
+    ]
 
 
 def sister_family(graph, anchor, depth):
@@ -46,10 +60,10 @@ def test_build_has_every_config_and_split(small_wordnet_build):
     assert verify_folder(small_wordnet_build.out) == []
 
 
-def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph):
+def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph, morphy):
     g = wordnet_graph
     rows = items(small_wordnet_build)
-    assert len(rows) > 4500  # 4,943 since leaks are checked with WordNet's own morphology
+    assert len(rows) > 4000  # 4,272 since no choice names the concept or shares a stem with the question
     for row in rows:
         c = g.index[row["concept"]]
         choices, answer = row["choices"], row["answer_index"]
@@ -72,6 +86,11 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph):
             assert g.index[concept] not in correct, (row["id"], concept)
         if probe in ("hypernymy", "hyponymy"):
             assert not contains_word(row["question"], shown_lemma(choices[answer])), row
+            # no choice names the concept asked about, in any form WordNet's morphology knows
+            for choice in choices:
+                lemmatized = " ".join(base_forms(choice, morphy))
+                for lemma in g.lemmas[c]:
+                    assert not re.search(rf"\b{re.escape(lemma.lower())}\b", lemmatized), (row["id"], choice)
         if probe == "synonymy":
             own = {lemma.lower() for lemma in g.lemmas[c]}
             for lemma in g.lemmas[c]:
@@ -247,6 +266,25 @@ def test_no_synset_is_the_answer_more_often_than_its_share(small_wordnet_build):
         assert over == {}, (probe, dict(list(over.items())[:5]))
 
 
+def test_no_choice_shares_a_word_stem_with_what_the_question_shows(small_wordnet_build):
+    """Stems: the first 6 letters of 6+ letter words; the template's own words ('following') aside."""
+    framings = load_spec(FIXTURES / "wordnet_small.yaml").framings
+
+    def stems(text):
+        return {w[:6] for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 6}
+
+    checked = 0
+    for row in items(small_wordnet_build):
+        probe, _, index = row["framing"].rpartition("-")
+        templates = getattr(framings, f"verb_{probe}" if index.startswith("v") else probe)
+        template = templates[int(index.lstrip("v"))]
+        shown = stems(row["question"]) - stems(re.sub(r"\{\w+\}", " ", template))
+        for choice in row["choices"]:
+            assert not shown & stems(choice), (row["id"], row["question"], choice)
+        checked += 1
+    assert checked > 4000
+
+
 def test_leaks_are_found_through_wordnets_morphology(wordnet_graph):
     from probesmith.builders.registry import load_spec
     from probesmith.builders.wordnet import WordNetSource
@@ -276,19 +314,26 @@ def test_verbs_are_asked_as_ways_to_not_kinds_of(small_wordnet_build):
         assert not re.search(r"\bA (?:[ai]|o(?!nce|ne))\w", row["question"]), row["question"]
 
 
-def test_the_mix_asked_and_the_mix_delivered_are_both_reported(small_wordnet_build):
+def test_the_mix_asked_is_the_mix_delivered(small_wordnet_build):
+    """Counted from the tables: every type's share of a config's slots is within 0.03 of its ask."""
     import json
 
+    spec = load_spec(FIXTURES / "wordnet_small.yaml")
     validity = json.loads((small_wordnet_build.out / "validity.json").read_text())
     rows = items(small_wordnet_build)
-    for config, entry in validity["configs"].items():
+    for config in CONFIGS:
+        entry = validity["configs"][config]["mix"]
         delivered = Counter(
             "opposite" if t.startswith("isa_") else t
             for row in rows
             if row["framing"].split("-")[0] == config
             for t in row["distractor_types"]
         )
-        assert entry["mix"]["delivered"] == dict(sorted(delivered.items()))
-        for kind, asked in entry["mix"]["asked"].items():
-            assert entry["mix"]["shortfall"][kind] == max(0, asked - delivered.get(kind, 0))
-    assert "short, filled with random" in (small_wordnet_build.out / "README.md").read_text()
+        assert entry["delivered"] == dict(sorted(delivered.items()))
+        weights = spec.distractors.mix_for(config)
+        for kind in set(weights) | set(delivered):
+            asked_share = weights.get(kind, 0) / sum(weights.values())
+            delivered_share = delivered[kind] / delivered.total()
+            assert abs(delivered_share - asked_share) <= 0.03, (config, kind, asked_share, delivered_share)
+        assert entry["mix_delivered"] is True
+    assert "delivered within 3% of every share asked" in (small_wordnet_build.out / "README.md").read_text()

@@ -32,13 +32,26 @@ def test_sheet_round_trip(small_wordnet_build, tmp_path):
     for i, row in enumerate(rows):
         row["gold_is_correct"] = "n" if i < 2 else "y"
         row["other_correct"] = "C" if i == 2 else ""
+        row["reads_naturally"] = "n" if i == 9 else "y"
     filled = tmp_path / "filled.csv"
     write_filled_sheet(filled, rows)
+    card_before = (build / "README.md").read_text()
     result = read_review_sheet(build, filled)
     assert result["overall"]["reviewed"] == 10 and result["overall"]["validated_accuracy"] == 0.7
+    assert result["overall"]["reads_naturally"] == 0.9
     low, high = result["overall"]["ci95"]
     assert low < 0.7 < high
     assert main(["verify", str(build)]) == 0  # the review folder lives beside the data
+    # the card gains a Human review section before the citation; a second reading replaces it
+    card = (build / "README.md").read_text()
+    assert card.startswith(card_before.split("## Citation")[0])
+    section = card.split("## Human review")[1].split("## Citation")[0]
+    assert f"| `overall` | 10 | 0.700 | [{low:.3f}, {high:.3f}] | 0.900 |" in section
+    rows[1]["gold_is_correct"] = "y"
+    write_filled_sheet(filled, rows)
+    assert read_review_sheet(build, filled, force=True)["overall"]["validated_accuracy"] == 0.8
+    card = (build / "README.md").read_text()
+    assert card.count("## Human review") == 1 and "| `overall` | 10 | 0.800 |" in card
     rows[0]["gold_is_correct"] = "maybe"
     write_filled_sheet(filled, rows)
     assert main(["review-sample", str(build), "--read", str(filled)]) == 1

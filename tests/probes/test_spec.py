@@ -55,8 +55,13 @@ def test_nested_unknown_key_names_its_place(tmp_path):
     [
         ("max_hops: four\n", r"max_hops: expected an integer"),
         ("probes: [hypernymy, meronymy]\n", r"'meronymy' is not one of"),
-        ("distractors:\n  mix: {sister: 3, opposite: 1, random: 1}\n", r"adds up to 5.*count is 4"),
-        ("distractors:\n  count: 3\n", r"adds up to 4.*count is 3"),
+        ("distractors:\n  mix: {sister: -1, random: 1}\n", r"distractors.mix must give a non-negative"),
+        ("distractors:\n  mix: {sister: 0}\n", r"positive weight to at least one"),
+        (
+            "distractors:\n  mix_by_probe: {synonymy: {popular: 1, random: 1}}\n",
+            r"mix_by_probe.synonymy asks for popular.*only hypernymy and hyponymy",
+        ),
+        ("distractors:\n  mix_by_probe: {meronymy: {random: 1}}\n", r"unknown probe 'meronymy'"),
         ("distractors:\n  mix: {sister: 2, cousin: 1, random: 1}\n", r"unknown type 'cousin'"),
         ("framings:\n  hypernymy: ['Is it {colour}?']\n", r"must use \{word\}"),
         ("concepts: [noun]\n", r"concepts must be a mapping"),
@@ -92,3 +97,26 @@ def test_resolved_spec_round_trips_through_yaml(tmp_path):
     spec = load_spec("dictionary")
     again = load_spec(write(tmp_path, "again.yaml", spec_to_yaml(spec)))
     assert to_dict(again) == to_dict(spec)
+
+
+def test_a_mix_set_by_a_spec_is_the_mix_of_every_probe(tmp_path):
+    # the default spec has per-probe mixes; a spec that sets `mix` alone means it for all probes
+    base = load_spec("wordnet")
+    assert base.distractors.mix_for("hypernymy") != base.distractors.mix_for("hyponymy")
+    mine = load_spec(
+        write(tmp_path, "mine.yaml", "include: wordnet\ndistractors:\n  mix: {sister: 3, random: 1}\n")
+    )
+    assert all(mine.distractors.mix_for(p) == {"sister": 3, "random": 1} for p in mine.probes)
+    both = load_spec(
+        write(
+            tmp_path,
+            "both.yaml",
+            "include: wordnet\ndistractors:\n  mix: {sister: 3, random: 1}\n"
+            "  mix_by_probe: {hyponymy: {opposite: 1}}\n",
+        )
+    )
+    assert both.distractors.mix_for("hyponymy") == {"opposite": 1}
+    assert both.distractors.mix_for("hypernymy") == {"sister": 3, "random": 1}
+    # another key of the section leaves the included per-probe mixes alone
+    other = load_spec(write(tmp_path, "other.yaml", "include: wordnet\ndistractors:\n  sister_depth: 1\n"))
+    assert other.distractors.mix_by_probe == base.distractors.mix_by_probe
