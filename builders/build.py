@@ -20,7 +20,7 @@ import probesmith
 from probesmith.builders.registry import DraftItem, FamilyOutput, families, get_family, load_spec
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
 from probesmith.builders.validity import VALIDITY_FILE, validity_markdown, validity_report
-from probesmith.probes.spec import ProbeSpec, to_dict
+from probesmith.probes.spec import MultipleChoiceSpec, ProbeSpec, to_dict
 from probesmith.schemas.artifact import DatasetFolderWriter
 from probesmith.schemas.output import failpoint
 from probesmith.schemas.tables import MULTIPLE_CHOICE
@@ -70,6 +70,11 @@ def build(
         timings["generate_s"] = time.perf_counter() - started
         filter_report = None
         card = output.card
+        if output.items and not family.multiple_choice:
+            raise TypeError(
+                f"family {family.name} returned multiple-choice items, but its spec class "
+                f"{family.spec_class.__name__} does not derive from MultipleChoiceSpec"
+            )
         if output.items:
             tables, overflow, assignment = assemble_tables(output, spec)
             if spec.artifact_filter.enabled:
@@ -161,7 +166,7 @@ def compare_with_reference(manifest: dict, reference_dir: Path) -> list[str] | N
 
 
 def assemble_tables(
-    output: FamilyOutput, spec: ProbeSpec, assignment: tuple[dict, set] | None = None
+    output: FamilyOutput, spec: MultipleChoiceSpec, assignment: tuple[dict, set] | None = None
 ) -> tuple[dict[tuple[str, str], pa.Table], Counter, tuple[dict, set]]:
     """Split items, place golds at balanced positions, and build one Arrow table per split.
 
@@ -199,7 +204,7 @@ def assemble_tables(
     return tables, dropped, assignment
 
 
-def _filter_artifacts(output: FamilyOutput, spec: ProbeSpec, tables: dict, assignment: tuple):
+def _filter_artifacts(output: FamilyOutput, spec: MultipleChoiceSpec, tables: dict, assignment: tuple):
     """Remove what the choice-only baseline exploits; assemble again with the same splits."""
     from probesmith.eval.audit import filter_artifacts
     from probesmith.eval.mcqa import COLUMNS

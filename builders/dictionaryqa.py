@@ -20,7 +20,7 @@ from probesmith.builders.gcide import GcideSource, Sense, definition_problem
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.text import find_in_examples, mentions_word, near_duplicate
-from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.probes.spec import MultipleChoiceSpec, spec_field
 from probesmith.schemas.card import CardInfo
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ _RANDOM_TRIES = 64
 
 
 @dataclass(frozen=True)
-class DictionarySpec(ProbeSpec):
+class DictionarySpec(MultipleChoiceSpec):
     """Spec of the DictionaryQA family."""
 
     min_senses: int = spec_field(

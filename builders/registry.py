@@ -19,7 +19,14 @@ import polars as pl
 import pyarrow as pa
 
 from probesmith.errors import SpecError
-from probesmith.probes.spec import ProbeSpec, _did_you_mean, from_dict, load_spec_layers, merge_layers
+from probesmith.probes.spec import (
+    MultipleChoiceSpec,
+    ProbeSpec,
+    _did_you_mean,
+    from_dict,
+    load_spec_layers,
+    merge_layers,
+)
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.tables import TableSchema
 
@@ -90,13 +97,34 @@ GenerateFn = Callable[[Any], FamilyOutput]
 
 @dataclass(frozen=True)
 class Family:
-    """A registered probe family."""
+    """A registered probe family.
+
+    Its kind is stated by its spec class: a ``MultipleChoiceSpec`` makes a multiple-choice family
+    (items split by cluster, balanced gold positions, audit and artifact filter, the evaluation of
+    every multiple-choice family); any other ``ProbeSpec`` a table family, which writes its own
+    tables and registers its own evaluation (``probesmith.eval.registry``).
+    """
 
     name: str
     spec_class: type[ProbeSpec]
     generate: GenerateFn
     default_spec: str
     description: str
+
+    @property
+    def multiple_choice(self) -> bool:
+        """Whether this is a multiple-choice family."""
+        return issubclass(self.spec_class, MultipleChoiceSpec)
+
+    @property
+    def kind(self) -> str:
+        """``multiple_choice`` or ``table``."""
+        return MULTIPLE_CHOICE_KIND if self.multiple_choice else TABLE_KIND
+
+
+#: The kind of multiple-choice families, and the name evaluation gives AI2 JSONL (no family).
+MULTIPLE_CHOICE_KIND = "multiple_choice"
+TABLE_KIND = "table"
 
 
 _FAMILIES: dict[str, Family] = {}
@@ -113,6 +141,16 @@ def register_family(
         return generate
 
     return decorator
+
+
+def unregister_family(name: str) -> None:
+    """Forget the family ``name`` (one registered by a notebook or a test, when done with it)."""
+    _FAMILIES.pop(name, None)
+
+
+def multiple_choice_families() -> list[str]:
+    """Names of the registered multiple-choice families."""
+    return [name for name, family in families().items() if family.multiple_choice]
 
 
 def families() -> dict[str, Family]:

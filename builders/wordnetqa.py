@@ -68,7 +68,7 @@ from probesmith.builders.text import (
     normalize_choice,
 )
 from probesmith.builders.wordnet import WordNetGraph, WordNetSource
-from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.probes.spec import MultipleChoiceSpec, spec_field
 from probesmith.schemas.card import CardInfo
 
 log = logging.getLogger(__name__)
@@ -220,7 +220,7 @@ class FramingSpec:
 
 
 @dataclass(frozen=True)
-class WordNetSpec(ProbeSpec):
+class WordNetSpec(MultipleChoiceSpec):
     """Spec of the WordNetQA family."""
 
     probes: tuple[Literal["definitions", "hypernymy", "hyponymy", "synonymy"], ...] = spec_field(

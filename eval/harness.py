@@ -46,8 +46,15 @@ log = logging.getLogger(__name__)
 
 #: The harness version the export is tested with (tests/eval/test_harness.py).
 LM_EVAL_VERSION = "0.4.13"
-MULTIPLE_CHOICE_FAMILIES = ("wordnet", "dictionary")
-EXPORTABLE = (*MULTIPLE_CHOICE_FAMILIES, "relations")
+#: Table families with a statement export (multiple-choice families are all exportable).
+STATEMENT_FAMILIES = ("relations",)
+
+
+def _multiple_choice(family: str) -> bool:
+    from probesmith.builders.registry import multiple_choice_families
+
+    return family in multiple_choice_families()
+
 
 STATEMENT_DOCS = TableSchema(
     name="lm_eval_statement_docs",
@@ -102,17 +109,21 @@ def export_lm_eval(
     build folder's name). Returns what was written: the group, the tasks and their documents.
     """
     build_folder = Path(build_folder)
-    manifest = require_family(build_folder, EXPORTABLE, "export lm-eval")
+    from probesmith.builders.registry import multiple_choice_families
+
+    manifest = require_family(
+        build_folder, (*multiple_choice_families(), *STATEMENT_FAMILIES), "export lm-eval"
+    )
     family = manifest["family"]
     prefix = _task_name(task_prefix or f"probesmith_{build_folder.resolve().name}")
     out = Path(out)
-    if hub_repo and family not in MULTIPLE_CHOICE_FAMILIES:
+    if hub_repo and not _multiple_choice(family):
         raise UsageError(
             f"--hub-repo: a {family} build publishes instances, templates and answer spaces, not the "
             "statements the harness scores; export without --hub-repo (the statements go to data/)."
         )
     with OutputFolder(out, "export:lm-eval", force=force) as staging:
-        if family in MULTIPLE_CHOICE_FAMILIES:
+        if _multiple_choice(family):
             summary = _multiple_choice_tasks(build_folder, manifest, staging, out, prefix, hub_repo)
         else:
             summary = _relation_set_tasks(build_folder, manifest, staging, prefix)
@@ -267,7 +278,7 @@ def _readme(summary: dict, hub_repo: str | None) -> str:
         f"| `{name}` | {entry.get('config', '—')} | {entry['documents']:,} |"
         for name, entry in summary["tasks"].items()
     )
-    if summary["family"] in MULTIPLE_CHOICE_FAMILIES:
+    if _multiple_choice(summary["family"]):
         measures = (
             "Each task is one config of the build's test split: a question and its choices; the harness "
             "scores each choice after `question\\nAnswer:` and a space and picks the most likely. "

@@ -67,9 +67,12 @@ def load_build(folder: Path, splits: tuple[str, ...] | None = None) -> dict[str,
     manifest = read_manifest(folder)
     choice_tables = sorted(t for t, e in manifest["tables"].items() if e.get("schema") == MULTIPLE_CHOICE.id)
     if not choice_tables:
+        from probesmith.builders.registry import multiple_choice_families
+
         raise ArtifactError(
             f"{folder} is a {manifest['family']} build, which has no multiple-choice tables; the "
-            "audit and multiple-choice scoring take wordnet or dictionary builds, or AI2 JSONL."
+            f"audit and multiple-choice scoring take {' or '.join(multiple_choice_families())} builds "
+            "(the multiple-choice families), or AI2 JSONL."
         )
     frames: dict[str, list[pl.DataFrame]] = {}
     for table_name in choice_tables:

@@ -30,14 +30,9 @@ def render_report(result, folder: Path) -> str:
         "`items.parquet`; every number below: `metrics.json`.",
         "",
     ]
-    if result.family in ("wordnet", "dictionary", "multiple_choice"):
-        lines += _multiple_choice(m, folder)
-    elif result.family == "relations":
-        lines += _relations(m, folder)
-    elif result.family == "paraphrases":
-        lines += _grids(m, folder)
-    elif result.family == "rules":
-        lines += _edits(m, folder)
+    from probesmith.eval.registry import evaluation_for
+
+    lines += evaluation_for(result.family).report(m, folder)
     return "\n".join(lines) + "\n"
 
 
@@ -50,7 +45,8 @@ def _pyplot():
     return plt
 
 
-def _multiple_choice(m: dict, folder: Path) -> list[str]:
+def multiple_choice_section(m: dict, folder: Path) -> list[str]:
+    """The section of multiple-choice builds and AI2 JSONL: accuracies per config, heatmap of hops x type."""
     lines = [
         "Accuracies with their 95% Wilson intervals; chance is a uniform guess (1 / choices; for "
         "strict cluster accuracy, right on every item of the cluster).",
@@ -132,7 +128,8 @@ def _bars(
     plt.close(fig)
 
 
-def _relations(m: dict, folder: Path) -> list[str]:
+def relations_section(m: dict, folder: Path) -> list[str]:
+    """The section of relation sets: accuracy per relation, domain and cardinality."""
     relations = m["relations"]
     names = sorted(relations)
     _bars(
@@ -164,7 +161,8 @@ def _relations(m: dict, folder: Path) -> list[str]:
     return lines
 
 
-def _grids(m: dict, folder: Path) -> list[str]:
+def grids_section(m: dict, folder: Path) -> list[str]:
+    """The section of paraphrase grids: accuracy and rank consistency per relation."""
     relations = m["relations"]
     names = sorted(relations)
     _bars(
@@ -199,7 +197,8 @@ def _grids(m: dict, folder: Path) -> list[str]:
     return [*lines, "", "![per-relation accuracy](relations.png)"]
 
 
-def _edits(m: dict, folder: Path) -> list[str]:
+def edits_section(m: dict, folder: Path) -> list[str]:
+    """The section of knowledge sets: edit metrics per editor."""
     editors = m["editors"]
     lines = [
         f"{m['knowledge_sets']} knowledge sets. Exact match after normalisation / alias-aware match "

@@ -112,17 +112,10 @@ def relation_review_rows(folder: str | Path, n: int = 200, seed: int = 0) -> tup
     return header, rows
 
 
-def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force: bool = False) -> Path:
-    """Write ``review/sheet.csv`` and ``review/sheet.html`` into the build ``folder``; return the CSV.
-
-    Multiple-choice builds (wordnet, dictionary) and relations builds; see the module docstring.
-    """
-    from probesmith.schemas.manifest import read_manifest
-
-    folder = Path(folder)
-    if read_manifest(folder).get("family") == "relations":
-        header, rows = relation_review_rows(folder, n, seed)
-        return _write_sheet(folder, header, rows, force)
+def multiple_choice_review_rows(
+    folder: str | Path, n: int = 200, seed: int = 0
+) -> tuple[list[str], list[list]]:
+    """Header and rows of a multiple-choice build's review sheet: the stratified sample, lettered."""
     sample = review_sample(folder, n, seed)
     width = max(len(c) for c in sample["choices"].to_list())
     header = ["item_id", "config", "split", "hops", "question"]
@@ -134,6 +127,27 @@ def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force
             [row["id"], row["config"], row["split"], row["hops"], row["question"], *choices]
             + [LETTERS[row["answer_index"]], "", "", "", ""]
         )
+    return header, rows
+
+
+def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force: bool = False) -> Path:
+    """Write ``review/sheet.csv`` and ``review/sheet.html`` into the build ``folder``; return the CSV.
+
+    Multiple-choice builds and the table families that register review rows (relation sets);
+    see the module docstring.
+    """
+    from probesmith.eval.registry import evaluation_for
+    from probesmith.schemas.manifest import read_manifest
+
+    folder = Path(folder)
+    family = read_manifest(folder).get("family")
+    evaluation = evaluation_for(family)
+    if evaluation.review_rows is None:
+        raise ArtifactError(
+            f"{folder} is a {family} build, which has no review sheet; review-sample takes "
+            "multiple-choice and relations builds."
+        )
+    header, rows = evaluation.review_rows(folder, n, seed)
     return _write_sheet(folder, header, rows, force)
 
 

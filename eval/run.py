@@ -30,6 +30,7 @@ from pathlib import Path
 import polars as pl
 import torch.distributed as dist
 
+from probesmith.builders.registry import MULTIPLE_CHOICE_KIND
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.text import fill_template
 from probesmith.errors import ArtifactError
@@ -44,6 +45,7 @@ from probesmith.eval.editors import (
     normalise_answer,
 )
 from probesmith.eval.models import LanguageModel
+from probesmith.eval.registry import Evaluation, evaluated, evaluation_for, register_evaluation
 from probesmith.eval.relation_docs import answer_spaces, statement_documents, templates_by_relation
 from probesmith.eval.scoring import is_distributed, score_statements
 from probesmith.probes.spec import spec_field, to_dict
@@ -123,25 +125,17 @@ def evaluate(
         manifest = read_manifest(probes)
         family = manifest.get("family")
     else:  # AI2 multiple-choice JSONL (a file, or a folder of train/dev/test.jsonl)
-        manifest, family = {}, "multiple_choice"
-    runners = {
-        "multiple_choice": _multiple_choice,
-        "wordnet": _multiple_choice,
-        "dictionary": _multiple_choice,
-        "relations": _relation_sets,
-        "paraphrases": _grids,
-        "rules": _knowledge_sets,
-    }
-    if family not in runners:
-        raise ArtifactError(
-            f"{probes} is a {family!r} build, which has no evaluation; families: {sorted(runners)}"
-        )
+        manifest, family = {}, MULTIPLE_CHOICE_KIND
+    try:
+        evaluation = evaluation_for(family)
+    except ArtifactError as exc:
+        raise ArtifactError(f"{probes}: {exc}") from None
     start = time.perf_counter()
     result = EvalResult(family=family, model=lm.name, probes=str(probes))
     context = _Context(lm, options, progress, result)
-    if family == "rules":
+    if evaluation.uses_editors:
         context.editors = editors if editors is not None else make_editors(options.editors, options.seed)
-    runners[family](context, probes, manifest)
+    evaluation.run(context, probes, manifest)
     result.seconds = time.perf_counter() - start
     result.metrics["run"] = {
         "model": lm.name,
@@ -518,17 +512,6 @@ def results_identity(result: EvalResult) -> dict:
 COMPARABLE_OPTIONS = ("max_candidates", "max_verbalizations", "max_items", "seed", "split")
 
 
-#: The columns that identify an item in each family's ``items.parquet``, and its 0/1 outcome.
-ITEM_KEYS = {
-    "multiple_choice": (("id",), "correct"),
-    "wordnet": (("id",), "correct"),
-    "dictionary": (("id",), "correct"),
-    "relations": (("relation_id", "sub_id", "template_index"), "correct"),
-    "paraphrases": (("relation_id", "sub_id", "pattern_id", "verbalization_rank"), "correct"),
-    "rules": (("editor", "set_id", "variant", "metric", "question"), "alias"),
-}
-
-
 def load_runs_for_comparison(
     folders: list[Path], *, force: bool = False
 ) -> tuple[str, dict[str, pl.DataFrame]]:
@@ -549,7 +532,7 @@ def load_runs_for_comparison(
         except (OSError, ValueError):
             metrics = {}
         run = metrics.get("run", {}) if isinstance(metrics, dict) else {}
-        if run.get("family") not in ITEM_KEYS:
+        if not evaluated(run.get("family")):
             raise ArtifactError(
                 f"{folder} is not a `probesmith eval` result (no metrics.json naming an evaluated "
                 "family); pass results folders of `probesmith eval`."
@@ -576,15 +559,26 @@ def load_runs_for_comparison(
     return families.pop(), runs
 
 
-def compare_runs(family: str, runs: dict[str, pl.DataFrame], *, resamples: int = 2000, seed: int = 0) -> dict:
+def compare_runs(
+    family: str,
+    runs: dict[str, pl.DataFrame],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    subsets: int = 100,
+    subset_size: int = 5,
+) -> dict:
     """Each model against the first on the items both scored: accuracy difference, 95% bootstrap CI.
 
     The bootstrap resamples items, the same ones for both models (a paired test): the interval
     is for the difference between these models on this build, not for either accuracy alone.
+    A family may add its own comparison (grids: rank consistency over ``subsets`` random subsets
+    of ``subset_size`` relations).
     """
     from probesmith.stats import paired_bootstrap
 
-    keys, outcome = ITEM_KEYS[family]
+    evaluation = evaluation_for(family)
+    keys, outcome = evaluation.item_keys, evaluation.outcome
     names = list(runs)
     baseline = names[0]
     first = runs[baseline].select(*keys, pl.col(outcome).cast(pl.Float64).alias("a"))
@@ -607,4 +601,58 @@ def compare_runs(family: str, runs: dict[str, pl.DataFrame], *, resamples: int =
                 "excludes_zero": result["ci95"][0] > 0 or result["ci95"][1] < 0,
             }
         )
-    return {"family": family, "outcome": outcome, "comparisons": comparisons}
+    result = {"family": family, "outcome": outcome, "comparisons": comparisons}
+    if evaluation.compare is not None:
+        result.update(evaluation.compare(runs, n_subsets=subsets, subset_size=subset_size, seed=seed))
+    return result
+
+
+# ---------------------------------------------------------------- registrations
+# Every multiple-choice family is evaluated alike (and AI2 JSONL with it); each table family has
+# its own runner. The report sections and review sheets live in report.py and review.py.
+def _register() -> None:
+    from probesmith.eval import report, review
+
+    register_evaluation(
+        Evaluation(
+            MULTIPLE_CHOICE_KIND,
+            _multiple_choice,
+            report.multiple_choice_section,
+            ("id",),
+            "correct",
+            review_rows=review.multiple_choice_review_rows,
+        )
+    )
+    register_evaluation(
+        Evaluation(
+            "relations",
+            _relation_sets,
+            report.relations_section,
+            ("relation_id", "sub_id", "template_index"),
+            "correct",
+            review_rows=review.relation_review_rows,
+        )
+    )
+    register_evaluation(
+        Evaluation(
+            "paraphrases",
+            _grids,
+            report.grids_section,
+            ("relation_id", "sub_id", "pattern_id", "verbalization_rank"),
+            "correct",
+            compare=lambda runs, **options: {"rank_consistency": M.rank_consistency(runs, **options)},
+        )
+    )
+    register_evaluation(
+        Evaluation(
+            "rules",
+            _knowledge_sets,
+            report.edits_section,
+            ("editor", "set_id", "variant", "metric", "question"),
+            "alias",
+            uses_editors=True,
+        )
+    )
+
+
+_register()

@@ -5,6 +5,7 @@ builder module in ``probesmith.builders``, found by the registry.
 """
 
 from probesmith.probes.spec import (
+    MultipleChoiceSpec,
     ProbeSpec,
     SplitSpec,
     bundled_spec_names,
@@ -20,6 +21,7 @@ from probesmith.probes.spec import (
 )
 
 __all__ = [
+    "MultipleChoiceSpec",
     "ProbeSpec",
     "SplitSpec",
     "bundled_spec_names",

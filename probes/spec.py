@@ -95,6 +95,17 @@ class ProbeSpec:
     version: int = spec_field(1, help="Version of this spec; bump it when its output changes.")
     seed: int = spec_field(0, help="Seed of every random choice; same seed, same dataset.")
     description: str = spec_field("", help="One paragraph for the dataset card.")
+
+
+@dataclass(frozen=True)
+class MultipleChoiceSpec(ProbeSpec):
+    """Fields of a multiple-choice family's spec (splits, the artifact filter).
+
+    Its items are split by cluster, get balanced gold positions, and can be audited and filtered
+    for artifacts. A family whose spec class derives from this one is a multiple-choice family;
+    every other family is a table family, which writes tables of its own.
+    """
+
     splits: SplitSpec = spec_field(default_factory=SplitSpec, help="Split sizes.")
     artifact_filter: ArtifactFilterSpec = spec_field(
         default_factory=ArtifactFilterSpec, help="Artifact filtering before writing."

@@ -163,11 +163,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--out", type=Path, help="Output folder (default: artifacts/<spec name>).")
         _add_force(sub, "--out")
         sub.add_argument("--allow-empty", action="store_true", help="Write the build even if it has no rows.")
-        sub.add_argument(
-            "--filter-artifacts",
-            action="store_true",
-            help="Run the artifact filter before writing (spec key artifact_filter).",
-        )
+        if family.multiple_choice:  # table families have no artifact filter
+            sub.add_argument(
+                "--filter-artifacts",
+                action="store_true",
+                help="Run the artifact filter before writing (spec key artifact_filter).",
+            )
         if "wikidata" in {f.name for f in fields(family.spec_class)}:
             group.add_argument(
                 "--wikidata",
@@ -379,7 +380,7 @@ def _run_build(args: argparse.Namespace) -> int:
             print(f"{key:28} {default:24} {help_text}")
         return 0
     spec = load_spec(args.spec, seed=args.seed)
-    if args.filter_artifacts:
+    if getattr(args, "filter_artifacts", False):
         spec = replace(spec, artifact_filter=replace(spec.artifact_filter, enabled=True))
     if getattr(args, "wikidata", None):
         spec = replace(spec, wikidata=replace(spec.wikidata, source=args.wikidata))
@@ -520,15 +521,17 @@ def _init_distributed(lm) -> tuple[int, ...] | None:
 def _run_eval_compare(args: argparse.Namespace) -> int:
     import json
 
-    from probesmith.eval.metrics import rank_consistency
     from probesmith.eval.run import compare_runs, load_runs_for_comparison
 
     family, runs = load_runs_for_comparison(args.runs, force=args.force)
-    result = compare_runs(family, runs, resamples=args.resamples, seed=args.seed)
-    if family == "paraphrases":
-        result["rank_consistency"] = rank_consistency(
-            runs, n_subsets=args.subsets, subset_size=args.subset_size, seed=args.seed
-        )
+    result = compare_runs(
+        family,
+        runs,
+        resamples=args.resamples,
+        seed=args.seed,
+        subsets=args.subsets,
+        subset_size=args.subset_size,
+    )
     print(json.dumps(result, indent=2))
     return 0
 

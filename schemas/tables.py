@@ -17,6 +17,10 @@ from probesmith.errors import SchemaError
 RowCheck = Callable[[pa.Table], "list[str]"]
 
 
+#: Every table schema declared so far, by name (the built-in ones below and any family's own).
+_DECLARED: dict[str, TableSchema] = {}
+
+
 @dataclass(frozen=True)
 class TableSchema:
     """A named, versioned table layout: its Arrow schema plus checks across columns."""
@@ -26,6 +30,9 @@ class TableSchema:
     schema: pa.Schema
     description: str
     checks: tuple[RowCheck, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _DECLARED.setdefault(self.name, self)  # a family's own schema is known once its module is
 
     def from_rows(self, rows: list[dict]) -> pa.Table:
         """A table of this schema from row dicts (columns in the declared order and types)."""
@@ -407,7 +414,11 @@ def schema_by_id(schema_id: str) -> TableSchema:
     from probesmith.schemas.results import RESULT_SCHEMAS
 
     name, _, version = schema_id.partition("/v")
-    every = {**SCHEMAS, **RESULT_SCHEMAS}
+    if name not in _DECLARED:  # declared in a family's module not imported yet
+        from probesmith.builders.registry import families
+
+        families()
+    every = {**_DECLARED, **SCHEMAS, **RESULT_SCHEMAS}
     schema = every.get(name)
     if schema is None or str(schema.version) != version:
         known = ", ".join(s.id for s in every.values())

@@ -31,6 +31,20 @@ def test_spec_of_another_family_is_refused(capsys):
     assert "probesmith build dictionary --spec dictionary" in capsys.readouterr().err
 
 
+def test_multiple_choice_options_are_offered_to_multiple_choice_families_only(capsys):
+    # table families have no artifact filter, no splits: neither the option nor the spec keys
+    with pytest.raises(SystemExit) as exit_info:
+        main(["build", "relations", "--filter-artifacts", "--dry-run"])
+    assert (
+        exit_info.value.code == 2 and "unrecognized arguments: --filter-artifacts" in capsys.readouterr().err
+    )
+    assert main(["build", "relations", "--help-spec"]) == 0
+    keys = capsys.readouterr().out
+    assert "artifact_filter" not in keys and "splits.train_items" not in keys
+    assert main(["build", "wordnet", "--filter-artifacts", "--dry-run"]) == 0
+    assert "enabled: true" in capsys.readouterr().out
+
+
 def test_data_check_reports_each_source(capsys):
     main(["data", "check"])
     out = capsys.readouterr().out

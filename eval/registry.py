@@ -1,0 +1,96 @@
+"""How each kind of build is evaluated, reported, compared and reviewed, registered beside its code.
+
+A family's evaluation is registered under the family's name; the evaluation of every
+multiple-choice family is registered once, under the kind ``multiple_choice`` (which is also
+what AI2 JSONL files are), so a new multiple-choice family needs no evaluation code at all.
+``evaluate``, the report, ``eval-compare`` and ``review-sample`` look a build's family up here;
+none of them names a family.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from probesmith.errors import ArtifactError
+
+#: (context, build folder, manifest) -> None: scores the build and fills ``context.result``.
+RunFn = Callable[[Any, Path, dict], None]
+#: (metrics, results folder) -> Markdown lines of the report's family section (plots into the folder).
+ReportFn = Callable[[dict, Path], list[str]]
+#: (build folder, n, seed) -> (header, rows) of a human review sheet.
+ReviewRowsFn = Callable[[Path, int, int], tuple[list[str], list[list]]]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What ``probesmith eval`` and the commands around it do with one family's builds."""
+
+    name: str
+    run: RunFn
+    report: ReportFn
+    item_keys: tuple[str, ...]  # the columns that identify an item in items.parquet
+    outcome: str  # its 0/1 outcome column, which eval-compare pairs between models
+    uses_editors: bool = False  # the evaluation runs knowledge editors (``--editors``)
+    review_rows: ReviewRowsFn | None = None  # a review sheet's rows; None: no review sheet
+    # (runs by model, n_subsets=, subset_size=, seed=) -> what eval-compare adds for this family
+    compare: Callable[..., dict] | None = None
+
+
+_EVALUATIONS: dict[str, Evaluation] = {}
+
+
+def register_evaluation(evaluation: Evaluation) -> Evaluation:
+    """Register ``evaluation`` for the family (or kind) ``evaluation.name``."""
+    _EVALUATIONS[evaluation.name] = evaluation
+    return evaluation
+
+
+def unregister_evaluation(name: str) -> None:
+    """Forget the evaluation registered as ``name``."""
+    _EVALUATIONS.pop(name, None)
+
+
+_DISCOVERED = False
+
+
+def _discover() -> None:
+    """Import every module of ``probesmith.eval`` once: a module registers its evaluations."""
+    global _DISCOVERED
+    if not _DISCOVERED:
+        import importlib
+        import pkgutil
+
+        import probesmith.eval as package
+
+        _DISCOVERED = True
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"probesmith.eval.{module.name}")
+
+
+def evaluation_for(family: str | None) -> Evaluation:
+    """The evaluation of builds of ``family``: its own, or that of its kind; else a clear error."""
+    from probesmith.builders.registry import MULTIPLE_CHOICE_KIND, families
+
+    _discover()
+    if family in _EVALUATIONS:
+        return _EVALUATIONS[family]  # type: ignore[index]
+    registered = families()
+    if family in registered and registered[family].kind in _EVALUATIONS:
+        return _EVALUATIONS[registered[family].kind]
+    known = sorted({*_EVALUATIONS, *(n for n, f in registered.items() if f.kind in _EVALUATIONS)})
+    raise ArtifactError(
+        f"a {family!r} build has no evaluation; evaluated: {', '.join(known)} "
+        f"({MULTIPLE_CHOICE_KIND}: AI2 JSONL)."
+    )
+
+
+def evaluated(family: str | None) -> bool:
+    """Whether builds of ``family`` can be evaluated."""
+    try:
+        evaluation_for(family)
+    except ArtifactError:
+        return False
+    return True
