@@ -34,6 +34,7 @@ from tqdm.auto import tqdm
 from probesmith.builders.data import data_path
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.relations import (
+    DEFAULT_CATALOG,
     aliases_query,
     batched_select,
     facts_query,
@@ -78,7 +79,7 @@ class PatternSourcesSpec:
     )
     lama: str = spec_field("../shared/data/lama_trex/relations.jsonl", help="LAMA's relations.jsonl.")
     bear: str = spec_field("../shared/data/bear/BEAR-big/metadata_relations.json", help="BEAR's metadata.")
-    catalog: str = spec_field("catalogs/wikidata_relations", help="The relation catalog's templates.")
+    catalog: str = spec_field(DEFAULT_CATALOG, help="The relation catalog's templates.")
     reject: tuple[str, ...] = spec_field(
         ("[X] is an instance [Y].", "[Y] musicians [X]."),
         help="Patterns read and found wrong (a missing word, a noun phrase that is no statement): "

@@ -52,7 +52,7 @@ from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, quer
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
 from probesmith.schemas.card import CardInfo
-from probesmith.schemas.tables import ANSWER_SPACES, PATTERNS, RELATION_INSTANCES
+from probesmith.schemas.tables import ANSWER_SPACES, PATTERNS, RELATION_INFO, RELATION_INSTANCES
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,10 @@ class Relation:
                 raise SpecError(
                     f"relation catalog: {self.pid} template {template!r} needs one [X] and one [Y]."
                 )
+
+
+#: The bundled relation catalog: BEAR's 60 relations and more, with templates, types and domains.
+DEFAULT_CATALOG = "catalogs/wikidata_relations"
 
 
 @functools.lru_cache(maxsize=8)
@@ -138,7 +142,7 @@ class RelationsSpec(ProbeSpec):
     """Spec of the balanced relation sets family."""
 
     wikidata: WikidataSpec = spec_field(default_factory=WikidataSpec, help="Wikidata source.")
-    catalog: str = spec_field("catalogs/wikidata_relations", help="Relation catalog (bundled name or path).")
+    catalog: str = spec_field(DEFAULT_CATALOG, help="Relation catalog (bundled name or path).")
     relations: tuple[str, ...] = spec_field((), help="Relations to build (PIDs); empty = the whole catalog.")
     max_answers: int = spec_field(20, help="A: the largest answer space of a relation.", minimum=2)
     min_answers: int = spec_field(5, help="Relations with fewer answers than this are skipped.")
@@ -342,6 +346,17 @@ class RelationSet:
     cardinality: str
     constant_answer: float = 0.0  # the best constant guess's accuracy over the instances
     multi_gold: int = 0  # instances with a second gold inside the answer space
+
+
+def relation_info_row(pid: str, cardinality: str, domains, answers: list, instances: list) -> dict:
+    """The ``relation_info`` row of one built relation (schema ``RELATION_INFO``)."""
+    return {
+        "relation_id": pid,
+        "cardinality": cardinality,
+        "domains": list(domains),
+        "answers": len(answers),
+        "instances": len(instances),
+    }
 
 
 def decide_cardinality(golds: dict[str, set[str]], declared: str) -> str:
@@ -721,11 +736,17 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         task_categories=("fill-mask", "text-generation"),
         extra_sections=(("Validity", relation_validity_markdown(validity, popularity_note(measure))),),
     )
+    info = [
+        relation_info_row(pid, rs.cardinality, catalog[pid].domains, rs.answers, rs.instances)
+        for pid, rs in sorted(built.items())
+        if rs.instances
+    ]
     tables = single_split_tables(
         {
             "instances": (RELATION_INSTANCES, instances),
             "answer_spaces": (ANSWER_SPACES, answers),
             "templates": (PATTERNS, templates),
+            "relation_info": (RELATION_INFO, info),
         },
         SPLIT,
     )
@@ -888,11 +909,26 @@ def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False
         tags=("probing", "bear"),
         task_categories=("fill-mask", "text-generation"),
     )
+    # what the import decides about each relation, written down for evaluation: the bundled
+    # catalog's cardinality and domains where it knows the relation, else the data's
+    catalog = load_catalog(DEFAULT_CATALOG)
+    info = []
+    for pid, data in sorted(relations.items()):
+        rows = [i for i in instances if i["relation_id"] == pid]
+        known = catalog.get(pid)
+        declared = known.cardinality if known is not None else "auto"
+        golds: dict[str, set[str]] = defaultdict(set)
+        for row in rows:
+            golds[row["sub_id"]].add(row["obj_id"])
+        cardinality = decide_cardinality(golds, declared)
+        domains = known.domains if known is not None else ()
+        info.append(relation_info_row(pid, cardinality, domains, data["answer_space_ids"], rows))
     with DatasetFolderWriter(out, "build:relations", force=force) as writer:
         tables = {
             "instances": (RELATION_INSTANCES, instances),
             "answer_spaces": (ANSWER_SPACES, answers),
             "templates": (PATTERNS, templates),
+            "relation_info": (RELATION_INFO, info),
         }
         for (config, split), (table, schema) in single_split_tables(tables, SPLIT).items():
             writer.add_table(config, split, table, schema)

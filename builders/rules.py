@@ -44,7 +44,13 @@ import polars as pl
 import yaml
 
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
-from probesmith.builders.relations import aliases_query, batched_select, facts_query, load_catalog
+from probesmith.builders.relations import (
+    DEFAULT_CATALOG,
+    aliases_query,
+    batched_select,
+    facts_query,
+    load_catalog,
+)
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.text import fill_template
@@ -89,7 +95,7 @@ class RulesSpec(ProbeSpec):
     """Spec of the rule-clique family."""
 
     wikidata: WikidataSpec = spec_field(default_factory=WikidataSpec, help="Wikidata source.")
-    catalog: str = spec_field("catalogs/wikidata_relations", help="Relation catalog (templates).")
+    catalog: str = spec_field(DEFAULT_CATALOG, help="Relation catalog (templates).")
     relations: tuple[str, ...] = spec_field((), help="Relations to mine over; empty = the catalog's.")
     question_templates: str = spec_field(
         "../shared/data/mquake/question_templates.json",

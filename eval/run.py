@@ -258,21 +258,19 @@ def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
 # ---------------------------------------------------------------- relation sets
 
 
-def _relation_info(manifest: dict, instances: pl.DataFrame) -> dict[str, dict]:
-    from probesmith.builders.relations import load_catalog
-
-    catalog = load_catalog(manifest.get("spec", {}).get("catalog", "catalogs/wikidata_relations"))
-    several = dict(
-        instances.group_by("relation_id").agg((pl.col("gold_obj_ids").list.len() > 1).any()).iter_rows()
-    )
-    info = {}
-    for rid, multi in several.items():
-        relation = catalog.get(rid)
-        cardinality = relation.cardinality if relation is not None else "auto"
-        if cardinality == "auto":
-            cardinality = "N-M" if multi else "N-1"
-        info[rid] = {"domains": list(relation.domains) if relation else [], "cardinality": cardinality}
-    return info
+def _relation_info(probes: Path, manifest: dict) -> dict[str, dict]:
+    """What the build decided about each relation (cardinality, domains), from its own table."""
+    if "relation_info/test" not in manifest.get("tables", {}):
+        raise ArtifactError(
+            f"{probes} has no relation_info table: it was built before builds recorded each "
+            "relation's cardinality and domains. Rebuild it (`probesmith build relations`) or import "
+            "it again (`probesmith import bear`)."
+        )
+    info = read_table(probes, "relation_info", manifest=manifest)
+    return {
+        row["relation_id"]: {"domains": list(row["domains"]), "cardinality": row["cardinality"]}
+        for row in info.iter_rows(named=True)
+    }
 
 
 def _sampled_instances(ctx: _Context, instances: pl.DataFrame) -> pl.DataFrame:
@@ -315,7 +313,7 @@ def _relation_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
         )
     frame = pl.from_arrow(RELATION_SCORES.from_rows(rows))
     ctx.result.tables["items"] = (RELATION_SCORES, frame)
-    ctx.result.metrics.update(M.relation_set_metrics(frame, _relation_info(manifest, instances)))
+    ctx.result.metrics.update(M.relation_set_metrics(frame, _relation_info(probes, manifest)))
 
 
 # ---------------------------------------------------------------- paraphrase grids

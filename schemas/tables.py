@@ -238,6 +238,24 @@ ANSWER_SPACES = TableSchema(
     checks=(_unique("relation_id", "obj_id"), _unique("relation_id", "answer_idx")),
 )
 
+RELATION_INFO = TableSchema(
+    name="relation_info",
+    version=1,
+    description="Per relation, what the build decided about it: the cardinality it was balanced "
+    "as, its catalog domains, and the size of its set. Evaluation reads these; it never re-reads "
+    "a catalog or re-derives a decision.",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("cardinality", pa.string(), nullable=False),
+            pa.field("domains", pa.list_(pa.string()), nullable=False),
+            pa.field("answers", pa.int32(), nullable=False),
+            pa.field("instances", pa.int32(), nullable=False),
+        ]
+    ),
+    checks=(_unique("relation_id"),),
+)
+
 PATTERNS = TableSchema(
     name="patterns",
     version=1,
@@ -397,6 +415,7 @@ SCHEMAS: dict[str, TableSchema] = {
         AUDIT_CELLS,
         RELATION_INSTANCES,
         ANSWER_SPACES,
+        RELATION_INFO,
         PATTERNS,
         PATTERN_EDGES,
         ALIASES,

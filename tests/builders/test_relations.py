@@ -248,3 +248,30 @@ def test_review_sheet_of_a_relations_build_spreads_over_relations(small_relation
     assert result["overall"]["reviewed"] == 24 and result["overall"]["validated_accuracy"] == round(
         23 / 24, 4
     )
+
+
+def test_the_build_records_what_it_decided_about_each_relation(small_relations_build, slice_facts):
+    """relation_info: the cardinality balanced as (the catalog's, or the 90% rule on the slice's own
+    facts), the catalog's domains and the set's size; evaluation reads it instead of a catalog."""
+    from probesmith.builders.relations import load_catalog
+
+    catalog = load_catalog(small_relations_build.manifest["spec"]["catalog"])
+    info = table(small_relations_build, "relation_info")
+    instances, answers = (
+        table(small_relations_build, "instances"),
+        table(small_relations_build, "answer_spaces"),
+    )
+    assert sorted(info["relation_id"]) == sorted(instances["relation_id"].unique())
+    for row in info.iter_rows(named=True):
+        pid = row["relation_id"]
+        assert row["instances"] == instances.filter(pl.col("relation_id") == pid).height
+        assert row["answers"] == answers.filter(pl.col("relation_id") == pid).height
+        assert row["domains"] == list(catalog[pid].domains)
+        expected = catalog[pid].cardinality
+        if expected == "auto":
+            subjects = slice_facts[pid]
+            single = sum(len(objs) == 1 for objs in subjects.values()) / len(subjects)
+            per_object = Counter(o for objs in subjects.values() for o in objs)
+            unique = sum(n == 1 for n in per_object.values()) / len(per_object)
+            expected = ("1-1" if unique >= 0.9 else "N-1") if single >= 0.9 else "N-M"
+        assert row["cardinality"] == expected, pid
