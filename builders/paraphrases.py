@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import networkx as nx
 import polars as pl
 from tqdm.auto import tqdm
 
@@ -503,20 +504,23 @@ def paraphrase_validity(patterns, edges, instances, kept_aliases, raw_aliases, l
         for p in patterns
         if p["relation_id"] in first
     )
-    linked = {e["source_pattern_id"] for e in edges} | {e["target_pattern_id"] for e in edges}
     with_graph = {e["relation_id"] for e in edges}
-    graph = {
-        relation: {
-            "patterns": sum(p["relation_id"] == relation for p in patterns),
+    graph = {}
+    for relation in sorted({p["relation_id"] for p in patterns}):
+        # ParaRel's claim: a relation's patterns are paraphrases of one another, linked by typed
+        # edits. The graph says which patterns no edit reaches and into how many groups they fall.
+        g = nx.Graph()
+        g.add_nodes_from(p["pattern_id"] for p in patterns if p["relation_id"] == relation)
+        g.add_edges_from(
+            (e["source_pattern_id"], e["target_pattern_id"]) for e in edges if e["relation_id"] == relation
+        )
+        linked = g.subgraph(n for n in g if g.degree(n))
+        graph[relation] = {
+            "patterns": g.number_of_nodes(),
             "graph": relation in with_graph,
-            "isolated": sorted(
-                p["pattern_id"]
-                for p in patterns
-                if p["relation_id"] == relation and p["pattern_id"] not in linked
-            ),
+            "isolated": sorted(nx.isolates(g)),
+            "linked_groups": nx.number_connected_components(linked),
         }
-        for relation in sorted({p["relation_id"] for p in patterns})
-    }
     return {
         "rules": PARAPHRASE_RULES,
         "violations": {rule: violations[rule] for rule in PARAPHRASE_RULES},
@@ -524,6 +528,7 @@ def paraphrase_validity(patterns, edges, instances, kept_aliases, raw_aliases, l
         "patterns": len(patterns),
         "isolated_patterns": sum(len(g["isolated"]) for g in graph.values()),
         "relations_without_graph": sorted(r for r, g in graph.items() if not g["graph"]),
+        "relations_with_split_graph": sorted(r for r, g in graph.items() if g["linked_groups"] > 1),
         "pattern_graph": graph,
     }
 
@@ -542,7 +547,8 @@ def paraphrase_validity_markdown(report: dict) -> str:
         "ParaRel's graph (they come from Cao et al., LAMA, BEAR or the catalog); `validity.json` lists "
         "them per relation. Relations with no ParaRel graph at all: "
         + (", ".join(report["relations_without_graph"]) or "none")
-        + ".",
+        + ". Relations whose linked patterns fall into more than one group (no chain of edits joins "
+        "them): " + (", ".join(report["relations_with_split_graph"]) or "none") + ".",
         "",
         "Not checked on every item: grammar beyond doubled words, article runs and a/an (no parser "
         "reads the patterns), and whether an alias that passes the filters is a name the entity "

@@ -17,6 +17,7 @@ from typing import Literal
 
 from probesmith.builders.data import REPOSITORY_ROOT
 from probesmith.builders.wikidata import (
+    DEFAULT_USER_AGENT,
     STORE_INFO,
     OxigraphServer,
     QueryCache,
@@ -42,7 +43,7 @@ class WikidataSpec:
         "folder, or an N-Triples dump (.nt, .nt.gz, .nt.bz2) loaded once into a store.",
     )
     user_agent: str = spec_field(
-        "probesmith/0.1 (knowledge-probing datasets; contact: set wikidata.user_agent)",
+        DEFAULT_USER_AGENT,
         help="User-Agent sent to the endpoint; the query service asks for a contact in it.",
     )
     timeout: float = spec_field(60.0, help="Seconds a query may take.", minimum=1)

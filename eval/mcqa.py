@@ -23,22 +23,24 @@ import polars as pl
 
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
-from probesmith.schemas.artifact import table_files
+from probesmith.schemas.artifact import read_table
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
-from probesmith.schemas.parquet import read_parquet
 from probesmith.schemas.tables import MULTIPLE_CHOICE
 
-COLUMNS = {
-    "id": pl.String,
-    "question": pl.String,
-    "choices": pl.List(pl.String),
-    "answer_index": pl.Int32,
-    "cluster": pl.String,
-    "probe": pl.String,
-    "hops": pl.Int32,
-    "distractor_types": pl.List(pl.String),
-    "split": pl.String,
-}
+#: The multiple-choice columns the audit, the filter and scoring read (types from the declared
+#: schema, ``schemas/tables.py``), plus the split an item was read from.
+AUDITED_COLUMNS = (
+    "id",
+    "question",
+    "choices",
+    "answer_index",
+    "cluster",
+    "probe",
+    "hops",
+    "distractor_types",
+)
+_DECLARED_TYPES = pl.from_arrow(MULTIPLE_CHOICE.schema.empty_table()).schema
+COLUMNS = {**{name: _DECLARED_TYPES[name] for name in AUDITED_COLUMNS}, "split": pl.String}
 AI2_SPLITS = ("train", "dev", "test")
 
 
@@ -79,9 +81,8 @@ def load_build(folder: Path, splits: tuple[str, ...] | None = None) -> dict[str,
         config, split = table_name.split("/")
         if splits is not None and split not in splits:
             continue
-        for path in table_files(folder, config, split, manifest):
-            frame = pl.from_arrow(read_parquet(path)).with_columns(split=pl.lit(split))
-            frames.setdefault(config, []).append(frame.select(list(COLUMNS)).cast(COLUMNS))
+        frame = read_table(folder, config, split, manifest).with_columns(split=pl.lit(split))
+        frames.setdefault(config, []).append(frame.select(list(COLUMNS)).cast(COLUMNS))
     if not frames:
         raise ArtifactError(f"{folder} has no multiple-choice items in split(s) {', '.join(splits or ())}.")
     return {config: pl.concat(parts) for config, parts in frames.items()}

@@ -202,4 +202,19 @@ def test_validity_report_checks_every_row_and_places_every_pattern(small_paraphr
     linked = set(edges["source_pattern_id"]) | set(edges["target_pattern_id"])
     isolated = {p for g in validity["pattern_graph"].values() for p in g["isolated"]}
     assert isolated == set(patterns["pattern_id"]) - linked  # every pattern is in the graph or listed
+
+    # linked groups, counted by a plain union-find over the edges table
+    def root(parent, node):
+        parent.setdefault(node, node)
+        while parent[node] != node:
+            node = parent[node]
+        return node
+
+    for relation, entry in validity["pattern_graph"].items():
+        parent = {}
+        for row in edges.filter(pl.col("relation_id") == relation).iter_rows(named=True):
+            parent[root(parent, row["source_pattern_id"])] = root(parent, row["target_pattern_id"])
+        assert entry["linked_groups"] == len({root(parent, n) for n in list(parent)}), relation
+    split = [r for r, g in validity["pattern_graph"].items() if g["linked_groups"] > 1]
+    assert validity["relations_with_split_graph"] == sorted(split)
     assert "Validity" in (small_paraphrases_build.out / "README.md").read_text()
