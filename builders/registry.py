@@ -191,3 +191,36 @@ def load_spec(name_or_path: str | Path, *, seed: int | None = None) -> ProbeSpec
     if seed is not None:
         spec = replace(spec, seed=seed)
     return spec
+
+
+def resolve_spec(
+    name_or_path: str | Path,
+    *,
+    family: str | None = None,
+    seed: int | None = None,
+    filter_artifacts: bool = False,
+    wikidata: str | None = None,
+) -> ProbeSpec:
+    """The spec ``probesmith build FAMILY --spec ...`` builds: loaded, with the command's overrides.
+
+    ``family``: the spec must be of that family (a clear error names the right command).
+    ``filter_artifacts`` turns the artifact filter on (multiple-choice families only);
+    ``wikidata`` replaces the Wikidata source (the families that query it).
+    """
+    spec = load_spec(name_or_path, seed=seed)
+    if family is not None and spec.family != family:
+        raise SpecError(
+            f"spec {name_or_path} is of family {spec.family!r}, not {family!r}: run "
+            f"`probesmith build {spec.family} --spec {name_or_path}`."
+        )
+    if filter_artifacts:
+        if not isinstance(spec, MultipleChoiceSpec):
+            raise SpecError(
+                f"the artifact filter is for multiple-choice builds; {spec.family} is a table family."
+            )
+        spec = replace(spec, artifact_filter=replace(spec.artifact_filter, enabled=True))
+    if wikidata:
+        if not hasattr(spec, "wikidata"):
+            raise SpecError(f"spec {name_or_path} (family {spec.family}) does not query Wikidata.")
+        spec = replace(spec, wikidata=replace(spec.wikidata, source=wikidata))
+    return spec

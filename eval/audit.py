@@ -186,6 +186,45 @@ def audit(path: str | Path, options: AuditOptions | None = None) -> AuditResult:
     return AuditResult(name, audit_frames(frames, name, options), options, source_hash)
 
 
+def default_audit_folder(path: str | Path) -> Path:
+    """Where an audit of ``path`` goes by default: ``BUILD/audit`` beside a build, else ``audit-<name>``."""
+    path = Path(path)
+    if (path / "manifest.json").is_file():
+        return path / "audit"
+    return Path(f"audit-{path.stem if path.is_file() else path.name}")
+
+
+def run_audit(
+    path: str | Path,
+    options: AuditOptions | None = None,
+    *,
+    out: str | Path | None = None,
+    with_filter: bool = False,
+    force: bool = False,
+) -> tuple[AuditResult, Path, Any]:
+    """What ``probesmith audit`` does: audit ``path``, optionally run the filter, write the report.
+
+    ``out`` defaults to :func:`default_audit_folder` and is checked before any baseline runs.
+    With ``with_filter`` the artifact filter runs too and its removals go into ``filter.json``.
+    Returns the audit, the report folder and the filter's report (None without the filter).
+    """
+    from probesmith.schemas.output import check_destination
+
+    options = options or AuditOptions()
+    out = Path(out) if out is not None else default_audit_folder(path)
+    check_destination(out, "audit", folder=True, force=force)
+    result = audit(path, options)
+    extra, report = {}, None
+    if with_filter:
+        removed, report = filter_artifacts(load_multiple_choice(Path(path)), margin=options.margin)
+        extra["filter.json"] = {
+            "report": vars(report),
+            "removed_ids": {c: sorted(ids) for c, ids in removed.items()},
+        }
+    write_audit(result, out, extra, force=force)
+    return result, out, report
+
+
 def write_audit(
     result: AuditResult, out: str | Path, extra_json: dict[str, Any] | None = None, *, force: bool = False
 ) -> Path:

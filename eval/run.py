@@ -496,6 +496,58 @@ def write_results(result: EvalResult, out: str | Path, *, force: bool = False) -
     return out
 
 
+def init_distributed(lm: LanguageModel) -> int | None:
+    """Join the process group when launched by torchrun (WORLD_SIZE > 1); one device per rank.
+
+    Returns this process's rank, or None outside ``torchrun``.
+    """
+    import os
+
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return None
+    import torch
+
+    if not dist.is_initialized():
+        dist.init_process_group("nccl" if lm.device.type == "cuda" else "gloo")
+    if lm.device.type == "cuda":
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        torch.cuda.set_device(local)
+        lm.model.to(f"cuda:{local}")
+    return dist.get_rank()
+
+
+def run_evaluation(
+    model: str,
+    probes: str | Path,
+    options: EvalOptions | None = None,
+    *,
+    out: str | Path | None = None,
+    kind: str = "auto",
+    device: str | None = None,
+    dtype: str = "float32",
+    force: bool = False,
+) -> tuple[EvalResult, Path, bool]:
+    """What ``probesmith eval`` does: load ``model``, score ``probes``, write the results folder.
+
+    ``out`` defaults to ``runs/<model>-<build>``; it is checked before the model loads. Under
+    ``torchrun`` every rank joins the process group and scores its share. Returns the result,
+    the results folder, and whether this process is the one that reports (rank 0, or alone).
+    """
+    from probesmith.errors import UsageError
+    from probesmith.eval.models import load_model
+    from probesmith.schemas.output import check_destination
+
+    out = Path(out) if out is not None else default_results_folder(model, probes)
+    check_destination(out, "eval", folder=True, force=force)
+    if not Path(probes).exists():
+        raise UsageError(f"--probes {probes} does not exist: pass a build folder or AI2 JSONL.")
+    lm = load_model(model, kind=kind, device=device, dtype=dtype)
+    rank = init_distributed(lm)
+    result = evaluate(lm, probes, options)
+    write_results(result, out, force=force)
+    return result, out, rank in (None, 0)
+
+
 def results_identity(result: EvalResult) -> dict:
     """What an evaluation folder is of: the model and the build (its logical hash, or its path)."""
     run = result.metrics.get("run", {})

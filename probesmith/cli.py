@@ -11,11 +11,11 @@ import argparse
 import logging
 import signal
 import sys
-from dataclasses import fields, replace
+from dataclasses import fields
 from pathlib import Path
 
 from probesmith import __version__
-from probesmith.errors import ProbesmithError, UsageError
+from probesmith.errors import ProbesmithError
 
 EPILOG_BUILD = """\
 examples:
@@ -371,7 +371,7 @@ def _run_build_all(args: argparse.Namespace) -> int:
 
 def _run_build(args: argparse.Namespace) -> int:
     from probesmith.builders.build import build
-    from probesmith.builders.registry import get_family, load_spec
+    from probesmith.builders.registry import get_family, resolve_spec
     from probesmith.probes.spec import describe_fields, spec_to_yaml
 
     family = get_family(args.family)
@@ -379,27 +379,18 @@ def _run_build(args: argparse.Namespace) -> int:
         for key, default, help_text in describe_fields(family.spec_class):
             print(f"{key:28} {default:24} {help_text}")
         return 0
-    spec = load_spec(args.spec, seed=args.seed)
-    if getattr(args, "filter_artifacts", False):
-        spec = replace(spec, artifact_filter=replace(spec.artifact_filter, enabled=True))
-    if getattr(args, "wikidata", None):
-        spec = replace(spec, wikidata=replace(spec.wikidata, source=args.wikidata))
-    if spec.family != family.name:
-        raise_spec_family_mismatch(args.spec, spec.family, family.name)
+    spec = resolve_spec(
+        args.spec,
+        family=family.name,
+        seed=args.seed,
+        filter_artifacts=getattr(args, "filter_artifacts", False),
+        wikidata=getattr(args, "wikidata", None),
+    )
     if args.dry_run:
         print(spec_to_yaml(spec), end="")
         return 0
     _print_result(build(spec, args.out, force=args.force, allow_empty=args.allow_empty))
     return 0
-
-
-def raise_spec_family_mismatch(spec: str, found: str, wanted: str) -> None:
-    """A spec of one family was given to another family's build command."""
-    from probesmith.errors import SpecError
-
-    raise SpecError(
-        f"spec {spec} is of family {found!r}, not {wanted!r}: run `probesmith build {found} --spec {spec}`."
-    )
 
 
 def _print_result(result) -> None:
@@ -431,9 +422,8 @@ def _run_data_prepare(args: argparse.Namespace) -> int:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    from probesmith.eval.audit import AuditOptions, audit, filter_artifacts, write_audit
+    from probesmith.eval.audit import AuditOptions, run_audit
     from probesmith.eval.baselines import DEFAULT_BASELINES
-    from probesmith.eval.mcqa import load_multiple_choice
 
     options = AuditOptions(
         baselines=tuple(args.baselines or DEFAULT_BASELINES),
@@ -441,21 +431,9 @@ def _run_audit(args: argparse.Namespace) -> int:
         max_eval_items=args.max_eval_items,
         encoder_model=args.encoder,
     )
-    from probesmith.schemas.output import check_destination
-
-    is_build = (args.path / "manifest.json").is_file()
-    name = args.path.stem if args.path.is_file() else args.path.name
-    out = args.out or (args.path / "audit" if is_build else Path(f"audit-{name}"))
-    check_destination(out, "audit", folder=True, force=args.force)
-    result = audit(args.path, options)
-    extra = {}
-    if args.filter:
-        removed, report = filter_artifacts(load_multiple_choice(args.path), margin=args.margin)
-        extra["filter.json"] = {
-            "report": vars(report),
-            "removed_ids": {c: sorted(ids) for c, ids in removed.items()},
-        }
-    write_audit(result, out, extra, force=args.force)
+    result, out, report = run_audit(
+        args.path, options, out=args.out, with_filter=args.filter, force=args.force
+    )
     overall = result.cells.filter(pl_overall())
     for row in overall.sort("config", "baseline").iter_rows(named=True):
         flag = "  FLAGGED" if row["flagged"] else ""
@@ -470,10 +448,9 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from probesmith.eval.models import load_model
-    from probesmith.eval.run import EvalOptions, default_results_folder, evaluate, write_results
-    from probesmith.schemas.output import check_destination
+    from probesmith.eval.run import EvalOptions, run_evaluation
 
+    defaults = EvalOptions()
     options = EvalOptions(
         split=args.split,
         pll=args.pll,
@@ -482,40 +459,24 @@ def _run_eval(args: argparse.Namespace) -> int:
         max_items=args.max_items,
         max_candidates=args.max_candidates,
         max_verbalizations=args.max_verbalizations,
-        editors=tuple(args.editor or ("in_context", "fine_tune")),
+        editors=tuple(args.editor or defaults.editors),
         seed=args.seed,
     )
-    out = args.out or default_results_folder(args.model, args.probes)
-    check_destination(out, "eval", folder=True, force=args.force)
-    if not args.probes.exists():
-        raise UsageError(f"--probes {args.probes} does not exist: pass a build folder or AI2 JSONL.")
-    lm = load_model(args.model, kind=args.kind, device=args.device, dtype=args.dtype)
-    distributed = _init_distributed(lm)
-    result = evaluate(lm, args.probes, options)
-    write_results(result, out, force=args.force)
-    if not distributed or distributed == (0,):
+    result, out, reports = run_evaluation(
+        args.model,
+        args.probes,
+        options,
+        out=args.out,
+        kind=args.kind,
+        device=args.device,
+        dtype=args.dtype,
+        force=args.force,
+    )
+    if reports:
         headline = {k: v for k, v in result.metrics.items() if isinstance(v, float)}
         print(" ".join(f"{k}={v:.4f}" for k, v in sorted(headline.items())))
         print(f"{result.statements} statements in {result.seconds:.1f} s; results: {out}")
     return 0
-
-
-def _init_distributed(lm) -> tuple[int, ...] | None:
-    """Join the process group when launched by torchrun (WORLD_SIZE > 1); one device per rank."""
-    import os
-
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
-        return None
-    import torch
-    import torch.distributed as dist
-
-    if not dist.is_initialized():
-        dist.init_process_group("nccl" if lm.device.type == "cuda" else "gloo")
-    if lm.device.type == "cuda":
-        local = int(os.environ.get("LOCAL_RANK", "0"))
-        torch.cuda.set_device(local)
-        lm.model.to(f"cuda:{local}")
-    return (dist.get_rank(),)
 
 
 def _run_eval_compare(args: argparse.Namespace) -> int:
@@ -560,16 +521,14 @@ def _run_wikidata_load(args: argparse.Namespace) -> int:
 
 
 def _run_wikidata_snapshot(args: argparse.Namespace) -> int:
-    from probesmith.builders.registry import load_spec
+    from probesmith.builders.registry import resolve_spec
     from probesmith.builders.sources import snapshot_wikidata
 
-    spec = load_spec(args.spec)
+    spec = resolve_spec(args.spec, wikidata=args.wikidata)
     if not hasattr(spec, "wikidata"):
         from probesmith.errors import SpecError
 
         raise SpecError(f"spec {args.spec} (family {spec.family}) does not query Wikidata.")
-    if args.wikidata:
-        spec = replace(spec, wikidata=replace(spec.wikidata, source=args.wikidata))
     info = snapshot_wikidata(spec, args.out, force=args.force)
     print(f"{args.out}: {info['triples']:,} triples for {len(info['relations'])} relations")
     return 0
