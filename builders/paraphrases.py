@@ -32,22 +32,15 @@ import networkx as nx
 import polars as pl
 from tqdm.auto import tqdm
 
+from probesmith.builders.catalog import DEFAULT_CATALOG, is_object_final, load_catalog
 from probesmith.builders.data import data_path
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
-from probesmith.builders.relations import (
-    DEFAULT_CATALOG,
-    aliases_query,
-    batched_select,
-    facts_query,
-    is_object_final,
-    load_catalog,
-    popularity,
-)
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.text import fill_template, filled_problem, shared_stems, template_key, word_tokens
 from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata import entity_id, query_log
+from probesmith.builders.wikidata_queries import aliases_query, batched_select, fetch_facts, popularity
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
@@ -346,11 +339,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         labels: dict[str, str] = {}
         per_relation: dict[str, list[tuple[str, str]]] = {}
         for relation in tqdm(banks, desc="relations", unit="relation", disable=None):
-            rows = client.select_paged(facts_query(relation), spec.wikidata.page_size)
             objects: dict[str, set[str]] = defaultdict(set)
-            for r in rows:
-                s, o = entity_id(r["s"]), entity_id(r["o"])
-                labels[s], labels[o] = r["sLabel"], r["oLabel"]
+            for s, o, s_label, o_label in fetch_facts(client, relation, spec.wikidata.page_size):
+                labels[s], labels[o] = s_label, o_label
                 if s != o:
                     objects[s].add(o)
             single = sorted(

@@ -29,7 +29,6 @@ BEAR's 60 relations), and an export to BEAR's layout that ``lm_pub_quiz.Dataset.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import re
@@ -39,102 +38,28 @@ from pathlib import Path
 from typing import Literal
 
 import polars as pl
-import yaml
 from tqdm.auto import tqdm
 
 from probesmith.builders.bear import BEAR_RELATIONS
+from probesmith.builders.catalog import DEFAULT_CATALOG, Relation, is_object_final, load_catalog
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
-from probesmith.builders.text import names_nested, shared_stems, template_key
+from probesmith.builders.text import names_nested, shared_stems
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
-from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, query_log
+from probesmith.builders.wikidata import SparqlClient, query_log
+from probesmith.builders.wikidata_queries import EntityLookups, fetch_facts, popularity
 from probesmith.errors import SpecError
-from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
+from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.tables import ANSWER_SPACES, PATTERNS, RELATION_INFO, RELATION_INSTANCES
 
 log = logging.getLogger(__name__)
 
 SPLIT = "test"
-_VALUES_BATCH = 400
 # part of, located in (administrative), subclass of, parent taxon, country, continent, owned by,
 # parent organization: each makes its object a container of its subject.
 CONTAINMENT = ("P361", "P131", "P279", "P171", "P17", "P30", "P127", "P749")
-
-
-@dataclass(frozen=True)
-class Relation:
-    """One relation of the catalog."""
-
-    pid: str
-    label: str
-    templates: tuple[str, ...]
-    cardinality: str = "auto"
-    description: str = ""
-    domains: tuple[str, ...] = ()
-    subject_types: tuple[str, ...] = ()
-    object_types: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not re.fullmatch(r"P\d+", self.pid):
-            raise SpecError(f"relation catalog: {self.pid!r} is not a Wikidata property id (P123).")
-        distinct = {template_key(t) for t in self.templates}
-        if len(distinct) < 3:
-            raise SpecError(
-                f"relation catalog: {self.pid} needs at least 3 distinct templates, has {len(distinct)} "
-                f"({list(self.templates)})."
-            )
-        for qid in self.subject_types + self.object_types:
-            if not re.fullmatch(r"Q\d+", qid):
-                raise SpecError(f"relation catalog: {self.pid} type {qid!r} is not a Wikidata item id (Q5).")
-        for template in self.templates:
-            if template.count("[X]") != 1 or template.count("[Y]") != 1:
-                raise SpecError(
-                    f"relation catalog: {self.pid} template {template!r} needs one [X] and one [Y]."
-                )
-
-
-#: The bundled relation catalog: BEAR's 60 relations and more, with templates, types and domains.
-DEFAULT_CATALOG = "catalogs/wikidata_relations"
-
-
-@functools.lru_cache(maxsize=8)
-def load_catalog(name_or_path: str) -> dict[str, Relation]:
-    """A relation catalog by bundled name (``catalogs/wikidata_relations``) or path (read once)."""
-    path = resolve_spec_path(name_or_path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise SpecError(f"relation catalog {path} is not valid UTF-8 YAML ({exc}).") from None
-    entries = data.get("relations") if isinstance(data, dict) else None
-    if not isinstance(entries, list) or not entries:
-        raise SpecError(f"relation catalog {path} needs a non-empty list under `relations:`.")
-    relations = {}
-    for number, entry in enumerate(entries, 1):
-        missing = [k for k in ("pid", "templates") if not isinstance(entry, dict) or k not in entry]
-        if missing or not isinstance(entry["templates"], list) or not entry["templates"]:
-            raise SpecError(
-                f"relation catalog {path}, entry {number}: needs `pid` and a non-empty list of "
-                f"`templates` (missing or empty: {missing or ['templates']})."
-            )
-        relation = Relation(
-            pid=str(entry["pid"]),
-            label=entry.get("label", entry["pid"]),
-            templates=tuple(entry["templates"]),
-            cardinality=entry.get("cardinality", "auto"),
-            description=entry.get("description", ""),
-            domains=tuple(entry.get("domains", [])),
-            subject_types=tuple(entry.get("subject_types", [])),
-            object_types=tuple(entry.get("object_types", [])),
-        )
-        relations[relation.pid] = relation
-    return relations
-
-
-def is_object_final(template: str) -> bool:
-    """Whether [Y] ends the template (final punctuation and spaces aside)."""
-    return template.rstrip(" .!?;:").endswith("[Y]")
 
 
 @dataclass(frozen=True)
@@ -187,145 +112,6 @@ class RelationsSpec(ProbeSpec):
         for pid in self.containment:
             if not re.fullmatch(r"P\d+", pid):
                 raise ValueError(f"containment: {pid!r} is not a Wikidata property id (P361)")
-
-
-def facts_query(pid: str, subject_types: tuple[str, ...] = (), object_types: tuple[str, ...] = ()) -> str:
-    """Every fact of a relation with the English labels of both ends (standard SPARQL).
-
-    With ``subject_types`` / ``object_types``, only facts whose subject / object is an instance
-    (``wdt:P31``) of one of those classes.
-    """
-    types = ""
-    for var, classes in (("s", subject_types), ("o", object_types)):
-        if classes:
-            values = " ".join(f"wd:{q}" for q in classes)
-            types += f"\n  VALUES ?{var}Type {{ {values} }} ?{var} wdt:P31 ?{var}Type ."
-    return (
-        PREFIXES
-        + f"""SELECT DISTINCT ?s ?o ?sLabel ?oLabel WHERE {{
-  ?s wdt:{pid} ?o .{types}
-  ?s rdfs:label ?sLabel . FILTER(LANG(?sLabel) = "en")
-  ?o rdfs:label ?oLabel . FILTER(LANG(?oLabel) = "en")
-}} ORDER BY ?s ?o"""
-    )
-
-
-def parents_query(entities: list[str], containment: tuple[str, ...]) -> str:
-    """The direct containers of each entity: its objects through the containment relations."""
-    values = " ".join(f"wd:{e}" for e in entities)
-    props = " ".join(f"wdt:{p}" for p in containment)
-    return (
-        PREFIXES
-        + f"""SELECT DISTINCT ?e ?p ?parent WHERE {{
-  VALUES ?e {{ {values} }} VALUES ?p {{ {props} }}
-  ?e ?p ?parent .
-}}"""
-    )
-
-
-def containment_edges(
-    client: SparqlClient,
-    entities: list[str],
-    containment: tuple[str, ...],
-    max_depth: int = 12,
-    *,
-    edges: dict[str, set[tuple[str, str]]] | None = None,
-    expanded: set[str] | None = None,
-) -> dict[str, set[tuple[str, str]]]:
-    """Every containment edge above the entities, ``{entity: {(property, parent)}}``.
-
-    Level by level, a VALUES query per frontier batch: no property path, so no unbounded search.
-    Pass the ``edges`` and ``expanded`` of earlier calls to ask only about entities not seen yet.
-    """
-    edges = {} if edges is None else edges
-    expanded = set() if expanded is None else expanded
-    frontier = sorted(set(entities) - expanded)
-    for _ in range(max_depth):
-        if not frontier:
-            break
-        expanded.update(frontier)
-        found = set()
-        for row in batched_select(client, lambda batch: parents_query(batch, containment), frontier):
-            parent = entity_id(row["parent"])
-            if not parent.startswith("Q"):
-                continue
-            edges.setdefault(entity_id(row["e"]), set()).add((row["p"].rsplit("/", 1)[-1], parent))
-            found.add(parent)
-        frontier = sorted(found - expanded)
-    return edges
-
-
-def transitive_containers(edges: dict[str, set[tuple[str, str]]], entities) -> dict[str, set[str]]:
-    """Each entity's containers, transitively, from ``containment_edges``."""
-    result = {}
-    for entity in entities:
-        found, stack = set(), [entity]
-        while stack:
-            for _, parent in edges.get(stack.pop(), ()):
-                if parent not in found:
-                    found.add(parent)
-                    stack.append(parent)
-        found.discard(entity)
-        if found:
-            result[entity] = found
-    return result
-
-
-def aliases_query(entities: list[str]) -> str:
-    """English aliases of some entities."""
-    values = " ".join(f"wd:{e}" for e in entities)
-    return (
-        PREFIXES
-        + f"""SELECT ?e ?alias WHERE {{
-  VALUES ?e {{ {values} }}
-  ?e skos:altLabel ?alias . FILTER(LANG(?alias) = "en")
-}} ORDER BY ?e ?alias"""
-    )
-
-
-def degree_query(entities: list[str]) -> str:
-    """Number of direct-claim facts each entity takes part in (as subject or object)."""
-    values = " ".join(f"wd:{e}" for e in entities)
-    return (
-        PREFIXES
-        + f"""SELECT ?e (COUNT(*) AS ?degree) WHERE {{
-  VALUES ?e {{ {values} }}
-  {{ ?e ?p ?x }} UNION {{ ?x ?p ?e }}
-  FILTER(STRSTARTS(STR(?p), "http://www.wikidata.org/prop/direct/"))
-}} GROUP BY ?e"""
-    )
-
-
-def batched_select(client: SparqlClient, make_query, entities: list[str]) -> list[dict]:
-    """Run ``make_query(batch)`` over the entities in VALUES batches; all rows together."""
-    rows = []
-    for start in range(0, len(entities), _VALUES_BATCH):
-        rows += client.select(make_query(entities[start : start + _VALUES_BATCH]))
-    return rows
-
-
-def sitelinks_query(entities: list[str]) -> str:
-    """Number of Wikipedia sitelinks of each entity, where the source has them."""
-    values = " ".join(f"wd:{e}" for e in entities)
-    return (
-        PREFIXES
-        + f"""SELECT ?e ?sitelinks WHERE {{
-  VALUES ?e {{ {values} }}
-  ?e wikibase:sitelinks ?sitelinks .
-}}"""
-    )
-
-
-def popularity(client: SparqlClient, entities: list[str]) -> tuple[str, dict[str, int]]:
-    """("sitelinks", ...) where the source has sitelinks (the query service), else ("degree", ...)."""
-    links = {
-        entity_id(r["e"]): int(r["sitelinks"]) for r in batched_select(client, sitelinks_query, entities)
-    }
-    if links:
-        return "sitelinks", links
-    return "degree", {
-        entity_id(r["e"]): int(r["degree"]) for r in batched_select(client, degree_query, entities)
-    }
 
 
 @dataclass
@@ -597,47 +383,19 @@ def _assign_subjects(
     return chosen
 
 
-@dataclass
-class EntityLookups:
-    """Aliases and containment edges of the entities a build has asked about.
-
-    An entity shared by several relations (a country, a language) is queried once per build.
-    """
-
-    aliases: dict[str, list[str]] = field(default_factory=dict)
-    edges: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
-    expanded: set[str] = field(default_factory=set)
-
-    def aliases_of(self, client: SparqlClient, entities: list[str]) -> dict[str, list[str]]:
-        """The English aliases of the entities that have any."""
-        missing = [e for e in entities if e not in self.aliases]
-        self.aliases.update({e: [] for e in missing})
-        for row in batched_select(client, aliases_query, missing):  # VALUES batches: 10x a UNION
-            self.aliases[entity_id(row["e"])].append(row["alias"])
-        return {e: self.aliases[e] for e in entities if self.aliases[e]}
-
-    def containers_of(
-        self, client: SparqlClient, entities: list[str], containment: tuple[str, ...]
-    ) -> dict[str, set[str]]:
-        """Each entity's containers through ``containment``, transitively."""
-        containment_edges(client, entities, containment, edges=self.edges, expanded=self.expanded)
-        return transitive_containers(self.edges, entities)
-
-
 def fetch_relation(
     client: SparqlClient, relation: Relation, spec: RelationsSpec, lookups: EntityLookups | None = None
 ) -> RelationFacts:
     """A relation's facts (type-constrained as the catalog says), both ends' aliases, objects' containers."""
     lookups = lookups or EntityLookups()
-    rows = client.select_paged(
-        facts_query(relation.pid, relation.subject_types, relation.object_types), spec.wikidata.page_size
+    facts = fetch_facts(
+        client,
+        relation.pid,
+        spec.wikidata.page_size,
+        subject_types=relation.subject_types,
+        object_types=relation.object_types,
+        items_only=True,
     )
-    facts = [
-        (entity_id(r["s"]), entity_id(r["o"]), r["sLabel"], r["oLabel"])
-        for r in rows
-        if r["s"].startswith("http://www.wikidata.org/entity/Q")
-        and r["o"].startswith("http://www.wikidata.org/entity/Q")
-    ]
     aliases = lookups.aliases_of(client, sorted({e for s, o, *_ in facts for e in (s, o)}))
     objects = sorted({o for _, o, *_ in facts})
     containers = lookups.containers_of(client, objects, spec.containment) if spec.containment else {}

@@ -43,19 +43,14 @@ from pathlib import Path
 import polars as pl
 import yaml
 
+from probesmith.builders.catalog import DEFAULT_CATALOG, load_catalog
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
-from probesmith.builders.relations import (
-    DEFAULT_CATALOG,
-    aliases_query,
-    batched_select,
-    facts_query,
-    load_catalog,
-)
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.text import fill_template
 from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, query_log
+from probesmith.builders.wikidata_queries import aliases_query, batched_select, fetch_facts
 from probesmith.errors import ProbesmithError, SourceError, SpecError
 from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
 from probesmith.schemas.card import CardInfo
@@ -853,9 +848,8 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
     rows = []
     with open_wikidata(spec.wikidata) as (client, source):
         for pid in relations:
-            for r in client.select_paged(facts_query(pid), spec.wikidata.page_size):
-                s, o = entity_id(r["s"]), entity_id(r["o"])
-                labels[s], labels[o] = r["sLabel"], r["oLabel"]
+            for s, o, s_label, o_label in fetch_facts(client, pid, spec.wikidata.page_size):
+                labels[s], labels[o] = s_label, o_label
                 rows.append((s, pid, o))
         facts = pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
         inverses = inverse_pairs(facts)

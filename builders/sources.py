@@ -113,7 +113,9 @@ def _typing_and_containment(client, spec, relations: list[str], objects: set[str
     The P31 types its catalog constrains on, and every containment edge above the objects, so
     that type filters, golds and nesting replay exactly from the snapshot.
     """
-    from probesmith.builders.relations import PREFIXES, containment_edges, load_catalog
+    from probesmith.builders.catalog import load_catalog
+    from probesmith.builders.wikidata import PREFIXES
+    from probesmith.builders.wikidata_queries import containment_edges
 
     lines: set[str] = set()
     containment = tuple(getattr(spec, "containment", ()))
@@ -145,8 +147,9 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
     import bz2
     import gzip
 
-    from probesmith.builders.relations import aliases_query, facts_query, load_catalog
-    from probesmith.builders.relations import batched_select as batched
+    from probesmith.builders.catalog import load_catalog
+    from probesmith.builders.wikidata_queries import aliases_query, facts_query
+    from probesmith.builders.wikidata_queries import batched_select as batched
     from probesmith.schemas.output import OutputFile
 
     out = Path(out)
