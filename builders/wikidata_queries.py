@@ -121,28 +121,30 @@ def transitive_containers(edges: dict[str, set[tuple[str, str]]], entities) -> d
     return result
 
 
+def _per_entity_query(entities: list[str], select: str, pattern: str, modifiers: str = "") -> str:
+    """``SELECT select WHERE { VALUES ?e {...} pattern } modifiers``: one query per VALUES batch."""
+    values = " ".join(f"wd:{e}" for e in entities)
+    return PREFIXES + f"SELECT {select} WHERE {{\n  VALUES ?e {{ {values} }}\n{pattern}\n}}{modifiers}"
+
+
 def aliases_query(entities: list[str]) -> str:
     """English aliases of some entities."""
-    values = " ".join(f"wd:{e}" for e in entities)
-    return (
-        PREFIXES
-        + f"""SELECT ?e ?alias WHERE {{
-  VALUES ?e {{ {values} }}
-  ?e skos:altLabel ?alias . FILTER(LANG(?alias) = "en")
-}} ORDER BY ?e ?alias"""
+    return _per_entity_query(
+        entities,
+        "?e ?alias",
+        '  ?e skos:altLabel ?alias . FILTER(LANG(?alias) = "en")',
+        " ORDER BY ?e ?alias",
     )
 
 
 def degree_query(entities: list[str]) -> str:
     """Number of direct-claim facts each entity takes part in (as subject or object)."""
-    values = " ".join(f"wd:{e}" for e in entities)
-    return (
-        PREFIXES
-        + f"""SELECT ?e (COUNT(*) AS ?degree) WHERE {{
-  VALUES ?e {{ {values} }}
-  {{ ?e ?p ?x }} UNION {{ ?x ?p ?e }}
-  FILTER(STRSTARTS(STR(?p), "http://www.wikidata.org/prop/direct/"))
-}} GROUP BY ?e"""
+    return _per_entity_query(
+        entities,
+        "?e (COUNT(*) AS ?degree)",
+        "  { ?e ?p ?x } UNION { ?x ?p ?e }\n"
+        '  FILTER(STRSTARTS(STR(?p), "http://www.wikidata.org/prop/direct/"))',
+        " GROUP BY ?e",
     )
 
 
@@ -156,14 +158,7 @@ def batched_select(client: SparqlClient, make_query, entities: list[str]) -> lis
 
 def sitelinks_query(entities: list[str]) -> str:
     """Number of Wikipedia sitelinks of each entity, where the source has them."""
-    values = " ".join(f"wd:{e}" for e in entities)
-    return (
-        PREFIXES
-        + f"""SELECT ?e ?sitelinks WHERE {{
-  VALUES ?e {{ {values} }}
-  ?e wikibase:sitelinks ?sitelinks .
-}}"""
-    )
+    return _per_entity_query(entities, "?e ?sitelinks", "  ?e wikibase:sitelinks ?sitelinks .")
 
 
 def popularity(client: SparqlClient, entities: list[str]) -> tuple[str, dict[str, int]]:
