@@ -124,7 +124,7 @@ def pub_quiz(build: Path, model_dir: Path, items, tmp: Path, args) -> tuple[floa
     """lm-pub-quiz on the BEAR export of the same subjects, every template (single-gold instances)."""
     import lm_pub_quiz
 
-    from probesmith.builders.relations import export_bear
+    from probesmith.builders.families.relations import export_bear
 
     export_bear(build, tmp / "bear")
     dataset = lm_pub_quiz.Dataset.from_path(str(tmp / "bear"))

@@ -21,7 +21,7 @@ SLICE = Path(__file__).resolve().parents[2] / "shared/data/wikidata_slice/wikida
 def step(name: str, out: Path) -> dict:
     started = time.perf_counter()
     if name == "load":
-        from probesmith.builders.wikidata import load_store
+        from probesmith.builders.sources.wikidata import load_store
 
         info = load_store(SLICE, out / "store", progress=False)
         detail = f"{info['triples']:,} triples"

@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from probesmith.builders.gcide import DEBIAN_GCIDE_DIR, GcideSource
-from probesmith.builders.gcide import INSTALL_HINT as GCIDE_HINT
-from probesmith.builders.wordnet import (
+from probesmith.builders.sources.gcide import DEBIAN_GCIDE_DIR, GcideSource
+from probesmith.builders.sources.gcide import INSTALL_HINT as GCIDE_HINT
+from probesmith.builders.sources.wordnet import (
     DEBIAN_WORDNET_DIR,
     missing_source_files,
     nltk_wordnet_dir,
     prepare_wordnet,
 )
-from probesmith.builders.wordnet import INSTALL_HINT as WORDNET_HINT
+from probesmith.builders.sources.wordnet import INSTALL_HINT as WORDNET_HINT
 from probesmith.errors import SourceError
 
 

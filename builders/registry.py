@@ -154,13 +154,13 @@ def multiple_choice_families() -> list[str]:
 
 
 def families() -> dict[str, Family]:
-    """Every registered family, after importing every module of ``probesmith.builders``."""
+    """Every registered family, after importing every module of ``probesmith.builders.families``."""
     global _DISCOVERED
     if not _DISCOVERED:
-        import probesmith.builders as package
+        import probesmith.builders.families as package
 
         for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"probesmith.builders.{module.name}")
+            importlib.import_module(f"probesmith.builders.families.{module.name}")
         _DISCOVERED = True
     return dict(sorted(_FAMILIES.items()))
 

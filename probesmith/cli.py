@@ -513,7 +513,7 @@ def _run_publish(args: argparse.Namespace) -> int:
 
 
 def _run_wikidata_load(args: argparse.Namespace) -> int:
-    from probesmith.builders.wikidata import load_store
+    from probesmith.builders.sources.wikidata import load_store
 
     info = load_store(args.dump, args.store, force=args.force)
     print(f"{args.store}: {info['triples']:,} triples from {args.dump} in {info['seconds']} s")
@@ -535,14 +535,14 @@ def _run_wikidata_snapshot(args: argparse.Namespace) -> int:
 
 
 def _run_export_bear(args: argparse.Namespace) -> int:
-    from probesmith.builders.relations import export_bear
+    from probesmith.builders.families.relations import export_bear
 
     print(f"BEAR layout written to {export_bear(args.folder, args.out, force=args.force)}")
     return 0
 
 
 def _run_export_depedit(args: argparse.Namespace) -> int:
-    from probesmith.builders.rules import export_depedit
+    from probesmith.builders.families.rules import export_depedit
 
     print(f"DepEdit JSONL written to {export_depedit(args.folder, args.out, force=args.force)}")
     return 0
@@ -561,7 +561,7 @@ def _run_export_lm_eval(args: argparse.Namespace) -> int:
 
 
 def _run_import_bear(args: argparse.Namespace) -> int:
-    from probesmith.builders.relations import import_bear
+    from probesmith.builders.families.relations import import_bear
 
     manifest = import_bear(args.folder, args.out, force=args.force)
     print(f"{args.out}: {manifest['tables']['instances/test']['rows']:,} instances imported")

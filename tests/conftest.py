@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from probesmith.builders.gcide import DEBIAN_GCIDE_DIR
-from probesmith.builders.wordnet import DEBIAN_WORDNET_DIR, missing_source_files
+from probesmith.builders.sources.gcide import DEBIAN_GCIDE_DIR
+from probesmith.builders.sources.wordnet import DEBIAN_WORDNET_DIR, missing_source_files
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -39,7 +39,7 @@ def isolated_data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def wordnet_graph():
     """The real WordNet 3.0 noun and verb graph, loaded once."""
-    from probesmith.builders.wordnet import WordNetSource
+    from probesmith.builders.sources.wordnet import WordNetSource
 
     return WordNetSource().load(("noun", "verb"))
 
@@ -67,7 +67,7 @@ def small_dictionary_build(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="session")
 def wikidata_store(tmp_path_factory):
     """The shared Wikidata slice loaded into an oxigraph store, once."""
-    from probesmith.builders.wikidata import load_store
+    from probesmith.builders.sources.wikidata import load_store
 
     slice_path = SHARED_DATA / "wikidata_slice" / "wikidata_slice.nt.gz"
     if not slice_path.is_file():

@@ -23,7 +23,7 @@ from probesmith.builders.registry import (
     unregister_family,
 )
 from probesmith.builders.sampling import stable_hash
-from probesmith.builders.wordnet import WordNetSource
+from probesmith.builders.sources.wordnet import WordNetSource
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
 from probesmith.schemas.card import CardInfo
 

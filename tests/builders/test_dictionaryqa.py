@@ -10,8 +10,8 @@ import datasets
 import pytest
 
 from probesmith.builders.build import build
-from probesmith.builders.gcide import GcideSource, definition_problem
 from probesmith.builders.registry import load_spec
+from probesmith.builders.sources.gcide import GcideSource, definition_problem
 from probesmith.builders.text import mentions_word, near_duplicate, normalize_choice
 from probesmith.errors import SourceError
 from probesmith.schemas.parquet import read_parquet

@@ -2,7 +2,7 @@ import gzip
 
 import pytest
 
-from probesmith.builders.gcide import (
+from probesmith.builders.sources.gcide import (
     GcideSource,
     clean_definition,
     clean_text,

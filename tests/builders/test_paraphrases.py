@@ -6,7 +6,7 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from probesmith.builders.paraphrases import (
+from probesmith.builders.families.paraphrases import (
     AliasSpec,
     alias_bank,
     alias_problem,

@@ -8,10 +8,10 @@ from collections import Counter, defaultdict
 import polars as pl
 import pytest
 
-from probesmith.builders.bear import read_bear, write_bear
 from probesmith.builders.build import build
+from probesmith.builders.families.bear import read_bear, write_bear
+from probesmith.builders.families.relations import export_bear
 from probesmith.builders.registry import load_spec
-from probesmith.builders.relations import export_bear
 from probesmith.errors import SpecError
 from probesmith.schemas.parquet import read_parquet
 
@@ -253,7 +253,7 @@ def test_review_sheet_of_a_relations_build_spreads_over_relations(small_relation
 def test_the_build_records_what_it_decided_about_each_relation(small_relations_build, slice_facts):
     """relation_info: the cardinality balanced as (the catalog's, or the 90% rule on the slice's own
     facts), the catalog's domains and the set's size; evaluation reads it instead of a catalog."""
-    from probesmith.builders.catalog import load_catalog
+    from probesmith.builders.sources.catalog import load_catalog
 
     catalog = load_catalog(small_relations_build.manifest["spec"]["catalog"])
     info = table(small_relations_build, "relation_info")

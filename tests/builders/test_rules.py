@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import polars as pl
 import pytest
 
-from probesmith.builders.rules import (
+from probesmith.builders.families.rules import (
     KnowledgeSetError,
     TierSpec,
     canonical_edges,

@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from probesmith.builders.wikidata import (
+from probesmith.builders.sources.wikidata import (
     OxigraphServer,
     QueryCache,
     QueryError,

@@ -9,8 +9,8 @@ import pytest
 
 from probesmith.builders.build import build
 from probesmith.builders.registry import load_spec
+from probesmith.builders.sources.wordnet import REQUIRED_FILES, WordNetSource
 from probesmith.builders.text import contains_word, normalize_choice
-from probesmith.builders.wordnet import REQUIRED_FILES, WordNetSource
 from probesmith.errors import SourceError
 from probesmith.schemas.manifest import verify_folder
 from probesmith.schemas.parquet import read_parquet
@@ -286,9 +286,9 @@ def test_no_choice_shares_a_word_stem_with_what_the_question_shows(small_wordnet
 
 
 def test_leaks_are_found_through_wordnets_morphology(wordnet_graph):
+    from probesmith.builders.families.wordnetqa import _Builder, with_article
     from probesmith.builders.registry import load_spec
-    from probesmith.builders.wordnet import WordNetSource
-    from probesmith.builders.wordnetqa import _Builder, with_article
+    from probesmith.builders.sources.wordnet import WordNetSource
 
     builder = _Builder(load_spec("wordnet"), wordnet_graph, WordNetSource().reader().morphy)
     assert builder.says("Soviet space stations orbited the earth", "space station")

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from tqdm.auto import tqdm
 
-from probesmith.builders.gcide import GcideSource, Sense, definition_problem
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
+from probesmith.builders.sources.gcide import GcideSource, Sense, definition_problem
 from probesmith.builders.text import find_in_examples, mentions_word, near_duplicate
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
 from probesmith.schemas.card import CardInfo

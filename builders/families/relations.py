@@ -40,15 +40,15 @@ from typing import Literal
 import polars as pl
 from tqdm.auto import tqdm
 
-from probesmith.builders.bear import BEAR_RELATIONS
-from probesmith.builders.catalog import DEFAULT_CATALOG, Relation, is_object_final, load_catalog
+from probesmith.builders.families.bear import BEAR_RELATIONS
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.sources.catalog import DEFAULT_CATALOG, Relation, is_object_final, load_catalog
+from probesmith.builders.sources.wikidata import SparqlClient, query_log
+from probesmith.builders.sources.wikidata_queries import EntityLookups, fetch_facts, popularity
 from probesmith.builders.text import names_nested, shared_stems
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
-from probesmith.builders.wikidata import SparqlClient, query_log
-from probesmith.builders.wikidata_queries import EntityLookups, fetch_facts, popularity
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
@@ -564,7 +564,7 @@ def export_bear(build_folder: str | Path, out: str | Path, *, force: bool = Fals
     ``out`` is checked before the build is read, written atomically, and replaces only an
     earlier BEAR export of ours.
     """
-    from probesmith.builders.bear import write_bear_files
+    from probesmith.builders.families.bear import write_bear_files
     from probesmith.schemas.output import OutputFolder
 
     with OutputFolder(out, "export:bear", force=force) as staging:
@@ -621,7 +621,7 @@ def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False
     ``out`` must be new, empty or a relations build (checked before BEAR is read).
     """
     import probesmith
-    from probesmith.builders.bear import read_bear
+    from probesmith.builders.families.bear import read_bear
     from probesmith.schemas.artifact import DatasetFolderWriter
     from probesmith.schemas.manifest import file_sha256
     from probesmith.schemas.output import check_destination

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id
+from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id
 
 _VALUES_BATCH = 400
 

@@ -58,6 +58,7 @@ from tqdm.auto import tqdm
 
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
+from probesmith.builders.sources.wordnet import WordNetGraph, WordNetSource
 from probesmith.builders.text import (
     contains_word,
     find_in_examples,
@@ -67,7 +68,6 @@ from probesmith.builders.text import (
     near_duplicate,
     normalize_choice,
 )
-from probesmith.builders.wordnet import WordNetGraph, WordNetSource
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
 from probesmith.schemas.card import CardInfo
 

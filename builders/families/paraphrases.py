@@ -32,15 +32,20 @@ import networkx as nx
 import polars as pl
 from tqdm.auto import tqdm
 
-from probesmith.builders.catalog import DEFAULT_CATALOG, is_object_final, load_catalog
 from probesmith.builders.data import data_path
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.sources.catalog import DEFAULT_CATALOG, is_object_final, load_catalog
+from probesmith.builders.sources.wikidata import entity_id, query_log
+from probesmith.builders.sources.wikidata_queries import (
+    aliases_query,
+    batched_select,
+    fetch_facts,
+    popularity,
+)
 from probesmith.builders.text import fill_template, filled_problem, shared_stems, template_key, word_tokens
 from probesmith.builders.validity import rules_table
-from probesmith.builders.wikidata import entity_id, query_log
-from probesmith.builders.wikidata_queries import aliases_query, batched_select, fetch_facts, popularity
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo

@@ -43,14 +43,14 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from probesmith.builders.catalog import DEFAULT_CATALOG, load_catalog
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
+from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id, query_log
+from probesmith.builders.sources.wikidata_queries import aliases_query, batched_select, fetch_facts
 from probesmith.builders.text import fill_template
 from probesmith.builders.validity import rules_table
-from probesmith.builders.wikidata import PREFIXES, SparqlClient, entity_id, query_log
-from probesmith.builders.wikidata_queries import aliases_query, batched_select, fetch_facts
 from probesmith.errors import ProbesmithError, SourceError, SpecError
 from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
 from probesmith.schemas.card import CardInfo
@@ -821,7 +821,7 @@ def _depedit_lines(build_folder: Path) -> list[str]:
 
 def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[dict]:
     """The alias bank of every answer entity, for alias-aware matching of model answers."""
-    from probesmith.builders.paraphrases import AliasSpec, alias_bank
+    from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
 
     entities = sorted({item["object"] for item in items})
     raw: dict[str, list[str]] = defaultdict(list)

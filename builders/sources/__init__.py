@@ -1,6 +1,6 @@
 """Where a Wikidata build gets its SPARQL: an endpoint URL, a store folder, or a dump file.
 
-``open_wikidata(source)`` yields a :class:`~probesmith.builders.wikidata.SparqlClient` and the
+``open_wikidata(source)`` yields a :class:`~probesmith.builders.sources.wikidata.SparqlClient` and the
 source's description for the manifest. A dump is loaded once into a store under probesmith's
 data folder (keyed by the dump's sha256) and reused; a store is served by a local oxigraph
 server for the duration of the build.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from probesmith.builders.data import REPOSITORY_ROOT
-from probesmith.builders.wikidata import (
+from probesmith.builders.sources.wikidata import (
     DEFAULT_USER_AGENT,
     STORE_INFO,
     OxigraphServer,
@@ -25,7 +25,7 @@ from probesmith.builders.wikidata import (
     load_store,
     store_info,
 )
-from probesmith.builders.wordnet import data_home
+from probesmith.builders.sources.wordnet import data_home
 from probesmith.errors import SourceError
 from probesmith.probes.spec import spec_field
 from probesmith.schemas.manifest import file_sha256
@@ -113,9 +113,9 @@ def _typing_and_containment(client, spec, relations: list[str], objects: set[str
     The P31 types its catalog constrains on, and every containment edge above the objects, so
     that type filters, golds and nesting replay exactly from the snapshot.
     """
-    from probesmith.builders.catalog import load_catalog
-    from probesmith.builders.wikidata import PREFIXES
-    from probesmith.builders.wikidata_queries import containment_edges
+    from probesmith.builders.sources.catalog import load_catalog
+    from probesmith.builders.sources.wikidata import PREFIXES
+    from probesmith.builders.sources.wikidata_queries import containment_edges
 
     lines: set[str] = set()
     containment = tuple(getattr(spec, "containment", ()))
@@ -147,9 +147,9 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
     import bz2
     import gzip
 
-    from probesmith.builders.catalog import load_catalog
-    from probesmith.builders.wikidata_queries import aliases_query, facts_query
-    from probesmith.builders.wikidata_queries import batched_select as batched
+    from probesmith.builders.sources.catalog import load_catalog
+    from probesmith.builders.sources.wikidata_queries import aliases_query, facts_query
+    from probesmith.builders.sources.wikidata_queries import batched_select as batched
     from probesmith.schemas.output import OutputFile
 
     out = Path(out)
