@@ -5,17 +5,17 @@ few ``score_statements`` calls as possible (so prefixes are shared and batches f
 returns per-item tables plus metrics; ``write_results`` writes them (Parquet with declared
 schemas, ``metrics.json``, ``report.md`` and plots) into a folder atomically.
 
-What is scored per family:
+What is scored per family (each family's evaluation is registered in ``registry.py``):
 
-* ``wordnet`` / ``dictionary`` builds and AI2 multiple-choice JSONL (OpenBookQA, ARC, ...) —
-  ``"{question}\nAnswer: {choice}"``, the choice scored given the question (causal) or as a
-  span in context (masked);
-* ``relations`` — every template x every answer of the relation's answer space, as whole
-  statements (BEAR's convention);
-* ``paraphrases`` — every grid statement (pattern x verbalization) with each candidate object:
-  the gold and up to ``max_candidates - 1`` other answers of the space, drawn per instance;
-* ``rules`` — the DepEdit protocol per knowledge set and editor: establish the init facts,
-  then each update variant from the established model; answers by greedy generation.
+* multiple-choice builds (``wordnet``, ``dictionary``, any ``MultipleChoiceSpec`` family) and
+  AI2 multiple-choice JSONL (OpenBookQA, ARC, ...) — here: ``"{question}\nAnswer: {choice}"``,
+  the choice scored given the question (causal) or as a span in context (masked);
+* ``relations`` — ``relation_sets.py``: every template x every answer of the relation's answer
+  space, as whole statements (BEAR's convention);
+* ``paraphrases`` — ``grids.py``: every grid statement (pattern x verbalization) with each
+  candidate object: the gold and up to ``max_candidates - 1`` other answers of the space;
+* ``rules`` — ``knowledge_sets.py``: the DepEdit protocol per knowledge set and editor:
+  establish the init facts, then each update variant; answers by greedy generation.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,28 +31,21 @@ import torch.distributed as dist
 
 from probesmith.builders.registry import MULTIPLE_CHOICE_KIND
 from probesmith.builders.sampling import stable_hash
-from probesmith.builders.text import fill_template
 from probesmith.errors import ArtifactError
 from probesmith.eval import metrics as M
 from probesmith.eval.editors import (
-    EditedLM,
     Editor,
-    Fact,
     FineTuneEditor,
     InContextEditor,
-    answer_questions,
-    normalise_answer,
 )
 from probesmith.eval.models import LanguageModel
 from probesmith.eval.registry import Evaluation, evaluated, evaluation_for, register_evaluation
-from probesmith.eval.relation_docs import answer_spaces, statement_documents, templates_by_relation
-from probesmith.eval.scoring import is_distributed, score_statements
+from probesmith.eval.scoring import score_statements
 from probesmith.probes.spec import spec_field, to_dict
-from probesmith.schemas.artifact import read_table
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
 from probesmith.schemas.output import OutputFolder
 from probesmith.schemas.parquet import read_parquet, write_parquet
-from probesmith.schemas.results import EDIT_SCORES, GRID_SCORES, MC_SCORES, RELATION_SCORES
+from probesmith.schemas.results import MC_SCORES
 from probesmith.schemas.tables import TableSchema
 
 log = logging.getLogger(__name__)
@@ -132,7 +124,7 @@ def evaluate(
         raise ArtifactError(f"{probes}: {exc}") from None
     start = time.perf_counter()
     result = EvalResult(family=family, model=lm.name, probes=str(probes))
-    context = _Context(lm, options, progress, result)
+    context = EvalContext(lm, options, progress, result)
     if evaluation.uses_editors:
         context.editors = editors if editors is not None else make_editors(options.editors, options.seed)
     evaluation.run(context, probes, manifest)
@@ -152,7 +144,9 @@ def evaluate(
 
 
 @dataclass
-class _Context:
+class EvalContext:
+    """What a family's runner scores with: the model, the options, and the result it fills."""
+
     lm: LanguageModel
     options: EvalOptions
     progress: bool | None
@@ -160,6 +154,7 @@ class _Context:
     editors: list[Editor] = field(default_factory=list)
 
     def score(self, statements: list[str], answer_starts: list[int] | None = None):
+        """Score ``statements`` with the context's model and options; counts them in the result."""
         self.result.statements += len(statements)
         log.info("scoring %d statements with %s", len(statements), self.lm.name)
         return score_statements(
@@ -176,20 +171,31 @@ class _Context:
         )
 
 
-def _sample(keys: list, limit: int | None, seed: int, *salt) -> set:
+def sample_keys(keys: list, limit: int | None, seed: int, *salt) -> set:
+    """At most ``limit`` of ``keys``, a seeded sample (all of them when ``limit`` is None)."""
     if limit is None or len(keys) <= limit:
         return set(keys)
     return set(sorted(keys, key=lambda k: stable_hash(seed, "eval", *salt, k))[:limit])
 
 
-def _argmax(values: list[float]) -> int:
+def sample_instances(ctx: EvalContext, instances: pl.DataFrame) -> pl.DataFrame:
+    """At most ``max_items`` instances per relation (a seeded sample of subjects), sorted."""
+    keep = []
+    for rid, frame in instances.group_by("relation_id"):
+        subjects = sample_keys(frame["sub_id"].to_list(), ctx.options.max_items, ctx.options.seed, rid[0])
+        keep.append(frame.filter(pl.col("sub_id").is_in(sorted(subjects))))
+    return pl.concat(keep).sort("relation_id", "sub_id")
+
+
+def argmax(values: list[float]) -> int:
+    """The index of the largest value (the first on ties)."""
     return max(range(len(values)), key=lambda i: (values[i], -i))
 
 
 # ---------------------------------------------------------------- multiple choice
 
 
-def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
+def _multiple_choice(ctx: EvalContext, probes: Path, manifest: dict) -> None:
     from probesmith.eval.mcqa import load_build, load_multiple_choice
 
     frames = load_build(probes, (ctx.options.split,)) if manifest else load_multiple_choice(probes)
@@ -223,7 +229,7 @@ def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
         by_token = [v / max(t, 1) for v, t in zip(s, tokens, strict=True)]
         by_char = [v / c for v, c in zip(s, chars, strict=True)]
         gold = item["answer_index"]
-        predictions = (_argmax(s), _argmax(by_token), _argmax(by_char))
+        predictions = (argmax(s), argmax(by_token), argmax(by_char))
         rows.append(
             {
                 "id": item["id"],
@@ -253,207 +259,6 @@ def _multiple_choice(ctx: _Context, probes: Path, manifest: dict) -> None:
             "hop_distractor": cells.to_dicts(),
         }
     )
-
-
-# ---------------------------------------------------------------- relation sets
-
-
-def _relation_info(probes: Path, manifest: dict) -> dict[str, dict]:
-    """What the build decided about each relation (cardinality, domains), from its own table."""
-    if "relation_info/test" not in manifest.get("tables", {}):
-        raise ArtifactError(
-            f"{probes} has no relation_info table: it was built before builds recorded each "
-            "relation's cardinality and domains. Rebuild it (`probesmith build relations`) or import "
-            "it again (`probesmith import bear`)."
-        )
-    info = read_table(probes, "relation_info", manifest=manifest)
-    return {
-        row["relation_id"]: {"domains": list(row["domains"]), "cardinality": row["cardinality"]}
-        for row in info.iter_rows(named=True)
-    }
-
-
-def _sampled_instances(ctx: _Context, instances: pl.DataFrame) -> pl.DataFrame:
-    keep = []
-    for rid, frame in instances.group_by("relation_id"):
-        subjects = _sample(frame["sub_id"].to_list(), ctx.options.max_items, ctx.options.seed, rid[0])
-        keep.append(frame.filter(pl.col("sub_id").is_in(sorted(subjects))))
-    return pl.concat(keep).sort("relation_id", "sub_id")
-
-
-def _relation_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
-    instances = read_table(probes, "instances")
-    spaces = answer_spaces(probes)
-    keys, statements = [], []
-    for inst, index, template, filled in statement_documents(
-        _sampled_instances(ctx, instances), spaces, templates_by_relation(probes)
-    ):
-        keys.append((inst, index, template["pattern_id"]))
-        statements += filled
-    scores, _ = ctx.score(statements)
-    rows, at = [], 0
-    for inst, index, pattern in keys:
-        space = spaces[inst["relation_id"]]
-        s = scores[at : at + len(space)]
-        at += len(space)
-        predicted = space[_argmax(s)][0]
-        golds = set(inst["gold_obj_ids"])
-        rows.append(
-            {
-                "relation_id": inst["relation_id"],
-                "sub_id": inst["sub_id"],
-                "pattern_id": pattern,
-                "template_index": index,
-                "obj_id": inst["obj_id"],
-                "predicted_obj_id": predicted,
-                "correct": predicted in golds,
-                "scores": s,
-                "chance": sum(obj in golds for obj, _ in space) / len(space),
-            }
-        )
-    frame = pl.from_arrow(RELATION_SCORES.from_rows(rows))
-    ctx.result.tables["items"] = (RELATION_SCORES, frame)
-    ctx.result.metrics.update(M.relation_set_metrics(frame, _relation_info(probes, manifest)))
-
-
-# ---------------------------------------------------------------- paraphrase grids
-
-
-def _grids(ctx: _Context, probes: Path, manifest: dict) -> None:
-    instances = _sampled_instances(ctx, read_table(probes, "instances"))
-    spaces = answer_spaces(probes)
-    labels = {rid: dict(space) for rid, space in spaces.items()}
-    order = {rid: {o: i for i, (o, _) in enumerate(space)} for rid, space in spaces.items()}
-    candidates = {}
-    for inst in instances.iter_rows(named=True):
-        rid, golds = inst["relation_id"], set(inst["gold_obj_ids"])
-        others = [o for o, _ in spaces[rid] if o not in golds]
-        limit = None if ctx.options.max_candidates is None else ctx.options.max_candidates - 1
-        chosen = _sample(others, limit, ctx.options.seed, rid, inst["sub_id"]) | {inst["obj_id"]}
-        candidates[(rid, inst["sub_id"])] = (sorted(chosen, key=order[rid].__getitem__), golds)
-    grid = read_table(probes, "grid").join(
-        instances.select("relation_id", "sub_id"), on=["relation_id", "sub_id"]
-    )
-    if ctx.options.max_verbalizations is not None:
-        grid = grid.filter(pl.col("verbalization_rank") < ctx.options.max_verbalizations)
-    grid = grid.sort("relation_id", "sub_id", "pattern_id", "verbalization_rank")
-    statements = []
-    for row in grid.iter_rows(named=True):
-        objects, _ = candidates[(row["relation_id"], row["sub_id"])]
-        statements += [fill_template(row["statement"], obj=labels[row["relation_id"]][o]) for o in objects]
-    scores, _ = ctx.score(statements)
-    rows, at = [], 0
-    for row in grid.iter_rows(named=True):
-        objects, golds = candidates[(row["relation_id"], row["sub_id"])]
-        s = scores[at : at + len(objects)]
-        at += len(objects)
-        predicted = objects[_argmax(s)]
-        rows.append(
-            {
-                "relation_id": row["relation_id"],
-                "sub_id": row["sub_id"],
-                "obj_id": row["obj_id"],
-                "pattern_id": row["pattern_id"],
-                "verbalization_rank": row["verbalization_rank"],
-                "candidates": objects,
-                "scores": s,
-                "predicted_obj_id": predicted,
-                "correct": predicted in golds,
-            }
-        )
-    frame = pl.from_arrow(GRID_SCORES.from_rows(rows))
-    ctx.result.tables["items"] = (GRID_SCORES, frame)
-    ctx.result.metrics.update(M.grid_metrics(frame, read_table(probes, "pattern_edges")))
-
-
-# ---------------------------------------------------------------- knowledge sets
-
-
-def _fact(row: dict) -> Fact:
-    cloze = next((r for r in row["rephrasings"] if "___" in r), None)
-    statement = cloze.replace("___", row["answer"]) if cloze else f"{row['question']} {row['answer']}"
-    return Fact(row["subject"], row["relation"], row["object"], row["question"], row["answer"], statement)
-
-
-def _metric_of(role: str, is_update: bool, establish: bool) -> str:
-    if establish:
-        return {"specific": "Est.S", "implication": "Est.I"}.get(role, "")
-    if role == "unrelated":
-        return "Cons.U"
-    if role == "specific":
-        return "Upd.S" if is_update else "Cons.NS"
-    return "Upd.I" if is_update else "Cons.NI"
-
-
-def _knowledge_sets(ctx: _Context, probes: Path, manifest: dict) -> None:
-    if ctx.lm.kind != "causal":
-        raise ArtifactError(
-            "knowledge sets are answered by generation: evaluate them with a causal LM (--kind causal)"
-        )
-    items = read_table(probes, "knowledge_items")
-    aliases: dict[str, set[str]] = defaultdict(set)
-    if (probes / "aliases").is_dir():
-        for entity, alias in read_table(probes, "aliases").select("entity_id", "alias").iter_rows():
-            aliases[entity].add(normalise_answer(alias))
-    sets = sorted(
-        _sample(items["set_id"].unique().to_list(), ctx.options.max_items, ctx.options.seed, "sets")
-    )
-    rows = []
-    rank, world = (dist.get_rank(), dist.get_world_size()) if is_distributed() else (0, 1)
-    # under torchrun every rank runs a share of the (editor, set) pairs
-    for editor, set_id in [(e, s) for e in ctx.editors for s in sets][rank::world]:
-        frame = items.filter(pl.col("set_id") == set_id)
-        base = EditedLM(ctx.lm)
-        init = frame.filter(pl.col("variant") == "init")
-        established = editor.edit(
-            base, [_fact(r) for r in init.filter(pl.col("role") != "implication").iter_rows(named=True)]
-        )
-        rows += _answer_set(ctx, editor, established, set_id, "init", init, True, aliases)
-        for variant in sorted(v for v in frame["variant"].unique().to_list() if v != "init"):
-            part = frame.filter(pl.col("variant") == variant)
-            updates = part.filter(pl.col("is_update") & (pl.col("role") == "specific"))
-            updated = editor.edit(established, [_fact(r) for r in updates.iter_rows(named=True)])
-            rows += _answer_set(ctx, editor, updated, set_id, variant, part, False, aliases)
-        log.info("knowledge set %s done with editor %s", set_id, editor.name)
-    if world > 1:
-        shares: list = [None] * world
-        dist.all_gather_object(shares, rows)
-        rows = [row for share in shares for row in share]
-    rows.sort(key=lambda r: (r["editor"], r["set_id"], r["variant"], r["metric"], r["question"]))
-    ctx.result.statements += len(rows)
-    frame = pl.from_arrow(EDIT_SCORES.from_rows(rows))
-    ctx.result.tables["items"] = (EDIT_SCORES, frame)
-    ctx.result.metrics.update({"editors": M.edit_metrics(frame), "knowledge_sets": len(sets)})
-
-
-def _answer_set(ctx, editor, edited, set_id, variant, frame, establish, aliases) -> list[dict]:
-    questions = {}
-    for row in frame.iter_rows(named=True):
-        metric = _metric_of(row["role"], row["is_update"], establish)
-        if metric:
-            questions.setdefault((metric, row["question"], row["answer"]), row)
-    keys = sorted(questions)
-    predictions = answer_questions(edited, [q for _, q, _ in keys])
-    rows = []
-    for (metric, question, answer), prediction in zip(keys, predictions, strict=True):
-        row = questions[(metric, question, answer)]
-        said = normalise_answer(prediction)
-        exact = said == normalise_answer(answer)
-        rows.append(
-            {
-                "editor": editor.name,
-                "set_id": set_id,
-                "variant": variant,
-                "metric": metric,
-                "question": question,
-                "answer": answer,
-                "object": row["object"],
-                "prediction": prediction,
-                "exact": exact,
-                "alias": exact or said in aliases.get(row["object"], set()),
-            }
-        )
-    return rows
 
 
 # ---------------------------------------------------------------- output
@@ -658,8 +463,8 @@ def compare_runs(
 
 
 # ---------------------------------------------------------------- registrations
-# Every multiple-choice family is evaluated alike (and AI2 JSONL with it); each table family has
-# its own runner. The report sections and review sheets live in report.py and review.py.
+# Every multiple-choice family is evaluated alike (and AI2 JSONL with it). Each table family
+# registers its own evaluation from its own module: relation_sets.py, grids.py, knowledge_sets.py.
 def _register() -> None:
     from probesmith.eval import report, review
 
@@ -671,36 +476,6 @@ def _register() -> None:
             ("id",),
             "correct",
             review_rows=review.multiple_choice_review_rows,
-        )
-    )
-    register_evaluation(
-        Evaluation(
-            "relations",
-            _relation_sets,
-            report.relations_section,
-            ("relation_id", "sub_id", "template_index"),
-            "correct",
-            review_rows=review.relation_review_rows,
-        )
-    )
-    register_evaluation(
-        Evaluation(
-            "paraphrases",
-            _grids,
-            report.grids_section,
-            ("relation_id", "sub_id", "pattern_id", "verbalization_rank"),
-            "correct",
-            compare=lambda runs, **options: {"rank_consistency": M.rank_consistency(runs, **options)},
-        )
-    )
-    register_evaluation(
-        Evaluation(
-            "rules",
-            _knowledge_sets,
-            report.edits_section,
-            ("editor", "set_id", "variant", "metric", "question"),
-            "alias",
-            uses_editors=True,
         )
     )
 

@@ -5,7 +5,7 @@ import pytest
 
 from probesmith.eval import metrics as M
 from probesmith.eval.editors import normalise_answer
-from probesmith.eval.run import _metric_of
+from probesmith.eval.knowledge_sets import _metric_of
 from probesmith.stats import wilson_interval
 
 

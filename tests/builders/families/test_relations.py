@@ -15,7 +15,7 @@ from probesmith.builders.registry import load_spec
 from probesmith.errors import SpecError
 from probesmith.schemas.parquet import read_parquet
 
-from ..conftest import FIXTURES, SHARED_DATA, write_filled_sheet
+from ...conftest import FIXTURES, SHARED_DATA, write_filled_sheet
 
 pytestmark = pytest.mark.integration
 BEAR = SHARED_DATA / "bear" / "BEAR"

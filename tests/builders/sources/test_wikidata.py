@@ -16,7 +16,7 @@ from probesmith.builders.sources.wikidata import (
 )
 from probesmith.errors import SourceError
 
-from ..conftest import SHARED_DATA
+from ...conftest import SHARED_DATA
 
 SLICE = SHARED_DATA / "wikidata_slice" / "wikidata_slice.nt.gz"
 needs_slice = pytest.mark.skipif(not SLICE.is_file(), reason="shared Wikidata slice not present")

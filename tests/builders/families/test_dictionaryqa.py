@@ -16,7 +16,7 @@ from probesmith.builders.text import mentions_word, near_duplicate, normalize_ch
 from probesmith.errors import SourceError
 from probesmith.schemas.parquet import read_parquet
 
-from ..conftest import FIXTURES, needs_gcide
+from ...conftest import FIXTURES, needs_gcide
 
 pytestmark = [pytest.mark.integration, needs_gcide]
 

@@ -15,7 +15,7 @@ from probesmith.errors import SourceError
 from probesmith.schemas.manifest import verify_folder
 from probesmith.schemas.parquet import read_parquet
 
-from ..conftest import FIXTURES, needs_wordnet
+from ...conftest import FIXTURES, needs_wordnet
 
 pytestmark = [pytest.mark.integration, needs_wordnet]
 CONFIGS = ("definitions", "hypernymy", "hyponymy", "synonymy")

@@ -18,7 +18,7 @@ from probesmith.builders.sources import snapshot_wikidata
 from probesmith.cli import main
 from probesmith.schemas.parquet import read_parquet
 
-from ..conftest import FIXTURES
+from ...conftest import FIXTURES
 
 pytestmark = pytest.mark.integration
 

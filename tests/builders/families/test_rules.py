@@ -19,7 +19,7 @@ from probesmith.builders.families.rules import (
 )
 from probesmith.schemas.parquet import read_parquet
 
-from ..conftest import SHARED_DATA
+from ...conftest import SHARED_DATA
 
 PLANTED = {"born_in|city_in|citizen_of", "lives_in|city_in|resides_in"}
 TRIANGLES = [frozenset(rule.split("|")) for rule in PLANTED]

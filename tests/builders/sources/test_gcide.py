@@ -15,7 +15,7 @@ from probesmith.builders.sources.gcide import (
 )
 from probesmith.errors import SourceError
 
-from ..conftest import needs_gcide
+from ...conftest import needs_gcide
 
 BANK = """Bank \\Bank\\ (b[a^][ng]k), n. [OE. banke; akin to E. bench, and
    prob. of Scand. origin; cf. Icel. bakki. See {Bench}.]
