@@ -46,8 +46,6 @@ log = logging.getLogger(__name__)
 
 #: The harness version the export is tested with (tests/eval/test_harness.py).
 LM_EVAL_VERSION = "0.4.13"
-#: Table families with a statement export (multiple-choice families are all exportable).
-STATEMENT_FAMILIES = ("relations",)
 
 
 def _multiple_choice(family: str) -> bool:
@@ -108,12 +106,16 @@ def export_lm_eval(
     instead of the local Parquet. ``task_prefix`` names the tasks (default ``probesmith_`` + the
     build folder's name). Returns what was written: the group, the tasks and their documents.
     """
-    build_folder = Path(build_folder)
-    from probesmith.builders.registry import multiple_choice_families
+    from probesmith.builders.registry import families
+    from probesmith.eval.registry import evaluated, evaluation_for
 
-    manifest = require_family(
-        build_folder, (*multiple_choice_families(), *STATEMENT_FAMILIES), "export lm-eval"
-    )
+    build_folder = Path(build_folder)
+    exportable = [
+        name
+        for name in families()
+        if _multiple_choice(name) or (evaluated(name) and evaluation_for(name).lm_eval_tasks is not None)
+    ]
+    manifest = require_family(build_folder, tuple(exportable), "export lm-eval")
     family = manifest["family"]
     prefix = _task_name(task_prefix or f"probesmith_{build_folder.resolve().name}")
     out = Path(out)
@@ -125,8 +127,8 @@ def export_lm_eval(
     with OutputFolder(out, "export:lm-eval", force=force) as staging:
         if _multiple_choice(family):
             summary = _multiple_choice_tasks(build_folder, manifest, staging, out, prefix, hub_repo)
-        else:
-            summary = _relation_set_tasks(build_folder, manifest, staging, prefix)
+        else:  # a table family's own statement documents (relation sets: BEAR's statements)
+            summary = evaluation_for(family).lm_eval_tasks(build_folder, manifest, staging, prefix)
         summary.update(
             build=str(build_folder.resolve()),
             build_hash=manifest.get("logical_hash"),
@@ -218,7 +220,8 @@ def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> d
     return {"group": prefix, "tasks": tasks, "convention": "multiple choice after the question"}
 
 
-def _relation_set_tasks(build, manifest, staging, prefix) -> dict:
+def relation_set_tasks(build, manifest, staging, prefix) -> dict:
+    """lm-eval tasks of a relation-set build: BEAR-style statement documents, every gold listed."""
     instances = read_table(build, "instances", manifest=manifest).sort("relation_id", "sub_id")
     spaces = answer_spaces(build, manifest)
     templates = templates_by_relation(build, manifest)

@@ -37,6 +37,9 @@ class Evaluation:
     review_rows: ReviewRowsFn | None = None  # a review sheet's rows; None: no review sheet
     # (runs by model, n_subsets=, subset_size=, seed=) -> what eval-compare adds for this family
     compare: Callable[..., dict] | None = None
+    # (build folder, manifest, staging folder, task prefix) -> summary: a table family's
+    # lm-evaluation-harness tasks (multiple-choice families share one export)
+    lm_eval_tasks: Callable[..., dict] | None = None
 
 
 _EVALUATIONS: dict[str, Evaluation] = {}

@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 
 from probesmith.errors import ArtifactError
+from probesmith.eval import harness, report, review
 from probesmith.eval import metrics as M
-from probesmith.eval import report, review
 from probesmith.eval.registry import Evaluation, register_evaluation
 from probesmith.eval.relation_docs import answer_spaces, statement_documents, templates_by_relation
 from probesmith.eval.run import EvalContext, argmax, sample_instances
@@ -77,5 +77,6 @@ register_evaluation(
         ("relation_id", "sub_id", "template_index"),
         "correct",
         review_rows=review.relation_review_rows,
+        lm_eval_tasks=harness.relation_set_tasks,
     )
 )
