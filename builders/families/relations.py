@@ -43,7 +43,7 @@ from tqdm.auto import tqdm
 from probesmith.builders.families.bear import BEAR_RELATIONS
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import stable_hash
-from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, Relation, is_object_final, load_catalog
 from probesmith.builders.sources.wikidata import SparqlClient, query_log
 from probesmith.builders.sources.wikidata_queries import EntityLookups, fetch_facts, popularity
@@ -508,14 +508,15 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         },
         SPLIT,
     )
-    return FamilyOutput(
+    return wikidata_output(
         card,
-        {"wikidata": source},
+        source,
+        queries,
         tables=tables,
         summary=summary,
         dropped=dropped,
-        manifest_extra={"queries": queries, "popularity_measure": measure},
         validity=validity,
+        popularity_measure=measure,
     )
 
 

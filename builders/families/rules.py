@@ -45,7 +45,7 @@ import yaml
 
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sampling import item_rng, stable_hash
-from probesmith.builders.sources import WikidataSpec, open_wikidata
+from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
 from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import aliases_query, batched_select, fetch_facts
@@ -889,12 +889,13 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         },
         SPLIT,
     )
-    return FamilyOutput(
+    return wikidata_output(
         card,
-        {"wikidata": source},
+        source,
+        queries,
         tables=tables,
         summary=summary,
         dropped=dropped,
-        manifest_extra={"queries": queries, "inverse_relations": inverses},
         validity=validity,
+        inverse_relations=inverses,
     )

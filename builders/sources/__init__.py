@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from probesmith.builders.data import REPOSITORY_ROOT
+from probesmith.builders.registry import FamilyOutput
 from probesmith.builders.sources.wikidata import (
     DEFAULT_USER_AGENT,
     STORE_INFO,
@@ -195,3 +196,14 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
             tmp.write_bytes(text)
     log.info("snapshot of %d relations: %d triples from %s into %s", len(relations), len(lines), source, out)
     return {"relations": relations, "triples": len(lines), "source": source, "out": str(out)}
+
+
+def wikidata_output(card, source: dict, queries: list[dict], **fields) -> FamilyOutput:
+    """The ``FamilyOutput`` of a Wikidata family, with its source and every query it ran.
+
+    The manifest records the source's provenance and each query (text hash, rows, seconds).
+    ``fields``: ``tables``, ``summary``, ``dropped``, ``validity``; any other keyword goes into the
+    manifest beside ``queries`` (``popularity_measure``, ``inverse_relations``).
+    """
+    own = {k: fields.pop(k) for k in ("tables", "summary", "dropped", "validity") if k in fields}
+    return FamilyOutput(card, {"wikidata": source}, manifest_extra={"queries": queries, **fields}, **own)
