@@ -587,15 +587,16 @@ class _Builder:
                 names = {f for _, f, _, _ in string.Formatter().parse(template) if f}
                 return long_word_stems(" ".join(fields[f] for f in sorted(names) if f in fields))
 
-            candidates = [
-                (framing, question, gold_text_for(question), shown_stems(template))
-                for framing, template in self.framing_order(probe, (name, hops), context is not None, pos)
-                for question in [template.format(**fill(template))]
-            ]
-            unsaid = [c for c in candidates if c[2] is not None]
-            found = next(
-                (c for c in unsaid if not (spec.no_shared_stems and c[3] & long_word_stems(c[2]))), None
-            )
+            found, unsaid = None, False
+            for framing, template in self.framing_order(probe, (name, hops), context is not None, pos):
+                question = template.format(**fill(template))
+                gold_text = gold_text_for(question)
+                if gold_text is None:
+                    continue
+                unsaid, stems = True, shown_stems(template)
+                if not (spec.no_shared_stems and stems & long_word_stems(gold_text)):
+                    found = (framing, question, gold_text, stems)
+                    break
             if found is None:
                 reason = (
                     "the gold shares a word stem with every framing"
@@ -708,58 +709,48 @@ class _Builder:
             self.dropped[f"{probe}: every concept {k} hops away names the word asked about"] += 1
             return None
 
-        if "hypernymy" in spec.probes:
-            levels = g.ancestors_by_hops(c, spec.max_hops)
-            invalid = {c} | g.all_ancestors(c)
-            down = self._isa_pool(c, "down")
+        def ask_isa(probe: str, levels: list[set[int]], invalid: set[int], opposite, sisters_of) -> None:
+            # one item per hop k: a concept k ISA hops away is the gold
             for k in range(1, spec.max_hops + 1):
                 if not levels[k]:
                     break
-                gold = pick_gold("hypernymy", k, levels[k])
+                gold = pick_gold(probe, k, levels[k])
                 if gold is None:
                     continue
-                sisters = [(n, d, "sister") for n, d in self._sister_family(gold)]
                 make(
-                    "hypernymy",
+                    probe,
                     k,
                     gold,
                     self._gold_isa_text(gold, names_asked),
                     {
-                        "sister": sisters,
-                        "opposite": down,
-                        "popular": self.popular_near(("hypernymy", k, pos), gold),
+                        "sister": sisters_of(gold),
+                        "opposite": opposite,
+                        "popular": self.popular_near((probe, k, pos), gold),
                     },
                     invalid,
                     self.isa_text,
                     lambda t: not names_asked(t),
-                    band=self.band(gold, self.popular.get(("hypernymy", k, pos), [])),
+                    band=self.band(gold, self.popular.get((probe, k, pos), [])),
                 )
-        if "hyponymy" in spec.probes:
+
+        if "hypernymy" in spec.probes:  # sisters of the gold; the concept's hyponyms are wrong
+            ask_isa(
+                "hypernymy",
+                g.ancestors_by_hops(c, spec.max_hops),
+                {c} | g.all_ancestors(c),
+                self._isa_pool(c, "down"),
+                lambda gold: [(n, d, "sister") for n, d in self._sister_family(gold)],
+            )
+        if "hyponymy" in spec.probes:  # sisters of the concept; its hypernyms are wrong
             levels = g.descendants_by_hops(c, spec.max_hops)
             if levels[1]:
-                invalid = {c} | g.all_descendants(c)
-                up = self._isa_pool(c, "up")
-                for k in range(1, spec.max_hops + 1):
-                    if not levels[k]:
-                        break
-                    gold = pick_gold("hyponymy", k, levels[k])
-                    if gold is None:
-                        continue
-                    make(
-                        "hyponymy",
-                        k,
-                        gold,
-                        self._gold_isa_text(gold, names_asked),
-                        {
-                            "sister": sisters_of_c,
-                            "opposite": up,
-                            "popular": self.popular_near(("hyponymy", k, pos), gold),
-                        },
-                        invalid,
-                        self.isa_text,
-                        lambda t: not names_asked(t),
-                        band=self.band(gold, self.popular.get(("hyponymy", k, pos), [])),
-                    )
+                ask_isa(
+                    "hyponymy",
+                    levels,
+                    {c} | g.all_descendants(c),
+                    self._isa_pool(c, "up"),
+                    lambda gold: sisters_of_c,
+                )
         return out
 
     def _gold_isa_text(self, gold: int, names_asked: Callable[[str], bool]):
