@@ -33,7 +33,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
-from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
+from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, is_object_final, load_catalog
@@ -61,7 +61,6 @@ from probesmith.schemas.tables import (
 
 log = logging.getLogger(__name__)
 
-SPLIT = "test"
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf]")
 
 
@@ -445,7 +444,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         task_categories=("fill-mask", "text-generation"),
         extra_sections=(("Validity", paraphrase_validity_markdown(validity)),),
     )
-    tables = single_split_tables(
+    return wikidata_output(
+        card,
+        source,
+        queries,
         {
             "patterns": (PATTERNS, patterns),
             "pattern_edges": (PATTERN_EDGES, edges),
@@ -455,13 +457,6 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
             "answer_spaces": (ANSWER_SPACES, answers),
             "grid": (GRID, grid),
         },
-        SPLIT,
-    )
-    return wikidata_output(
-        card,
-        source,
-        queries,
-        tables=tables,
         summary=summary,
         dropped=dropped,
         validity=validity,

@@ -499,20 +499,16 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         for pid, rs in sorted(built.items())
         if rs.instances
     ]
-    tables = single_split_tables(
+    return wikidata_output(
+        card,
+        source,
+        queries,
         {
             "instances": (RELATION_INSTANCES, instances),
             "answer_spaces": (ANSWER_SPACES, answers),
             "templates": (PATTERNS, templates),
             "relation_info": (RELATION_INFO, info),
         },
-        SPLIT,
-    )
-    return wikidata_output(
-        card,
-        source,
-        queries,
-        tables=tables,
         summary=summary,
         dropped=dropped,
         validity=validity,
@@ -672,8 +668,11 @@ def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False
     # catalog's cardinality and domains where it knows the relation, else the data's
     catalog = load_catalog(DEFAULT_CATALOG)
     info = []
+    instances_of: dict[str, list[dict]] = defaultdict(list)
+    for row in instances:
+        instances_of[row["relation_id"]].append(row)
     for pid, data in sorted(relations.items()):
-        rows = [i for i in instances if i["relation_id"] == pid]
+        rows = instances_of[pid]
         known = catalog.get(pid)
         declared = known.cardinality if known is not None else "auto"
         golds: dict[str, set[str]] = defaultdict(set)

@@ -43,7 +43,7 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
+from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
@@ -59,7 +59,6 @@ from probesmith.stats import wilson_interval
 
 log = logging.getLogger(__name__)
 
-SPLIT = "test"
 INVERSE = "^-1"
 
 
@@ -880,20 +879,16 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         task_categories=("question-answering",),
         extra_sections=(("Validity", knowledge_set_validity_markdown(validity)),),
     )
-    tables = single_split_tables(
+    return wikidata_output(
+        card,
+        source,
+        queries,
         {
             "rules": (RULES, rule_rows),
             "groundings": (RULE_GROUNDINGS, groundings),
             "knowledge_items": (KNOWLEDGE_ITEMS, items),
             "aliases": (ALIASES, aliases),
         },
-        SPLIT,
-    )
-    return wikidata_output(
-        card,
-        source,
-        queries,
-        tables=tables,
         summary=summary,
         dropped=dropped,
         validity=validity,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from probesmith.builders.data import REPOSITORY_ROOT
-from probesmith.builders.registry import FamilyOutput
+from probesmith.builders.registry import FamilyOutput, single_split_tables
 from probesmith.builders.sources.wikidata import (
     DEFAULT_USER_AGENT,
     STORE_INFO,
@@ -198,12 +198,21 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
     return {"relations": relations, "triples": len(lines), "source": source, "out": str(out)}
 
 
-def wikidata_output(card, source: dict, queries: list[dict], **fields) -> FamilyOutput:
-    """The ``FamilyOutput`` of a Wikidata family, with its source and every query it ran.
+def wikidata_output(
+    card, source: dict, queries: list[dict], configs: dict, *, summary, dropped, validity, **manifest
+) -> FamilyOutput:
+    """The ``FamilyOutput`` of a Wikidata family: its one-split tables, its source and every query.
 
-    The manifest records the source's provenance and each query (text hash, rows, seconds).
-    ``fields``: ``tables``, ``summary``, ``dropped``, ``validity``; any other keyword goes into the
-    manifest beside ``queries`` (``popularity_measure``, ``inverse_relations``).
+    ``configs`` maps config -> (schema, rows), one ``test`` split each. The manifest records the
+    source's provenance, each query (text hash, rows, seconds) and ``manifest``'s other entries
+    (``popularity_measure``, ``inverse_relations``).
     """
-    own = {k: fields.pop(k) for k in ("tables", "summary", "dropped", "validity") if k in fields}
-    return FamilyOutput(card, {"wikidata": source}, manifest_extra={"queries": queries, **fields}, **own)
+    return FamilyOutput(
+        card,
+        {"wikidata": source},
+        tables=single_split_tables(configs),
+        summary=summary,
+        dropped=dropped,
+        validity=validity,
+        manifest_extra={"queries": queries, **manifest},
+    )
