@@ -10,7 +10,9 @@
   script unless asked, an alias shared by two answers of the same answer space), with every
   dropped alias and its reason in **alias_drops**.
 * **instances**, **answer_spaces** and **grid** — per relation, the subjects with one object
-  (up to ``max_instances``, keyed sample), the candidate set (all their objects) and the
+  (up to ``max_instances``: subjects in the order of a seeded key, fetched in ``LIMIT``-ed pages
+  until that many are found, so a relation of millions of facts costs what the grid needs),
+  the candidate set (all their objects) and the
   statement of every (instance x pattern x verbalization) with ``[Y]`` left open: the table
   the evaluation module scores for ParaRel consistency and Cao et al.'s backdoor adjustment.
 """
@@ -34,15 +36,15 @@ from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
 from probesmith.builders.registry import FamilyOutput, register_family
-from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, is_object_final, load_catalog
 from probesmith.builders.sources.wikidata import entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import (
     aliases_query,
     batched_select,
-    fetch_facts,
     popularity,
+    source_view,
+    subjects_in_key_order,
 )
 from probesmith.builders.text import fill_template, filled_problem, shared_stems, template_key, word_tokens
 from probesmith.builders.validity import rules_table
@@ -343,17 +345,23 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         labels: dict[str, str] = {}
         per_relation: dict[str, list[tuple[str, str]]] = {}
         for relation in tqdm(banks, desc="relations", unit="relation", disable=None):
-            objects: dict[str, set[str]] = defaultdict(set)
-            for s, o, s_label, o_label in fetch_facts(client, relation, spec.wikidata.page_size):
+            view = source_view(client, spec.wikidata.min_popularity, relation)
+            pairs, several = [], 0
+            # subjects in key order until max_instances of them have one object: bounded by the grid
+            for s, s_label, objects in subjects_in_key_order(
+                client, view, f"|{spec.seed}|{relation}", 2 * spec.max_instances
+            ):
+                objects.pop(s, None)
+                if len(objects) != 1:
+                    several += len(objects) > 1
+                    continue
+                ((o, o_label),) = objects.items()
                 labels[s], labels[o] = s_label, o_label
-                if s != o:
-                    objects[s].add(o)
-            single = sorted(
-                (s for s, objs in objects.items() if len(objs) == 1),
-                key=lambda s: (stable_hash(spec.seed, relation, s), s),
-            )
-            dropped[f"{relation}: subject with several objects"] += len(objects) - len(single)
-            per_relation[relation] = [(s, next(iter(objects[s]))) for s in single[: spec.max_instances]]
+                pairs.append((s, o))
+                if len(pairs) == spec.max_instances:
+                    break
+            dropped[f"{relation}: subject with several objects"] += several
+            per_relation[relation] = pairs
         entities = sorted({e for pairs in per_relation.values() for pair in pairs for e in pair})
         raw_aliases: dict[str, list[str]] = defaultdict(list)
         for row in batched_select(client, aliases_query, entities):

@@ -2,22 +2,28 @@
 
 Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
 
-1. the facts ``(subject, object)`` with English labels, one paged SPARQL query, only subjects /
-   objects of the catalog's ``subject_types`` / ``object_types`` (P36 asks capitals of countries);
-   the English aliases of both ends; the containers of every object (its objects through
-   ``containment``, P361 / P131 / P279 / P171 / P17 / P30 / P127 / P749, transitively);
+1. answer-first and bounded (``wikidata_queries``): the relation's objects by number of subjects,
+   counted on the server (``LIMIT``-ed), then, per answer the space takes, pages of its subjects in
+   a seeded key order (``MD5(subject IRI + salt)``) until it has k eligible ones, then every
+   object of those subjects, the English aliases of both ends and the containers of every object
+   (through ``containment``, P361 / P131 / P279 / P171 / P17 / P30 / P127 / P749, transitively), in
+   ``VALUES`` batches. Only subjects / objects of the catalog's ``subject_types`` /
+   ``object_types`` count (P36 asks capitals of countries). The rows fetched grow with answers x
+   k, not with the relation (the server still counts the relation's facts once, in the answer
+   count; ``wikidata.min_popularity`` narrows that count where it is too slow);
 2. a subject is not asked when it equals one of its objects or shares a name stem with one
    (label or alias: "Ford Crown Victoria" / "Ford Motor Company", "AppleWorks" / "Apple Inc.");
    for N-1 and 1-1 relations, subjects with several objects are not asked;
 3. an answer space: up to ``max_answers`` objects with at least ``min_support`` subjects each (1-1
    relations: ``one_to_one_answers`` objects, one subject each, as BEAR), the most supported
-   first; skipped, with a counted reason: a label twin, an answer nested in a better supported one
+   first (support counted on the server, then re-checked on the subjects left after rule 2);
+   skipped, with a counted reason: a label twin, an answer nested in a better supported one
    (by containment, or by name: "BBC One" / "BBC"; ``nested_answers: gold`` keeps the former and
    counts every implied answer as gold), and any answer that is gold for more than 1/A +
    ``constant_margin`` of the instances (always answering it would beat chance);
 4. instances sampled so that every answer is the gold of exactly ``k`` instances, subjects unique
-   within the relation, subjects with fewer golds inside the space first, then by a keyed hash of
-   the seed. ``gold_obj_ids`` holds every object of the subject plus the answers of the space that
+   within the relation, subjects with fewer golds inside the space first, then by the sample key.
+   ``gold_obj_ids`` holds every object of the subject plus the answers of the space that
    contain one of them (Dortmund -> Germany); any of them counts as correct;
 5. subject aliases (``skos:altLabel``) and popularity (sitelinks where the source has them, else
    the subject's degree in the source: the card says which).
@@ -42,11 +48,21 @@ from tqdm.auto import tqdm
 
 from probesmith.builders.families.bear import BEAR_RELATIONS
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
-from probesmith.builders.sampling import stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, Relation, is_object_final, load_catalog
 from probesmith.builders.sources.wikidata import SparqlClient, query_log
-from probesmith.builders.sources.wikidata_queries import EntityLookups, fetch_facts, popularity
+from probesmith.builders.sources.wikidata_queries import (
+    EntityLookups,
+    SourceView,
+    answer_counts,
+    answer_subjects,
+    cardinality_counts,
+    objects_of,
+    popularity,
+    sample_key,
+    source_view,
+    timeout_names_relation,
+)
 from probesmith.builders.text import names_nested, shared_stems
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
 from probesmith.errors import SpecError
@@ -115,12 +131,125 @@ class RelationsSpec(ProbeSpec):
 
 
 @dataclass
-class RelationFacts:
-    """What the source says about one relation, as the balancer needs it."""
+class RelationPool:
+    """What the bounded plan has fetched of one relation; more is fetched only when the balancer asks.
 
-    facts: list[tuple[str, str, str, str]]  # (subject, object, subject label, object label)
-    aliases: dict[str, list[str]] = field(default_factory=dict)  # entity -> English aliases
-    containers: dict[str, set[str]] = field(default_factory=dict)  # entity -> its containers
+    ``ranked`` holds the candidate answers, best supported first (counted on the server);
+    ``pools[answer]`` the eligible subjects fetched for it, in key order; ``golds`` every object
+    of each eligible subject. A subject is judged once, when first fetched: equal to one of its
+    objects, sharing a name stem with one, or (N-1, 1-1) having several, it is counted and not asked.
+    """
+
+    client: SparqlClient
+    view: SourceView
+    spec: RelationsSpec
+    lookups: EntityLookups
+    dropped: Counter
+    cardinality: str = "N-M"
+    ranked: list[str] = field(default_factory=list)
+    support: dict[str, int] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    golds: dict[str, set[str]] = field(default_factory=dict)
+    pools: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    fetched: Counter = field(default_factory=Counter)  # subjects asked of the server, per answer
+    exhausted: set[str] = field(default_factory=set)
+    judged: set[str] = field(default_factory=set)
+    containers: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def pid(self) -> str:
+        """The relation's property id."""
+        return self.view.pid
+
+    @property
+    def salt(self) -> str:
+        """The sample key's salt: the seed and the relation."""
+        return f"|{self.spec.seed}|{self.pid}"
+
+    @property
+    def aliases(self) -> dict[str, list[str]]:
+        """English aliases of every entity asked about so far."""
+        return self.lookups.aliases
+
+    def open(self, declared: str) -> RelationPool:
+        """Decide the cardinality and fetch the candidate answers (aggregates, ``LIMIT``-ed)."""
+        if declared == "auto":
+            with timeout_names_relation(self.pid, "cardinality count", self.view):
+                self.cardinality = cardinality_from_counts(cardinality_counts(self.client, self.view))
+        else:
+            self.cardinality = declared
+        one_to_one = self.cardinality == "1-1"
+        limit = candidate_answers(self.spec.one_to_one_answers if one_to_one else self.spec.max_answers)
+        with timeout_names_relation(self.pid, "answer count", self.view):
+            for o, label, n in answer_counts(self.client, self.view, limit, self.salt):
+                self.ranked.append(o)
+                self.labels[o], self.support[o] = label, n
+        self._add_containers(self.ranked)
+        return self
+
+    def eligible(self, answer: str, need: int) -> list[str]:
+        """At least ``need`` eligible subjects of an answer, in key order, or all it has."""
+        while len(self.pools[answer]) < need and answer not in self.exhausted:
+            self.more(answer)
+        return self.pools[answer]
+
+    def more(self, answer: str) -> None:
+        """Fetch the next page of an answer's subjects, judge the new ones, grow its pool."""
+        page_size = 2 * self.spec.max_per_answer + 10
+        with timeout_names_relation(self.pid, f"subjects of answer {answer}", self.view):
+            page = answer_subjects(self.client, self.view, answer, page_size, self.fetched[answer], self.salt)
+        self.fetched[answer] += len(page)
+        if len(page) < page_size:
+            self.exhausted.add(answer)
+        for s, label in page:
+            self.labels[s] = label
+        self._judge([s for s, _ in page if s not in self.judged])
+        pool = self.pools[answer]
+        pool += [s for s, _ in page if s in self.golds and s not in pool]
+
+    def _judge(self, subjects: list[str]) -> None:
+        if not subjects:
+            return
+        self.judged.update(subjects)
+        with timeout_names_relation(self.pid, "objects of the sampled subjects", self.view):
+            found = objects_of(self.client, self.view, subjects)
+        objects = sorted({o for objs in found.values() for o in objs})
+        for objs in found.values():
+            self.labels.update(objs)
+        self.lookups.aliases_of(self.client, sorted({*subjects, *objects}))
+        self._add_containers(objects)
+        pid = self.pid
+        for s in subjects:
+            objs = set(found[s])
+            if not objs:
+                continue
+            if s in objs:
+                self.dropped[f"{pid}: subject equals one of its objects"] += 1
+            elif self.spec.leakage == "drop" and any(
+                leaked_stems(s, o, self.labels, self.aliases) for o in objs
+            ):
+                self.dropped[
+                    f"{pid}: subject shares a name stem with one of its objects (label or alias)"
+                ] += 1
+            elif self.cardinality in ("N-1", "1-1") and len(objs) > 1:
+                self.dropped[f"{pid}: subject with several objects ({self.cardinality} relation)"] += 1
+            else:
+                self.golds[s] = objs
+
+    def _add_containers(self, entities: list[str]) -> None:
+        if self.spec.containment:
+            with timeout_names_relation(self.pid, "containers of the answers", self.view):
+                self.containers.update(
+                    self.lookups.containers_of(self.client, entities, self.spec.containment)
+                )
+
+
+def candidate_answers(max_answers: int) -> int:
+    """How many of a relation's best supported objects are fetched as candidate answers.
+
+    Room for the answers the space skips (label twins, nested, a constant guess's winner).
+    """
+    return 3 * max_answers + 20
 
 
 @dataclass
@@ -146,18 +275,29 @@ def relation_info_row(pid: str, cardinality: str, domains, answers: list, instan
 
 
 def decide_cardinality(golds: dict[str, set[str]], declared: str) -> str:
-    """The catalog's cardinality, or with ``auto`` the data's.
+    """The catalog's cardinality, or with ``auto`` the data's (``golds``: subject -> its objects).
 
     1-1 when 90% of subjects have one object and 90% of objects one subject, N-1 when 90% of
     subjects have one object, else N-M.
     """
     if declared != "auto" or not golds:
         return declared if declared != "auto" else "N-M"
-    single = sum(len(objs) == 1 for objs in golds.values()) / len(golds)
     subjects_of = Counter(o for objs in golds.values() for o in objs)
-    unique = sum(n == 1 for n in subjects_of.values()) / len(subjects_of)
-    if single >= 0.9:
-        return "1-1" if unique >= 0.9 else "N-1"
+    return cardinality_from_counts(
+        {
+            "subjects": (len(golds), sum(len(objs) == 1 for objs in golds.values())),
+            "objects": (len(subjects_of), sum(n == 1 for n in subjects_of.values())),
+        }
+    )
+
+
+def cardinality_from_counts(counts: dict[str, tuple[int, int]]) -> str:
+    """The 90% rule on ``{"subjects": (all, with one object), "objects": (all, with one subject)}``."""
+    (subjects, single), (objects, unique) = counts["subjects"], counts["objects"]
+    if not subjects or not objects:
+        return "N-M"
+    if single / subjects >= 0.9:
+        return "1-1" if unique / objects >= 0.9 else "N-1"
     return "N-M"
 
 
@@ -167,58 +307,25 @@ def leaked_stems(subject: str, obj: str, labels: dict[str, str], aliases: dict[s
 
 
 def balance_relation(
-    relation: Relation,
-    source: RelationFacts,
-    spec: RelationsSpec,
-    dropped: Counter,
-    popularity_of=None,
+    pool: RelationPool, spec: RelationsSpec, dropped: Counter, popularity_of=None
 ) -> RelationSet:
     """Answer space and exactly balanced instances of one relation; drop reasons counted.
 
     Golds are every object the source gives the subject plus the containers of those objects
     that are in the answer space; see the module docstring for the rules.
     """
-    pid = relation.pid
-    labels: dict[str, str] = {}
-    golds: dict[str, set[str]] = defaultdict(set)
-    for s, o, s_label, o_label in source.facts:
-        labels[s], labels[o] = s_label, o_label
-    for s, o, *_ in source.facts:
-        golds[s].add(o)
-    # a subject equal to, or sharing a name stem with, any of its objects is not asked at all: its
-    # other objects stay golds, and no instance may give one of its answers away
-    for s in sorted(golds):
-        if s in golds[s]:
-            dropped[f"{pid}: subject equals one of its objects"] += 1
-            del golds[s]
-        elif spec.leakage == "drop" and any(leaked_stems(s, o, labels, source.aliases) for o in golds[s]):
-            dropped[f"{pid}: subject shares a name stem with one of its objects (label or alias)"] += 1
-            del golds[s]
-    cardinality = decide_cardinality(golds, relation.cardinality)
-    if cardinality in ("N-1", "1-1"):
-        several = [s for s, objs in golds.items() if len(objs) > 1]
-        if several:
-            dropped[f"{pid}: subject with several objects ({cardinality} relation)"] += len(several)
-        for s in several:
-            del golds[s]
+    pid, cardinality = pool.pid, pool.cardinality
     one_to_one = cardinality == "1-1"
-    support = Counter(o for objs in golds.values() for o in objs)
     min_support = 1 if one_to_one else spec.min_support
     max_answers = spec.one_to_one_answers if one_to_one else spec.max_answers
-    containers = source.containers
-    ranked = sorted(
-        (o for o, n in support.items() if n >= min_support),
-        key=lambda o: (-support[o], stable_hash(spec.seed, pid, o)),
-    )
+    ranked = [o for o in pool.ranked if pool.support[o] >= min_support]
     excluded: set[str] = set()  # answers a constant guess would exploit, replaced by the next ones
     while True:
         skipped = Counter()  # this attempt's drops: counted only for the space that is kept
-        space = _answer_space(pid, ranked, excluded, labels, containers, spec, max_answers, skipped)
+        space = _answer_space(pool, ranked, excluded, spec, max_answers, min_support, skipped, one_to_one)
         if len(space) < spec.min_answers:
             break
-        relation_set = _sample_instances(
-            pid, space, golds, labels, containers, spec, skipped, one_to_one, popularity_of
-        )
+        relation_set = _sample_instances(pool, space, spec, skipped, one_to_one, popularity_of)
         if not relation_set.instances:
             break
         shares = _gold_shares(relation_set.instances, space)
@@ -238,22 +345,30 @@ def balance_relation(
 
 
 def _answer_space(
-    pid: str,
+    pool: RelationPool,
     ranked: list[str],
     excluded: set[str],
-    labels: dict[str, str],
-    containers: dict[str, set[str]],
     spec: RelationsSpec,
     max_answers: int,
+    min_support: int,
     dropped: Counter,
+    one_to_one: bool,
 ) -> list[str]:
-    """The best supported answers, skipping label twins and (by the spec) nested answers."""
+    """The best supported answers, skipping label twins and (by the spec) nested answers.
+
+    An answer needs ``min_support`` subjects left after the subject rules, not only on the server.
+    """
+    pid, labels, containers = pool.pid, pool.labels, pool.containers
+    need = 1 if one_to_one else max(min_support, spec.max_per_answer)
     space: list[str] = []
     seen_labels: set[str] = set()
     for o in ranked:
         if len(space) == max_answers:
             break
         if o in excluded:
+            continue
+        if len(pool.eligible(o, need)) < min_support:
+            dropped[f"{pid}: answer with fewer than {min_support} subjects left by the subject rules"] += 1
             continue
         if labels[o].lower() in seen_labels:
             dropped[f"{pid}: answer label shared with a better supported answer"] += 1
@@ -277,69 +392,85 @@ def _gold_shares(instances: list[dict], space: list[str]) -> dict[str, float]:
 
 
 def _sample_instances(
-    pid: str,
+    pool: RelationPool,
     space: list[str],
-    golds: dict[str, set[str]],
-    labels: dict[str, str],
-    containers: dict[str, set[str]],
     spec: RelationsSpec,
     dropped: Counter,
     one_to_one: bool,
     popularity_of,
 ) -> RelationSet:
-    """Instances of one answer space: every answer the gold of exactly k distinct subjects."""
-    in_space = set(space)
-    golds_in_space = {
-        s: (objs | {c for o in objs for c in containers.get(o, ())}) & in_space for s, objs in golds.items()
-    }
-    eligible = dict(golds)
-    if spec.nested_answers == "gold":
-        # a subject whose gold contains another answer of the space, with no word on that one, might
-        # or might not be a true instance of it: it is not asked
-        unknown = [
-            s
-            for s, objs in golds.items()
-            if any(o in containers.get(a, ()) and a not in golds_in_space[s] for o in objs for a in space)
-        ]
-        if unknown:
-            dropped[f"{pid}: subject's gold contains another answer whose truth is unknown"] += len(unknown)
-        for s in unknown:
-            del eligible[s]
-    candidates = defaultdict(list)
-    for s, objs in eligible.items():
-        for o in objs & in_space:
-            candidates[o].append(s)
-    if any(not candidates[o] for o in space):
+    """Instances of one answer space: every answer the gold of exactly k distinct subjects.
+
+    An answer left short of k while the server has more of its subjects gets another page, and
+    the assignment is made again.
+    """
+    target = 1 if one_to_one else spec.max_per_answer
+    while True:
+        chosen, golds_in_space, unknown = _choose(pool, space, spec, target, popularity_of)
+        short = [o for o in space if len(chosen.get(o, ())) < target and o not in pool.exhausted]
+        if not short:
+            break
+        for o in short:
+            pool.more(o)
+    if unknown:
+        dropped[f"{pool.pid}: subject's gold contains another answer whose truth is unknown"] += unknown
+    if any(not chosen.get(o) for o in space):
         return RelationSet([], [], "")
-    k = 1 if one_to_one else min(spec.max_per_answer, min(len(candidates[o]) for o in space))
-    strata = None
-    if spec.popularity_strata and popularity_of is not None:
-        strata = _strata(popularity_of(sorted(eligible)), spec.popularity_strata)
-    chosen = _assign_subjects(pid, space, candidates, golds_in_space, k, spec.seed, strata)
     k = min(len(subjects) for subjects in chosen.values())
     answer_idx = {o: i for i, o in enumerate(space)}
+    labels = pool.labels
     instances = []
     for o in space:
         for s in chosen[o][:k]:
             instances.append(
                 {
-                    "relation_id": pid,
+                    "relation_id": pool.pid,
                     "sub_id": s,
                     "sub_label": labels[s],
                     "obj_id": o,
                     "obj_label": labels[o],
                     "answer_idx": answer_idx[o],
-                    "gold_obj_ids": sorted(golds[s] | golds_in_space[s]),
+                    "gold_obj_ids": sorted(pool.golds[s] | golds_in_space[s]),
                     "sub_aliases": [],
                     "popularity": None,
                 }
             )
     answers = [
-        {"relation_id": pid, "answer_idx": i, "obj_id": o, "obj_label": labels[o]}
+        {"relation_id": pool.pid, "answer_idx": i, "obj_id": o, "obj_label": labels[o]}
         for i, o in enumerate(space)
     ]
     multi = sum(len(golds_in_space[row["sub_id"]]) > 1 for row in instances)
     return RelationSet(instances, answers, "", multi_gold=multi)
+
+
+def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: int, popularity_of):
+    """One assignment of the fetched subjects to the space: (chosen, golds in space, unknown count)."""
+    in_space = set(space)
+    containers = pool.containers
+    golds_in_space = {
+        s: (objs | {c for o in objs for c in containers.get(o, ())}) & in_space
+        for s, objs in pool.golds.items()
+    }
+    eligible = dict(pool.golds)
+    unknown = 0
+    if spec.nested_answers == "gold":
+        # a subject whose gold contains another answer of the space, with no word on that one, might
+        # or might not be a true instance of it: it is not asked
+        for s, objs in pool.golds.items():
+            if any(o in containers.get(a, ()) and a not in golds_in_space[s] for o in objs for a in space):
+                del eligible[s]
+                unknown += 1
+    candidates = defaultdict(list)
+    for s, objs in eligible.items():
+        for o in objs & in_space:
+            candidates[o].append(s)
+    if any(not candidates[o] for o in space):
+        return {}, golds_in_space, unknown
+    k = min(target, min(len(candidates[o]) for o in space))
+    strata = None
+    if spec.popularity_strata and popularity_of is not None:
+        strata = _strata(popularity_of(sorted(eligible)), spec.popularity_strata)
+    return _assign_subjects(pool.salt, space, candidates, golds_in_space, k, strata), golds_in_space, unknown
 
 
 def _strata(popularity: dict[str, int], n: int) -> dict[str, int]:
@@ -349,15 +480,14 @@ def _strata(popularity: dict[str, int], n: int) -> dict[str, int]:
 
 
 def _assign_subjects(
-    pid: str,
+    salt: str,
     space: list[str],
     candidates: dict[str, list[str]],
     golds_in_space: dict[str, set[str]],
     k: int,
-    seed: int,
     strata: dict[str, int] | None = None,
 ) -> dict[str, list[str]]:
-    """K distinct subjects per answer; scarce answers choose first; order by keyed hash.
+    """K distinct subjects per answer; scarce answers choose first; order by the sample key.
 
     Subjects with fewer golds inside the space come first (a subject true of many answers makes a
     constant guess pay). With ``strata``, an answer's subjects are taken round-robin across
@@ -368,7 +498,7 @@ def _assign_subjects(
     for o in sorted(space, key=lambda o: (len(candidates[o]), space.index(o))):
         ordered = sorted(
             candidates[o],
-            key=lambda s: (len(golds_in_space[s]), stable_hash(seed, pid, "subject", s), s),
+            key=lambda s: (len(golds_in_space[s]), sample_key(s, salt), s),
         )
         if strata is not None:
             turn = Counter()
@@ -381,25 +511,6 @@ def _assign_subjects(
         used.update(picked)
         chosen[o] = picked
     return chosen
-
-
-def fetch_relation(
-    client: SparqlClient, relation: Relation, spec: RelationsSpec, lookups: EntityLookups | None = None
-) -> RelationFacts:
-    """A relation's facts (type-constrained as the catalog says), both ends' aliases, objects' containers."""
-    lookups = lookups or EntityLookups()
-    facts = fetch_facts(
-        client,
-        relation.pid,
-        spec.wikidata.page_size,
-        subject_types=relation.subject_types,
-        object_types=relation.object_types,
-        items_only=True,
-    )
-    aliases = lookups.aliases_of(client, sorted({e for s, o, *_ in facts for e in (s, o)}))
-    objects = sorted({o for _, o, *_ in facts})
-    containers = lookups.containers_of(client, objects, spec.containment) if spec.containment else {}
-    return RelationFacts(facts, aliases, containers)
 
 
 RELATION_SUMMARY_SCHEMA = {
@@ -436,9 +547,23 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
     lookups = EntityLookups()
     with open_wikidata(spec.wikidata) as (client, source):
         for relation in tqdm(chosen, desc="relations", unit="relation", disable=None):
-            facts = fetch_relation(client, relation, spec, lookups)
+            view = source_view(
+                client,
+                spec.wikidata.min_popularity,
+                relation.pid,
+                relation.subject_types,
+                relation.object_types,
+            )
+            pool = RelationPool(client, view, spec, lookups, dropped).open(relation.cardinality)
             relation_set = balance_relation(
-                relation, facts, spec, dropped, lambda subjects: popularity(client, subjects)[1]
+                pool, spec, dropped, lambda subjects: popularity(client, subjects)[1]
+            )
+            log.info(
+                "%s: %d instances over %d answers from %d subjects fetched",
+                relation.pid,
+                len(relation_set.instances),
+                len(relation_set.answers),
+                len(pool.judged),
             )
             built[relation.pid] = relation_set
             instances += relation_set.instances

@@ -48,7 +48,13 @@ from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
 from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id, query_log
-from probesmith.builders.sources.wikidata_queries import aliases_query, batched_select, fetch_facts
+from probesmith.builders.sources.wikidata_queries import (
+    aliases_query,
+    batched_select,
+    relation_sample,
+    source_view,
+    timeout_names_relation,
+)
 from probesmith.builders.text import fill_template
 from probesmith.builders.validity import rules_table
 from probesmith.errors import ProbesmithError, SourceError, SpecError
@@ -107,6 +113,13 @@ class RulesSpec(ProbeSpec):
         ("P31", "P279"), help="Relations left out of mining (class membership swamps the joins)."
     )
     max_join_degree: int = spec_field(200, help="Skip join entities with more facts than this (hubs).")
+    max_facts_per_relation: int = spec_field(
+        10_000,
+        help="Rules are mined on a bounded subgraph: per relation, the facts of its subjects in the "
+        "order of one seeded key shared by every relation (so a subject kept in one relation is kept "
+        "in the others), at most this many. Support and confidence are counted on that subgraph.",
+        minimum=1,
+    )
     min_support: int = spec_field(20, help="Rules with less support are not kept.")
     tiers: TierSpec = spec_field(default_factory=TierSpec, help="Plausibility tiers.")
     min_tier: str = spec_field("likely", help="Knowledge sets only for rules of this tier or better.")
@@ -846,10 +859,18 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
     labels: dict[str, str] = {}
     rows = []
     with open_wikidata(spec.wikidata) as (client, source):
+        capped = []
+        salt = f"|{spec.seed}|rules"  # one key for every relation: joins through a kept subject survive
         for pid in relations:
-            for s, o, s_label, o_label in fetch_facts(client, pid, spec.wikidata.page_size):
+            view = source_view(client, spec.wikidata.min_popularity, pid)
+            with timeout_names_relation(pid, "keyed sample", view):
+                sample = relation_sample(client, view, spec.max_facts_per_relation, salt)
+            for s, o, s_label, o_label in sample:
                 labels[s], labels[o] = s_label, o_label
                 rows.append((s, pid, o))
+            if len(sample) == spec.max_facts_per_relation:
+                capped.append(pid)
+                log.info("%s: mined on its first %d facts in key order", pid, len(sample))
         facts = pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
         inverses = inverse_pairs(facts)
         facts = canonical_edges(facts, inverses)
@@ -893,4 +914,10 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         dropped=dropped,
         validity=validity,
         inverse_relations=inverses,
+        mining={
+            "subgraph": "per relation, its facts in subject-key order (one key for all relations), "
+            f"at most {spec.max_facts_per_relation}",
+            "scores_counted_on": "the bounded subgraph",
+            "capped_relations": capped,
+        },
     )

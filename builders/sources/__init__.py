@@ -54,6 +54,12 @@ class WikidataSpec:
         "record", help="record, replay (offline), refresh, or off."
     )
     page_size: int = spec_field(50_000, help="Rows per page of large queries (LIMIT/OFFSET).", minimum=1)
+    min_popularity: int = spec_field(
+        0,
+        help="Only subjects with at least this popularity (sitelinks on the query service; the "
+        "degree a `probesmith wikidata slice` recorded) enter answer counts and samples: the way to "
+        "keep a relation of millions of facts under the endpoint's timeout. 0 = every subject.",
+    )
 
 
 def _cache(spec: WikidataSpec) -> QueryCache:
@@ -91,7 +97,7 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
             "file. Pass --wikidata with one of those (the shared slice is "
             "../shared/data/wikidata_slice/wikidata_slice.nt.gz)."
         )
-    with OxigraphServer(store) as server:
+    with OxigraphServer(store, query_timeout=spec.timeout) as server:
         # the port changes every run, and a folder can be reloaded with other data: cache by the
         # content the store was loaded from (its dump's sha256), never by its port or path
         cache_endpoint = f"oxigraph:{described['dump_sha256']}"

@@ -64,10 +64,17 @@ PREFIX schema: <http://schema.org/>
 """
 _SERVICE = re.compile(r"\bSERVICE\s+(SILENT\s+)?(<|[?$]|[A-Za-z_][\w-]*:)", re.IGNORECASE)
 _ENTITY = "http://www.wikidata.org/entity/"
+# what an endpoint says when it gives up at its time limit: oxigraph cuts a 200 body with the
+# first, the query service answers 500 with a Java TimeoutException
+_TIMED_OUT = re.compile(rb"operation has been cancelled|TimeoutException|Query timeout", re.IGNORECASE)
 
 
 class QueryError(ProbesmithError):
     """A SPARQL query failed for good: the endpoint, the query and the last error say why."""
+
+
+class QueryTimeout(QueryError):
+    """The endpoint gave up on a query at its time limit; asking again gives the same answer."""
 
 
 class CacheMiss(QueryError):
@@ -193,11 +200,18 @@ def oxigraph_binary() -> str:
 class OxigraphServer:
     """A read-only oxigraph SPARQL server on 127.0.0.1, for the lifetime of a ``with`` block."""
 
-    def __init__(self, store: str | Path, port: int | None = None, start_timeout: float = 60.0):
+    def __init__(
+        self,
+        store: str | Path,
+        port: int | None = None,
+        start_timeout: float = 60.0,
+        query_timeout: float | None = None,
+    ):
         self.store = Path(store)
         store_info(self.store)
         self.port = port or _free_port()
         self.start_timeout = start_timeout
+        self.query_timeout = query_timeout  # the server cancels a query after this many seconds
         self.process: subprocess.Popen | None = None
 
     @property
@@ -214,6 +228,8 @@ class OxigraphServer:
             "--bind",
             f"127.0.0.1:{self.port}",
         ]
+        if self.query_timeout:
+            command += ["--timeout-s", str(max(1, round(self.query_timeout)))]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
@@ -395,22 +411,33 @@ class SparqlClient:
                 client.setTimeout(int(self.timeout))
                 response = client.query().response
                 body = response.read()
+                if _TIMED_OUT.search(body[-2000:]):
+                    raise QueryTimeout(f"{self.endpoint} cancelled the query at its time limit")
                 return _parse_bindings(body)
             except urllib.error.HTTPError as exc:
                 last_error = f"HTTP {exc.code}"
+                detail = exc.read()
+                if _TIMED_OUT.search(detail):
+                    raise QueryTimeout(
+                        f"{self.endpoint} stopped the query at its time limit (HTTP {exc.code})"
+                    ) from None
                 if exc.code in (429, 503):
                     wait = min(self.max_wait, _retry_after(exc.headers.get("Retry-After"), wait))
                     last_error += f" (Retry-After {exc.headers.get('Retry-After')})"
                 elif 400 <= exc.code < 500:
                     raise QueryError(
-                        f"{self.endpoint} refused the query: HTTP {exc.code}: {exc.read()[:300]!r}"
+                        f"{self.endpoint} refused the query: HTTP {exc.code}: {detail[:300]!r}"
                     ) from None
+            except QueryTimeout:
+                raise
             except _BadBody as exc:
                 last_error = f"a response body that does not parse ({exc})"
             except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
                 last_error = f"{type(exc).__name__}: {exc}"
             except Exception as exc:  # SPARQLWrapper wraps 400/404/500 in its own exceptions
                 last_error = f"{type(exc).__name__}: {str(exc)[:300]}"
+                if _TIMED_OUT.search(str(exc).encode()):
+                    raise QueryTimeout(f"{self.endpoint} stopped the query at its time limit") from None
                 if type(exc).__name__ in ("QueryBadFormed", "EndPointNotFound", "Unauthorized", "URITooLong"):
                     raise QueryError(f"{self.endpoint} refused the query: {last_error}") from None
             if attempt < self.max_retries:

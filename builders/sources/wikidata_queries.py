@@ -1,42 +1,254 @@
-"""The Wikidata queries the Wikidata families share: facts, aliases, containment, popularity.
+"""The Wikidata queries the Wikidata families share: bounded samples, aliases, containment, popularity.
 
 Every query is standard SPARQL (it runs on the public query service and on a local oxigraph
-store alike); entity lists go in ``VALUES`` batches, never in one unbounded query.
-:func:`fetch_facts` is the one reader of a relation's facts for relation sets, paraphrase grids
-and rule mining; :class:`EntityLookups` asks about each entity once per build.
+store alike) and every one is bounded: an aggregate with a ``LIMIT``, a ``LIMIT``-ed sample in a
+deterministic key order, or a ``VALUES`` batch of entities a build has already chosen. No query's
+row count grows with the size of a relation, so a build's work grows with the dataset it writes,
+not with Wikidata (issue 14). The plans, answer-first:
+
+* :func:`answer_counts` — a relation's objects by number of subjects, counted on the server;
+* :func:`answer_subjects` — a page of one answer's subjects in the order of a seeded key
+  (``MD5(CONCAT(STR(?s), salt))``, which :func:`sample_key` computes the same way here);
+* :func:`relation_sample` — a page of a relation's facts in subject-key order (paraphrase grids,
+  rule mining);
+* :func:`objects_of` — every object of the chosen subjects (N-M golds), in ``VALUES`` batches;
+* :func:`cardinality_counts` — the shares a relation's cardinality is decided from, aggregated.
+
+``min_popularity`` keeps only subjects with at least that popularity (sitelinks, or the degree
+a ``probesmith wikidata slice`` recorded) in counts and samples. :class:`EntityLookups` asks
+about each entity once per build.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 from dataclasses import dataclass, field
 
-from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id
+from probesmith.builders.sources.wikidata import PREFIXES, QueryTimeout, SparqlClient, entity_id
+from probesmith.errors import SourceError
 
 _VALUES_BATCH = 400
+_ITEM = "http://www.wikidata.org/entity/Q"
+# the popularity a `probesmith wikidata slice` records where its dump has no sitelinks: the
+# entity's degree over the whole dump (not over the slice, which keeps a fraction of its facts)
+RECORDED_DEGREE = "https://w3id.org/probesmith#degree"
+SITELINKS = "http://wikiba.se/ontology#sitelinks"
 
 
-def fetch_facts(
-    client: SparqlClient,
-    pid: str,
-    page_size: int,
-    *,
-    subject_types: tuple[str, ...] = (),
-    object_types: tuple[str, ...] = (),
-    items_only: bool = False,
-) -> list[tuple[str, str, str, str]]:
-    """A relation's facts as ``(subject, object, subject label, object label)``, in query order.
+@dataclass(frozen=True)
+class SourceView:
+    """How a build reads one relation: its type constraints and the popularity floor.
 
-    ``items_only`` keeps facts whose both ends are items (``Q`` ids), not lexemes or properties.
+    ``popularity_predicate`` is the source's popularity (sitelinks, or a recorded degree);
+    ``min_popularity`` > 0 needs one.
     """
-    facts = []
-    for row in client.select_paged(facts_query(pid, subject_types, object_types), page_size):
-        if items_only and not (
-            row["s"].startswith("http://www.wikidata.org/entity/Q")
-            and row["o"].startswith("http://www.wikidata.org/entity/Q")
-        ):
-            continue
-        facts.append((entity_id(row["s"]), entity_id(row["o"]), row["sLabel"], row["oLabel"]))
-    return facts
+
+    pid: str
+    subject_types: tuple[str, ...] = ()
+    object_types: tuple[str, ...] = ()
+    min_popularity: int = 0
+    popularity_predicate: str = ""
+
+    def pattern(self, subject: str = "?s", obj: str = "?o", *, labels: bool = True) -> str:
+        """The WHERE body of the relation's facts: items both ends, English labels, types, floor."""
+        lines = [f"{subject} wdt:{self.pid} {obj} ."]
+        for var, classes in ((subject, self.subject_types), (obj, self.object_types)):
+            if classes and var.startswith("?"):
+                values = " ".join(f"wd:{q}" for q in classes)
+                lines.append(f"VALUES {var}Type {{ {values} }} {var} wdt:P31 {var}Type .")
+            elif classes:
+                values = ", ".join(f"wd:{q}" for q in classes)
+                lines.append(f"{var} wdt:P31 ?objType . FILTER(?objType IN ({values}))")
+        if self.min_popularity:
+            lines.append(
+                f"{subject} <{self.popularity_predicate}> ?popularity . "
+                f"FILTER(?popularity >= {int(self.min_popularity)})"
+            )
+        for var in (subject, obj):
+            if var.startswith("?"):
+                lines.append(f'FILTER(STRSTARTS(STR({var}), "{_ITEM}"))')
+        if labels:
+            for var in (subject, obj):
+                if var.startswith("?"):
+                    lines.append(f'{var} rdfs:label {var}Label . FILTER(LANG({var}Label) = "en")')
+        return "\n  ".join(lines)
+
+
+def sample_key(entity: str, salt: str) -> str:
+    """The key samples are ordered by: ``MD5(CONCAT(STR(?e), salt))``, as the server computes it."""
+    iri = entity if entity.startswith("http") else f"http://www.wikidata.org/entity/{entity}"
+    return hashlib.md5((iri + salt).encode()).hexdigest()
+
+
+def _key(var: str, salt: str) -> str:
+    return f'MD5(CONCAT(STR({var}), "{salt}"))'
+
+
+def answer_counts_query(view: SourceView, limit: int, salt: str) -> str:
+    """A relation's objects by distinct subjects (with labels), most first, ``LIMIT``-ed."""
+    return (
+        PREFIXES
+        + f"""SELECT ?o ?oLabel (COUNT(DISTINCT ?s) AS ?n) WHERE {{
+  {view.pattern()}
+}} GROUP BY ?o ?oLabel ORDER BY DESC(?n) {_key("?o", salt)} LIMIT {int(limit)}"""
+    )
+
+
+def answer_counts(
+    client: SparqlClient, view: SourceView, limit: int, salt: str
+) -> list[tuple[str, str, int]]:
+    """``(object, label, subjects)`` of a relation's best supported objects (an aggregate)."""
+    rows = client.select(answer_counts_query(view, limit, salt))
+    return [(entity_id(r["o"]), r["oLabel"], int(r["n"])) for r in rows]
+
+
+def answer_subjects_query(view: SourceView, answer: str, limit: int, offset: int, salt: str) -> str:
+    """One page of an answer's subjects (with labels) in key order."""
+    return (
+        PREFIXES
+        + f"""SELECT DISTINCT ?s ?sLabel WHERE {{
+  {view.pattern("?s", f"wd:{answer}")}
+}} ORDER BY {_key("?s", salt)} ?s LIMIT {int(limit)} OFFSET {int(offset)}"""
+    )
+
+
+def answer_subjects(
+    client: SparqlClient, view: SourceView, answer: str, limit: int, offset: int, salt: str
+) -> list[tuple[str, str]]:
+    """``(subject, label)`` of one page of an answer's subjects, in key order."""
+    rows = client.select(answer_subjects_query(view, answer, limit, offset, salt))
+    return [(entity_id(r["s"]), r["sLabel"]) for r in rows]
+
+
+def relation_sample_query(view: SourceView, limit: int, salt: str, offset: int = 0) -> str:
+    """A page of a relation's facts (with labels) in subject-key order."""
+    return (
+        PREFIXES
+        + f"""SELECT ?s ?o ?sLabel ?oLabel WHERE {{
+  {view.pattern()}
+}} ORDER BY {_key("?s", salt)} ?s ?o LIMIT {int(limit)} OFFSET {int(offset)}"""
+    )
+
+
+def relation_sample(
+    client: SparqlClient, view: SourceView, limit: int, salt: str
+) -> list[tuple[str, str, str, str]]:
+    """``(subject, object, subject label, object label)``: the first ``limit`` facts in subject-key order."""
+    rows = client.select(relation_sample_query(view, limit, salt))
+    return [(entity_id(r["s"]), entity_id(r["o"]), r["sLabel"], r["oLabel"]) for r in rows]
+
+
+def subjects_in_key_order(client: SparqlClient, view: SourceView, salt: str, page_size: int):
+    """A relation's subjects in key order, each with all its facts: ``(subject, label, {object: label})``.
+
+    Facts come in pages of ``page_size`` (``LIMIT``/``OFFSET``); the caller stops when it has
+    enough, so what is fetched grows with what the caller keeps. A subject whose facts a page
+    boundary cuts waits for the next page.
+    """
+    offset, carried = 0, []
+    while True:
+        with timeout_names_relation(view.pid, "keyed sample", view):
+            rows = client.select(relation_sample_query(view, page_size, salt, offset))
+        facts = carried + [(entity_id(r["s"]), entity_id(r["o"]), r["sLabel"], r["oLabel"]) for r in rows]
+        last = len(rows) < page_size
+        carried = [] if last else [f for f in facts if f[0] == facts[-1][0]]
+        complete = facts if last else facts[: len(facts) - len(carried)]
+        subject, label, objects = None, "", {}
+        for s, o, s_label, o_label in complete:
+            if s != subject:
+                if subject is not None:
+                    yield subject, label, objects
+                subject, label, objects = s, s_label, {}
+            objects[o] = o_label
+        if subject is not None:
+            yield subject, label, objects
+        if last:
+            return
+        offset += page_size
+
+
+def objects_of_query(view: SourceView, subjects: list[str]) -> str:
+    """Every object (with its label) of some subjects."""
+    values = " ".join(f"wd:{e}" for e in subjects)
+    return (
+        PREFIXES
+        + f"""SELECT ?s ?o ?oLabel WHERE {{
+  VALUES ?s {{ {values} }}
+  {view.pattern(labels=False)}
+  ?o rdfs:label ?oLabel . FILTER(LANG(?oLabel) = "en")
+}}"""
+    )
+
+
+def objects_of(client: SparqlClient, view: SourceView, subjects: list[str]) -> dict[str, dict[str, str]]:
+    """``{subject: {object: label}}``: every object the source gives the subjects (N-M golds)."""
+    found: dict[str, dict[str, str]] = {s: {} for s in subjects}
+    for row in batched_select(client, lambda batch: objects_of_query(view, batch), subjects):
+        found[entity_id(row["s"])][entity_id(row["o"])] = row["oLabel"]
+    return found
+
+
+def cardinality_counts_query(view: SourceView, by: str) -> str:
+    """How many subjects (``by="?s"``) or objects (``by="?o"``) a relation has, and how many of one fact."""
+    other = "?o" if by == "?s" else "?s"
+    return (
+        PREFIXES
+        + f"""SELECT (COUNT(*) AS ?all) (SUM(IF(?n = 1, 1, 0)) AS ?single) WHERE {{
+  SELECT {by} (COUNT(DISTINCT {other}) AS ?n) WHERE {{
+  {view.pattern()}
+  }} GROUP BY {by}
+}}"""
+    )
+
+
+def cardinality_counts(client: SparqlClient, view: SourceView) -> dict[str, tuple[int, int]]:
+    """``{"subjects": (all, with one object), "objects": (all, with one subject)}`` (aggregates)."""
+    counts = {}
+    for name, var in (("subjects", "?s"), ("objects", "?o")):
+        rows = client.select(cardinality_counts_query(view, var))
+        row = rows[0] if rows else {}
+        counts[name] = (int(row.get("all", 0)), int(row.get("single", 0)))
+    return counts
+
+
+def popularity_predicate(client: SparqlClient) -> str:
+    """The source's popularity: sitelinks, else a recorded degree, else "" (two bounded ASKs)."""
+    for predicate in (SITELINKS, RECORDED_DEGREE):
+        if client.select(f"SELECT ?e WHERE {{ ?e <{predicate}> ?n }} LIMIT 1"):
+            return predicate
+    return ""
+
+
+def source_view(client: SparqlClient, min_popularity: int, pid: str, subject_types=(), object_types=()):
+    """The :class:`SourceView` of a relation; a popularity floor needs a source that has popularity."""
+    predicate = popularity_predicate(client) if min_popularity else ""
+    if min_popularity and not predicate:
+        raise SourceError(
+            "wikidata.min_popularity needs a source with a popularity: sitelinks (the query service) "
+            "or the degree `probesmith wikidata slice` records. This source has neither; set "
+            "min_popularity to 0, or cut a slice of the dump with `probesmith wikidata slice`."
+        )
+    return SourceView(pid, tuple(subject_types), tuple(object_types), min_popularity, predicate)
+
+
+@contextlib.contextmanager
+def timeout_names_relation(relation: str, what: str, view: SourceView | None = None):
+    """Turn an endpoint's timeout into an error that names the relation, the query and the fix."""
+    try:
+        yield
+    except QueryTimeout as error:
+        floor = view.min_popularity if view is not None else 0
+        advice = (
+            f"raise wikidata.min_popularity above {floor}"
+            if floor
+            else "set wikidata.min_popularity (e.g. 20 sitelinks)"
+        )
+        raise SourceError(
+            f"relation {relation}: the {what} query exceeded the endpoint's time limit ({error}). "
+            f"The relation is too large to count there: {advice} so that only popular subjects are "
+            "counted and sampled, or leave the relation out of `relations`. Nothing was written."
+        ) from None
 
 
 def facts_query(pid: str, subject_types: tuple[str, ...] = (), object_types: tuple[str, ...] = ()) -> str:
@@ -161,16 +373,27 @@ def sitelinks_query(entities: list[str]) -> str:
     return _per_entity_query(entities, "?e ?sitelinks", "  ?e wikibase:sitelinks ?sitelinks .")
 
 
+def recorded_degree_query(entities: list[str]) -> str:
+    """The whole-dump degree a ``probesmith wikidata slice`` recorded for each entity."""
+    return _per_entity_query(entities, "?e ?degree", f"  ?e <{RECORDED_DEGREE}> ?degree .")
+
+
 def popularity(client: SparqlClient, entities: list[str]) -> tuple[str, dict[str, int]]:
-    """("sitelinks", ...) where the source has sitelinks (the query service), else ("degree", ...)."""
+    """("sitelinks", ...) where the source has sitelinks (the query service), else ("degree", ...).
+
+    The degree is the one a ``probesmith wikidata slice`` recorded over its whole dump where the
+    source has it, else counted in the source.
+    """
     links = {
         entity_id(r["e"]): int(r["sitelinks"]) for r in batched_select(client, sitelinks_query, entities)
     }
     if links:
         return "sitelinks", links
-    return "degree", {
-        entity_id(r["e"]): int(r["degree"]) for r in batched_select(client, degree_query, entities)
-    }
+    for query in (recorded_degree_query, degree_query):
+        degree = {entity_id(r["e"]): int(r["degree"]) for r in batched_select(client, query, entities)}
+        if degree:
+            return "degree", degree
+    return "degree", {}
 
 
 @dataclass
