@@ -12,8 +12,10 @@ Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
    k, not with the relation (the server still counts the relation's facts once, in the answer
    count; ``wikidata.min_popularity`` narrows that count where it is too slow);
 2. a subject is not asked when it equals one of its objects or shares a name stem with one
-   (label or alias: "Ford Crown Victoria" / "Ford Motor Company", "AppleWorks" / "Apple Inc.");
-   for N-1 and 1-1 relations, subjects with several objects are not asked;
+   (label or alias: "Ford Crown Victoria" / "Ford Motor Company", "AppleWorks" / "Apple Inc."),
+   or when a template filled with it and one of its objects misreads (a doubled word, a space
+   before punctuation: "includes ...In Translation"); for N-1 and 1-1 relations, subjects with
+   several objects are not asked;
 3. an answer space: up to ``max_answers`` objects with at least ``min_support`` subjects each (1-1
    relations: ``one_to_one_answers`` objects, one subject each, as BEAR), the most supported
    first (support counted on the server, then re-checked on the subjects left after rule 2);
@@ -56,6 +58,7 @@ from probesmith.builders.sources.wikidata_queries import (
     SourceView,
     answer_counts,
     answer_subjects,
+    answers_subjects,
     cardinality_counts,
     objects_of,
     popularity,
@@ -63,7 +66,7 @@ from probesmith.builders.sources.wikidata_queries import (
     source_view,
     timeout_names_relation,
 )
-from probesmith.builders.text import names_nested, shared_stems
+from probesmith.builders.text import fill_template, filled_problem, names_nested, shared_stems
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, spec_field
@@ -155,6 +158,7 @@ class RelationPool:
     exhausted: set[str] = field(default_factory=set)
     judged: set[str] = field(default_factory=set)
     containers: dict[str, set[str]] = field(default_factory=dict)
+    templates: tuple[str, ...] = ()  # the relation's templates: a subject they misread is not asked
 
     @property
     def pid(self) -> str:
@@ -185,7 +189,41 @@ class RelationPool:
                 self.ranked.append(o)
                 self.labels[o], self.support[o] = label, n
         self._add_containers(self.ranked)
+        self._prefetch_small_answers()
         return self
+
+    @property
+    def page_size(self) -> int:
+        """Subjects per page of one answer's subjects."""
+        return 2 * self.spec.max_per_answer + 10
+
+    def _prefetch_small_answers(self, max_rows: int = 4000) -> None:
+        """All subjects of the candidates with at most a page of them, a few answers per query.
+
+        The rows are bounded by the candidates' server counts; one query replaces one per answer
+        (a 1-1 relation's 200 candidates of one subject each).
+        """
+        small = [o for o in self.ranked if self.support[o] <= self.page_size]
+        batch: list[str] = []
+        for i, o in enumerate(small):
+            batch.append(o)
+            rows = sum(self.support[a] for a in batch)
+            if i + 1 < len(small) and rows + self.support[small[i + 1]] <= max_rows:
+                continue
+            with timeout_names_relation(self.pid, "subjects of the small answers", self.view):
+                found = answers_subjects(self.client, self.view, batch)
+            for _, s, label in found:
+                self.labels[s] = label
+            self._judge(sorted({s for _, s, _ in found} - self.judged))
+            subjects_of = defaultdict(set)
+            for answer, s, _ in found:
+                subjects_of[answer].add(s)
+            for answer in batch:
+                ordered = sorted(subjects_of[answer], key=lambda s: (sample_key(s, self.salt), s))
+                self.fetched[answer] = len(ordered)
+                self.exhausted.add(answer)
+                self.pools[answer] = [s for s in ordered if s in self.golds]
+            batch = []
 
     def eligible(self, answer: str, need: int) -> list[str]:
         """At least ``need`` eligible subjects of an answer, in key order, or all it has."""
@@ -195,7 +233,7 @@ class RelationPool:
 
     def more(self, answer: str) -> None:
         """Fetch the next page of an answer's subjects, judge the new ones, grow its pool."""
-        page_size = 2 * self.spec.max_per_answer + 10
+        page_size = self.page_size
         with timeout_names_relation(self.pid, f"subjects of answer {answer}", self.view):
             page = answer_subjects(self.client, self.view, answer, page_size, self.fetched[answer], self.salt)
         self.fetched[answer] += len(page)
@@ -206,6 +244,15 @@ class RelationPool:
         self._judge([s for s, _ in page if s not in self.judged])
         pool = self.pools[answer]
         pool += [s for s, _ in page if s in self.golds and s not in pool]
+
+    def deepen(self, answers: list[str]) -> bool:
+        """Another page for each answer that has more, up to ``MAX_SUBJECT_PAGES``; whether any came."""
+        grew = False
+        for o in answers:
+            if o not in self.exhausted and self.fetched[o] < MAX_SUBJECT_PAGES * self.page_size:
+                self.more(o)
+                grew = True
+        return grew
 
     def _judge(self, subjects: list[str]) -> None:
         if not subjects:
@@ -233,6 +280,14 @@ class RelationPool:
                 ] += 1
             elif self.cardinality in ("N-1", "1-1") and len(objs) > 1:
                 self.dropped[f"{pid}: subject with several objects ({self.cardinality} relation)"] += 1
+            elif any(
+                filled_problem(
+                    fill_template(t, self.labels[s], self.labels[o]), self.labels[s], self.labels[o]
+                )
+                for t in self.templates
+                for o in objs
+            ):
+                self.dropped[f"{pid}: a template does not read when filled with the subject"] += 1
             else:
                 self.golds[s] = objs
 
@@ -244,12 +299,17 @@ class RelationPool:
                 )
 
 
+# how deep into one answer's subjects a build may look (pages of 2k + 10) when the first pages do
+# not balance: a bound on the rows one relation fetches, whatever the size of the relation
+MAX_SUBJECT_PAGES = 10
+
+
 def candidate_answers(max_answers: int) -> int:
     """How many of a relation's best supported objects are fetched as candidate answers.
 
     Room for the answers the space skips (label twins, nested, a constant guess's winner).
     """
-    return 3 * max_answers + 20
+    return 5 * max_answers + 50
 
 
 @dataclass
@@ -261,6 +321,7 @@ class RelationSet:
     cardinality: str
     constant_answer: float = 0.0  # the best constant guess's accuracy over the instances
     multi_gold: int = 0  # instances with a second gold inside the answer space
+    starved: list[str] = field(default_factory=list)  # answers whose subjects all went to others
 
 
 def relation_info_row(pid: str, cardinality: str, domains, answers: list, instances: list) -> dict:
@@ -320,6 +381,7 @@ def balance_relation(
     max_answers = spec.one_to_one_answers if one_to_one else spec.max_answers
     ranked = [o for o in pool.ranked if pool.support[o] >= min_support]
     excluded: set[str] = set()  # answers a constant guess would exploit, replaced by the next ones
+    starved = 0
     while True:
         skipped = Counter()  # this attempt's drops: counted only for the space that is kept
         space = _answer_space(pool, ranked, excluded, spec, max_answers, min_support, skipped, one_to_one)
@@ -327,15 +389,28 @@ def balance_relation(
             break
         relation_set = _sample_instances(pool, space, spec, skipped, one_to_one, popularity_of)
         if not relation_set.instances:
-            break
+            if not relation_set.starved:
+                break
+            if not pool.deepen(relation_set.starved):  # its subjects all went to scarcer answers
+                excluded.update(relation_set.starved)
+                starved += len(relation_set.starved)
+            continue
         shares = _gold_shares(relation_set.instances, space)
         worst = max(space, key=lambda a: (shares[a], -space.index(a)))
+        if shares[worst] > 1 / len(space) + spec.constant_margin and pool.deepen(
+            _answers_with_shared_subjects(relation_set.instances, space)
+        ):
+            # subjects true of several answers make a constant guess pay; the full relation has
+            # others (as its counts would show), so look further before giving the answer up
+            continue
         if shares[worst] <= 1 / len(space) + spec.constant_margin:
             dropped.update(skipped)
-            if excluded:
+            if len(excluded) > starved:
                 dropped[
                     f"{pid}: answer removed, gold for too many instances (a constant guess beats chance)"
-                ] += len(excluded)
+                ] += len(excluded) - starved
+            if starved:
+                dropped[f"{pid}: answer removed, its subjects all taken by scarcer answers"] += starved
             relation_set.cardinality = cardinality
             relation_set.constant_answer = shares[worst]
             return relation_set
@@ -362,27 +437,48 @@ def _answer_space(
     need = 1 if one_to_one else max(min_support, spec.max_per_answer)
     space: list[str] = []
     seen_labels: set[str] = set()
+    # answers with k usable subjects first, in the order of their server counts; then the short
+    # ones, most usable subjects first (what the counts after the subject rules would rank)
+    short: list[str] = []
     for o in ranked:
         if len(space) == max_answers:
             break
         if o in excluded:
             continue
-        if len(pool.eligible(o, need)) < min_support:
+        usable = len(pool.eligible(o, need))
+        if usable < min_support:
             dropped[f"{pid}: answer with fewer than {min_support} subjects left by the subject rules"] += 1
-            continue
-        if labels[o].lower() in seen_labels:
-            dropped[f"{pid}: answer label shared with a better supported answer"] += 1
-            continue
-        nested = [a for a in space if a in containers.get(o, ()) or o in containers.get(a, ())]
-        if nested and spec.nested_answers == "drop":
-            dropped[f"{pid}: answer nested in a better supported answer (containment)"] += 1
-            continue
-        if not nested and any(names_nested(labels[o], labels[a]) for a in space):
-            dropped[f"{pid}: answer name contains or is contained in a better supported answer's"] += 1
-            continue
-        seen_labels.add(labels[o].lower())
-        space.append(o)
+        elif usable < need:
+            short.append(o)
+        else:
+            _admit(o, space, seen_labels, labels, containers, spec, pid, dropped)
+    for o in sorted(short, key=lambda o: (-len(pool.pools[o]), ranked.index(o))):
+        if len(space) == max_answers:
+            break
+        _admit(o, space, seen_labels, labels, containers, spec, pid, dropped)
     return space
+
+
+def _admit(o, space, seen_labels, labels, containers, spec, pid, dropped) -> None:
+    """Add an answer to the space unless it is a label twin or nested in an answer already there."""
+    if labels[o].lower() in seen_labels:
+        dropped[f"{pid}: answer label shared with a better supported answer"] += 1
+        return
+    nested = [a for a in space if a in containers.get(o, ()) or o in containers.get(a, ())]
+    if nested and spec.nested_answers == "drop":
+        dropped[f"{pid}: answer nested in a better supported answer (containment)"] += 1
+        return
+    if not nested and any(names_nested(labels[o], labels[a]) for a in space):
+        dropped[f"{pid}: answer name contains or is contained in a better supported answer's"] += 1
+        return
+    seen_labels.add(labels[o].lower())
+    space.append(o)
+
+
+def _answers_with_shared_subjects(instances: list[dict], space: list[str]) -> list[str]:
+    """The answers whose instances have a second gold inside the space."""
+    in_space = set(space)
+    return sorted({row["obj_id"] for row in instances if len(in_space.intersection(row["gold_obj_ids"])) > 1})
 
 
 def _gold_shares(instances: list[dict], space: list[str]) -> dict[str, float]:
@@ -415,7 +511,7 @@ def _sample_instances(
     if unknown:
         dropped[f"{pool.pid}: subject's gold contains another answer whose truth is unknown"] += unknown
     if any(not chosen.get(o) for o in space):
-        return RelationSet([], [], "")
+        return RelationSet([], [], "", starved=[o for o in space if not chosen.get(o)])
     k = min(len(subjects) for subjects in chosen.values())
     answer_idx = {o: i for i, o in enumerate(space)}
     labels = pool.labels
@@ -554,7 +650,8 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
                 relation.subject_types,
                 relation.object_types,
             )
-            pool = RelationPool(client, view, spec, lookups, dropped).open(relation.cardinality)
+            pool = RelationPool(client, view, spec, lookups, dropped, templates=relation.templates)
+            pool.open(relation.cardinality)
             relation_set = balance_relation(
                 pool, spec, dropped, lambda subjects: popularity(client, subjects)[1]
             )

@@ -121,6 +121,29 @@ def answer_subjects(
     return [(entity_id(r["s"]), r["sLabel"]) for r in rows]
 
 
+def answers_subjects_query(view: SourceView, answers: list[str]) -> str:
+    """Every subject (with its label) of some answers whose supports are known to be small."""
+    values = " ".join(f"wd:{o}" for o in answers)
+    return (
+        PREFIXES
+        + f"""SELECT DISTINCT ?o ?s ?sLabel WHERE {{
+  VALUES ?o {{ {values} }}
+  {view.pattern()}
+}}"""
+    )
+
+
+def answers_subjects(
+    client: SparqlClient, view: SourceView, answers: list[str]
+) -> list[tuple[str, str, str]]:
+    """``(answer, subject, subject label)`` of every subject of the answers (one ``VALUES`` query).
+
+    Only for answers whose server count is small: the rows are at most the sum of their counts.
+    """
+    rows = client.select(answers_subjects_query(view, answers))
+    return [(entity_id(r["o"]), entity_id(r["s"]), r["sLabel"]) for r in rows]
+
+
 def relation_sample_query(view: SourceView, limit: int, salt: str, offset: int = 0) -> str:
     """A page of a relation's facts (with labels) in subject-key order."""
     return (

@@ -1,0 +1,345 @@
+"""Cut what a spec needs out of a Wikidata truthy N-Triples dump, in one streaming pass.
+
+``probesmith wikidata slice DUMP --spec SPEC --out slice.nt.gz`` reads the dump once (``.nt``,
+``.nt.gz``, ``.nt.bz2``, ``.nt.zst``) and keeps:
+
+* the ``wdt:`` item-to-item facts of the spec's relations (the catalog's, when the spec names
+  none), of its containment relations, and of ``P31`` for every entity kept (type constraints);
+* the English labels (``rdfs:label``) and aliases (``skos:altLabel``) of every entity kept;
+* a popularity per entity kept: its sitelinks where the dump has them (``wikibase:sitelinks``),
+  else its degree — the ``wdt:`` triples it takes part in — counted over the **whole** dump and
+  written as ``<entity> <https://w3id.org/probesmith#degree> N``, which the builders read before
+  counting a degree in the (much smaller) slice.
+
+Memory stays bounded: lines are parsed in batches by polars (regular expressions in Rust), the
+kept facts, the entity-attached triples and each batch's degree counts are spilled to Parquet
+in a temporary folder, and joined once at the end. Decompression runs in a separate process
+(``pigz``/``gzip``, ``lbzip2``/``pbzip2``/``bzip2``, ``zstd``) where one is installed, so it
+overlaps the parsing. Malformed lines are counted and skipped with a sample in the log; a
+truncated or corrupt archive is an error that names where it ended, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import logging
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+from tqdm.auto import tqdm
+
+from probesmith.builders.sources.wikidata_queries import RECORDED_DEGREE, SITELINKS
+from probesmith.errors import SourceError
+from probesmith.schemas.output import OutputFile
+
+log = logging.getLogger(__name__)
+
+DUMP_SUFFIXES = (".nt", ".nt.gz", ".nt.bz2", ".nt.zst")
+SLICE_SUFFIXES = (".nt", ".nt.gz")
+_WD = "http://www.wikidata.org/entity/"
+_WDT = "http://www.wikidata.org/prop/direct/"
+_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+_ALIAS = "http://www.w3.org/2004/02/skos/core#altLabel"
+_ENTITY_DATA = "https://www.wikidata.org/wiki/Special:EntityData/"
+_TRIPLE = r"^<?(?<s>[^<>\s]+)>? <(?<p>[^>]*)> (?<o>.+) \.\s*$"
+_INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>"
+# external decompressors, fastest first: each streams the archive to stdout
+_DECOMPRESSORS = {
+    ".gz": ("pigz", "gzip"),
+    ".bz2": ("lbzip2", "pbzip2", "bzip2"),
+    ".zst": ("zstd",),
+}
+BATCH_BYTES = 32 << 20
+
+
+@dataclass
+class SliceReport:
+    """What a slice kept and how long it took (printed by the CLI, logged, benchmarked)."""
+
+    dump: str
+    out: str
+    relations: list[str]
+    dump_bytes: int = 0
+    text_bytes: int = 0
+    triples: int = 0
+    malformed: int = 0
+    malformed_sample: list[str] = field(default_factory=list)
+    facts: int = 0
+    entities: int = 0
+    labels: int = 0
+    aliases: int = 0
+    popularity: str = "degree"
+    written: int = 0
+    decompressor: str = ""
+    seconds: float = 0.0
+
+    @property
+    def text_mb_per_s(self) -> float:
+        """Decompressed text read per second."""
+        return self.text_bytes / 1e6 / max(self.seconds, 1e-9)
+
+
+def slice_relations(spec) -> tuple[list[str], list[str]]:
+    """(the relations a spec builds from, its containment relations); the catalog's if it names none."""
+    from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
+
+    relations = list(getattr(spec, "relations", ()) or ())
+    if not relations:
+        relations = list(load_catalog(getattr(spec, "catalog", DEFAULT_CATALOG)))
+    return relations, list(getattr(spec, "containment", ()))
+
+
+class _Stream:
+    """The dump's decompressed text, and how many compressed bytes were read."""
+
+    def __init__(self, path: Path):
+        self.path, self.size = path, path.stat().st_size
+        self.process: subprocess.Popen | None = None
+        self.raw = open(path, "rb")
+        self.decompressor = "none"
+        suffix = path.suffix
+        tools = _DECOMPRESSORS.get(suffix, ())
+        tool = next((t for t in tools if shutil.which(t)), None)
+        if tool:
+            self.process = subprocess.Popen(
+                [tool, "-dc"], stdin=self.raw, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+            self.text = self.process.stdout
+            self.decompressor = tool
+        elif suffix == ".gz":
+            self.text, self.decompressor = gzip.GzipFile(fileobj=self.raw), "python gzip"
+        elif suffix == ".bz2":
+            self.text, self.decompressor = bz2.BZ2File(self.raw), "python bz2"
+        elif suffix == ".zst":
+            raise SourceError(f"{path}: reading .zst needs the `zstd` program (apt-get install zstd).")
+        else:
+            self.text = self.raw
+
+    @property
+    def compressed_read(self) -> int:
+        """Compressed bytes consumed so far."""
+        return self.raw.tell() if not self.raw.closed else self.size
+
+    def read(self, size: int) -> bytes:
+        try:
+            return self.text.read(size)
+        except (EOFError, OSError, ValueError) as exc:
+            raise self.truncated(f"{type(exc).__name__}: {exc}") from None
+
+    def truncated(self, why: str) -> SourceError:
+        return SourceError(
+            f"dump {self.path} is truncated or corrupt: decompression failed at byte "
+            f"{self.compressed_read:,} of {self.size:,} ({why}); nothing was written. Download or "
+            "copy the dump again."
+        )
+
+    def close(self) -> None:
+        """Wait for the decompressor; a failure is the archive's (truncated, corrupt)."""
+        if self.process is not None:
+            self.process.stdout.close()
+            error = self.process.stderr.read().decode(errors="replace").strip()
+            if self.process.wait() != 0:
+                self.raw.close()
+                raise self.truncated(
+                    f"{self.decompressor}: {error or 'exit ' + str(self.process.returncode)}"
+                )
+        self.raw.close()
+
+
+def _batches(stream: _Stream, bar: tqdm):
+    """Whole lines of text, about ``BATCH_BYTES`` at a time."""
+    rest = b""
+    while True:
+        chunk = stream.read(BATCH_BYTES)
+        if not chunk:
+            break
+        chunk = rest + chunk
+        cut = chunk.rfind(b"\n") + 1
+        rest = chunk[cut:]
+        bar.update(stream.compressed_read - bar.n)
+        if cut:
+            yield chunk[:cut]
+    if rest.strip():
+        yield rest + b"\n"
+
+
+def _parse(chunk: bytes) -> pl.DataFrame:
+    """One batch of lines as columns s, p, o (raw N-Triples terms) and ``line``; malformed: s null."""
+    lines = pl.Series("line", chunk.decode("utf-8", errors="replace").splitlines(), dtype=pl.String)
+    frame = lines.to_frame().filter(pl.col("line").str.strip_chars().str.len_bytes() > 0)
+    frame = frame.filter(~pl.col("line").str.starts_with("#"))
+    return frame.with_columns(pl.col("line").str.extract_groups(_TRIPLE).alias("triple")).unnest("triple")
+
+
+def slice_dump(
+    dump: str | Path, spec, out: str | Path, *, force: bool = False, progress: bool = True
+) -> SliceReport:
+    """Stream a Wikidata truthy dump once and write what ``spec`` needs as N-Triples (see the module).
+
+    ``out`` (``.nt`` or ``.nt.gz``) is checked before the dump is read, written atomically, and
+    replaces only an earlier output of ours; it loads with ``probesmith wikidata load`` and
+    builds as the dump would for the spec's relations.
+    """
+    dump, out = Path(dump), Path(out)
+    if not dump.is_file():
+        raise SourceError(
+            f"dump {dump} does not exist; pass a Wikidata truthy dump ({', '.join(DUMP_SUFFIXES)})."
+        )
+    if not dump.name.endswith(DUMP_SUFFIXES):
+        raise SourceError(f"{dump}: a dump must be N-Triples: {', '.join(DUMP_SUFFIXES)}.")
+    if not out.name.endswith(SLICE_SUFFIXES):
+        raise SourceError(f"{out}: name the slice .nt or .nt.gz (compressed to match).")
+    relations, containment = slice_relations(spec)
+    wanted = sorted({*relations, *containment})
+    report = SliceReport(str(dump), str(out), sorted({*relations, *containment}))
+    started = time.perf_counter()
+    with (
+        OutputFile(out, "wikidata slice", command="wikidata slice", force=force) as tmp,
+        tempfile.TemporaryDirectory(prefix=".probesmith-slice-", dir=out.parent) as spill_dir,
+    ):
+        spill = Path(spill_dir)
+        stream = _Stream(dump)
+        report.dump_bytes, report.decompressor = stream.size, stream.decompressor
+        log.info("slicing %s (%s) for %d relations", dump, stream.decompressor, len(report.relations))
+        with tqdm(
+            total=stream.size,
+            unit="B",
+            unit_scale=True,
+            desc=f"slicing {dump.name}",
+            disable=None if progress else True,
+        ) as bar:
+            for i, chunk in enumerate(_batches(stream, bar)):
+                report.text_bytes += len(chunk)
+                _spill_batch(_parse(chunk), i, spill, wanted, report)
+                bar.set_postfix(triples=f"{report.triples:,}", kept=f"{report.facts:,}", refresh=False)
+            stream.close()
+        if report.malformed:
+            log.warning(
+                "%s: %d malformed lines skipped; for example: %s",
+                dump,
+                report.malformed,
+                " | ".join(report.malformed_sample),
+            )
+        _write_slice(spill, tmp, out, report)
+        if not report.facts:
+            raise SourceError(
+                f"dump {dump} has no wdt: item facts of {', '.join(report.relations[:8])}...; nothing was "
+                "written. Is it a Wikidata truthy dump (latest-truthy.nt.*)?"
+            )
+    report.seconds = round(time.perf_counter() - started, 2)
+    log.info(
+        "sliced %s: %s triples read (%.1f MB/s of text), kept %s facts of %s entities, %s triples "
+        "written to %s",
+        dump,
+        f"{report.triples:,}",
+        report.text_mb_per_s,
+        f"{report.facts:,}",
+        f"{report.entities:,}",
+        f"{report.written:,}",
+        out,
+    )
+    return report
+
+
+def _spill_batch(
+    batch: pl.DataFrame, index: int, spill: Path, wanted: list[str], report: SliceReport
+) -> None:
+    bad = batch.filter(pl.col("s").is_null())
+    if bad.height:
+        report.malformed += bad.height
+        room = 5 - len(report.malformed_sample)
+        report.malformed_sample += [line[:120] for line in bad["line"].head(max(room, 0)).to_list()]
+    triples = batch.filter(pl.col("s").is_not_null())
+    report.triples += triples.height
+    direct = triples.filter(pl.col("p").str.starts_with(_WDT))
+    entity_object = pl.col("o").str.starts_with(f"<{_WD}")
+    # degree as the builders' degree query counts it: each wdt: triple, at its subject and at an
+    # entity object; summed over every batch and kept only for the entities the slice keeps
+    degree = (
+        pl.concat(
+            [
+                direct.select(e=pl.col("s")),
+                direct.filter(entity_object).select(
+                    e=pl.col("o").str.slice(1, pl.col("o").str.len_chars() - 2)
+                ),
+            ]
+        )
+        .group_by("e")
+        .len()
+    )
+    degree.write_parquet(spill / f"degree-{index:06d}.parquet")
+    items = direct.filter(pl.col("s").str.starts_with(f"{_WD}Q") & pl.col("o").str.starts_with(f"<{_WD}Q"))
+    pid = pl.col("p").str.slice(len(_WDT))
+    facts = items.filter(pid.is_in(wanted)).select("s", "line")
+    facts = facts.with_columns(o=items.filter(pid.is_in(wanted))["o"].str.slice(1).str.strip_chars_end(">"))
+    report.facts += facts.height
+    facts.write_parquet(spill / f"facts-{index:06d}.parquet")
+    attached = pl.concat(
+        [
+            # the classes of every entity kept (type constraints), unless P31 is kept whole
+            items.filter((pid == "P31") & pl.lit("P31" not in wanted)).select(
+                e=pl.col("s"), kind=pl.lit("type"), line=pl.col("line")
+            ),
+            triples.filter((pl.col("p") == _LABEL) & pl.col("o").str.ends_with('"@en')).select(
+                e=pl.col("s"), kind=pl.lit("label"), line=pl.col("line")
+            ),
+            triples.filter((pl.col("p") == _ALIAS) & pl.col("o").str.ends_with('"@en')).select(
+                e=pl.col("s"), kind=pl.lit("alias"), line=pl.col("line")
+            ),
+            triples.filter(pl.col("p") == SITELINKS).select(
+                e=pl.col("s").str.replace(_ENTITY_DATA, _WD, literal=True),
+                kind=pl.lit("sitelinks"),
+                line=pl.col("o").str.extract(r'^"?(\d+)', 1),
+            ),
+        ]
+    )
+    attached.write_parquet(spill / f"attached-{index:06d}.parquet")
+
+
+def _write_slice(spill: Path, tmp: Path, out: Path, report: SliceReport) -> None:
+    facts = pl.scan_parquet(spill / "facts-*.parquet")
+    kept = pl.concat([facts.select(e=pl.col("s")), facts.select(e=pl.col("o"))]).unique().collect()
+    report.entities = kept.height
+    attached = pl.scan_parquet(spill / "attached-*.parquet").join(kept.lazy(), on="e", how="semi").collect()
+    counts = attached.group_by("kind").len()
+    count_of = dict(zip(counts["kind"].to_list(), counts["len"].to_list(), strict=True))
+    report.labels, report.aliases = count_of.get("label", 0), count_of.get("alias", 0)
+    sitelinks = attached.filter(pl.col("kind") == "sitelinks")
+    if sitelinks.height:
+        report.popularity = "sitelinks"
+        popularity = (
+            sitelinks.group_by("e", maintain_order=True)
+            .first()
+            .select(line=pl.format("<{}> <" + SITELINKS + '> "{}"^^' + _INTEGER + " .", "e", "line"))
+        )
+    else:
+        degree = (
+            pl.scan_parquet(spill / "degree-*.parquet")
+            .join(kept.lazy(), on="e", how="semi")
+            .group_by("e")
+            .agg(pl.col("len").sum())
+            .sort("e")
+            .collect()
+        )
+        popularity = degree.select(
+            line=pl.format("<{}> <" + RECORDED_DEGREE + '> "{}"^^' + _INTEGER + " .", "e", "len")
+        )
+    lines = [
+        facts.select("line").collect(),
+        attached.filter(pl.col("kind") != "sitelinks").select("line").unique(maintain_order=True),
+        popularity,
+    ]
+    raw = open(tmp, "wb")
+    sink = gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) if out.name.endswith(".gz") else raw
+    with raw, sink:
+        for frame in lines:
+            text = "\n".join(frame["line"].to_list())
+            if text:
+                sink.write(text.encode() + b"\n")
+            report.written += frame.height
