@@ -57,9 +57,9 @@ from probesmith.builders.sources.wikidata_queries import (
     EntityLookups,
     SourceView,
     answer_counts,
-    answer_subjects,
     answers_subjects,
     cardinality_counts,
+    keyed_pages,
     objects_of,
     popularity,
     sample_key,
@@ -156,6 +156,7 @@ class RelationPool:
     pools: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     fetched: Counter = field(default_factory=Counter)  # subjects asked of the server, per answer
     exhausted: set[str] = field(default_factory=set)
+    pages: dict = field(default_factory=dict)  # answer -> its page generator (keyed_pages)
     judged: set[str] = field(default_factory=set)
     containers: dict[str, set[str]] = field(default_factory=dict)
     templates: tuple[str, ...] = ()  # the relation's templates: a subject they misread is not asked
@@ -184,10 +185,9 @@ class RelationPool:
             self.cardinality = declared
         one_to_one = self.cardinality == "1-1"
         limit = candidate_answers(self.spec.one_to_one_answers if one_to_one else self.spec.max_answers)
-        with timeout_names_relation(self.pid, "answer count", self.view):
-            for o, label, n in answer_counts(self.client, self.view, limit, self.salt):
-                self.ranked.append(o)
-                self.labels[o], self.support[o] = label, n
+        for o, label, n in answer_counts(self.client, self.view, limit, self.salt):
+            self.ranked.append(o)
+            self.labels[o], self.support[o] = label, n
         self._add_containers(self.ranked)
         self._prefetch_small_answers()
         return self
@@ -210,8 +210,7 @@ class RelationPool:
             rows = sum(self.support[a] for a in batch)
             if i + 1 < len(small) and rows + self.support[small[i + 1]] <= max_rows:
                 continue
-            with timeout_names_relation(self.pid, "subjects of the small answers", self.view):
-                found = answers_subjects(self.client, self.view, batch)
+            found = answers_subjects(self.client, self.view, batch)
             for _, s, label in found:
                 self.labels[s] = label
             self._judge(sorted({s for _, s, _ in found} - self.judged))
@@ -233,17 +232,22 @@ class RelationPool:
 
     def more(self, answer: str) -> None:
         """Fetch the next page of an answer's subjects, judge the new ones, grow its pool."""
-        page_size = self.page_size
-        with timeout_names_relation(self.pid, f"subjects of answer {answer}", self.view):
-            page = answer_subjects(self.client, self.view, answer, page_size, self.fetched[answer], self.salt)
-        self.fetched[answer] += len(page)
-        if len(page) < page_size:
+        if answer not in self.pages:
+            self.pages[answer] = keyed_pages(
+                self.client, self.view, self.salt, self.page_size, self.support[answer], answer=answer
+            )
+        page, last = next(self.pages[answer])
+        if last:
             self.exhausted.add(answer)
-        for s, label in page:
-            self.labels[s] = label
-        self._judge([s for s, _ in page if s not in self.judged])
+            del self.pages[answer]
+        subjects = [s for s, _, label, _, _ in page if label]
+        self.fetched[answer] += len(page)
+        for s, _, label, _, _ in page:
+            if label:
+                self.labels[s] = label
+        self._judge([s for s in subjects if s not in self.judged])
         pool = self.pools[answer]
-        pool += [s for s, _ in page if s in self.golds and s not in pool]
+        pool += [s for s in subjects if s in self.golds and s not in pool]
 
     def deepen(self, answers: list[str]) -> bool:
         """Another page for each answer that has more, up to ``MAX_SUBJECT_PAGES``; whether any came."""

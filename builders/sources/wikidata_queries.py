@@ -7,10 +7,11 @@ row count grows with the size of a relation, so a build's work grows with the da
 not with Wikidata (issue 14). The plans, answer-first:
 
 * :func:`answer_counts` — a relation's objects by number of subjects, counted on the server;
-* :func:`answer_subjects` — a page of one answer's subjects in the order of a seeded key
-  (``MD5(CONCAT(STR(?s), salt))``, which :func:`sample_key` computes the same way here);
-* :func:`relation_sample` — a page of a relation's facts in subject-key order (paraphrase grids,
-  rule mining);
+* :func:`keyed_pages` — pages of a relation's facts, or of one answer's subjects, in the order
+  of a seeded key (``MD5(CONCAT(STR(?s), salt))``, which :func:`sample_key` computes the same way
+  here), paged by key ranges so that the server sorts only a window of keys, never the relation;
+* :func:`relation_sample`, :func:`subjects_in_key_order` — the first facts / subjects in key
+  order (rule mining, paraphrase grids);
 * :func:`objects_of` — every object of the chosen subjects (N-M golds), in ``VALUES`` batches;
 * :func:`cardinality_counts` — the shares a relation's cardinality is decided from, aggregated.
 
@@ -81,44 +82,141 @@ def sample_key(entity: str, salt: str) -> str:
     return hashlib.md5((iri + salt).encode()).hexdigest()
 
 
-def _key(var: str, salt: str) -> str:
-    return f'MD5(CONCAT(STR({var}), "{salt}"))'
+_KEY_SPACE = 16**8
+_NO_BOUND = "g"  # above every hexadecimal key
+
+
+def _key_bound(fraction: float) -> str:
+    """The key below which ``fraction`` of all keys lie (8 hex digits), or no bound at all."""
+    return _NO_BOUND if fraction >= 1 else format(int(fraction * _KEY_SPACE), "08x")
+
+
+def _fraction(key: str) -> float:
+    return int(key[:8], 16) / _KEY_SPACE if key else 0.0
+
+
+def size_query(view: SourceView, answer: str | None = None) -> str:
+    """How many facts a relation (or one answer of it) has: a count, no labels, no order."""
+    obj = f"wd:{answer}" if answer else "?o"
+    return PREFIXES + f"SELECT (COUNT(*) AS ?n) WHERE {{\n  {view.pattern('?s', obj, labels=False)}\n}}"
+
+
+def relation_size(client: SparqlClient, view: SourceView) -> int:
+    """The number of facts of a relation (as the view reads it)."""
+    rows = client.select(size_query(view))
+    return int(rows[0]["n"]) if rows else 0
+
+
+def keyed_query(
+    view: SourceView, salt: str, limit: int, start: str, below: str, answer: str | None = None
+) -> str:
+    """Facts of a relation (or subjects of one answer) with keys in ``[start, below)``, lowest first.
+
+    The window keeps the server's sort small (it sorts only the keys inside it, not the whole
+    relation); the ``LIMIT`` bounds the rows; labels are joined to the rows kept, not before.
+    """
+    obj = f"wd:{answer}" if answer else "?o"
+    window = f'?key >= "{start}"' + (f' && ?key < "{below}"' if below != _NO_BOUND else "")
+    select = "?s ?key" if answer else "?s ?o ?key"
+    labels = '  OPTIONAL { ?s rdfs:label ?sLabel . FILTER(LANG(?sLabel) = "en") }'
+    if not answer:
+        labels += '\n  OPTIONAL { ?o rdfs:label ?oLabel . FILTER(LANG(?oLabel) = "en") }'
+    return (
+        PREFIXES
+        + f"""SELECT * WHERE {{
+  {{ SELECT {select} WHERE {{
+    {view.pattern("?s", obj, labels=False)}
+    BIND(MD5(CONCAT(STR(?s), "{salt}")) AS ?key) FILTER({window})
+  }} ORDER BY ?key {select.replace(" ?key", "")} LIMIT {int(limit)} }}
+{labels}
+}}"""
+    )
+
+
+def keyed_pages(
+    client: SparqlClient,
+    view: SourceView,
+    salt: str,
+    page_size: int,
+    total: int,
+    answer: str | None = None,
+    start: str = "",
+):
+    """Pages of ``(subject, object, subject label, object label, key)`` in key order.
+
+    Keyset pagination over the sample key: each page asks for keys from where the last one
+    ended, in a window sized to hold about three pages of a relation of ``total`` facts (widened
+    when it holds too few). A page's last subject may continue on the next page, so it is asked
+    again there (whole). Rows without an English label come with an empty label.
+    """
+    while True:
+        width = 3 * page_size / max(total, 1)
+        while True:
+            below = _key_bound(_fraction(start) + width)
+            with timeout_names_relation(
+                view.pid, f"keyed sample{f' of answer {answer}' if answer else ''}", view
+            ):
+                rows = client.select(keyed_query(view, salt, page_size, start, below, answer))
+            if len(rows) >= page_size or below == _NO_BOUND:
+                break
+            width *= 4
+        page = sorted(
+            (
+                (
+                    entity_id(r["s"]),
+                    answer or entity_id(r["o"]),
+                    r.get("sLabel", ""),
+                    r.get("oLabel", ""),
+                    r["key"],
+                )
+                for r in rows
+            ),
+            key=lambda row: (row[4], row[0], row[1]),
+        )
+        last = len(rows) < page_size
+        if last:
+            yield page, True
+            return
+        cut = page[-1][4]
+        whole = [row for row in page if row[4] < cut]
+        if not whole:  # one subject fills the page: ask for more at once
+            page_size *= 2
+            continue
+        yield whole, False
+        start = cut
 
 
 def answer_counts_query(view: SourceView, limit: int, salt: str) -> str:
-    """A relation's objects by distinct subjects (with labels), most first, ``LIMIT``-ed."""
+    """A relation's objects by number of subjects, most first, ``LIMIT``-ed (no labels: a count)."""
+    count = "COUNT(DISTINCT ?s)" if view.subject_types or view.object_types else "COUNT(?s)"
     return (
         PREFIXES
-        + f"""SELECT ?o ?oLabel (COUNT(DISTINCT ?s) AS ?n) WHERE {{
-  {view.pattern()}
-}} GROUP BY ?o ?oLabel ORDER BY DESC(?n) {_key("?o", salt)} LIMIT {int(limit)}"""
+        + f"""SELECT ?o (({count}) AS ?n) WHERE {{
+  {view.pattern(labels=False)}
+}} GROUP BY ?o ORDER BY DESC(?n) MD5(CONCAT(STR(?o), "{salt}")) LIMIT {int(limit)}"""
     )
 
 
 def answer_counts(
     client: SparqlClient, view: SourceView, limit: int, salt: str
 ) -> list[tuple[str, str, int]]:
-    """``(object, label, subjects)`` of a relation's best supported objects (an aggregate)."""
-    rows = client.select(answer_counts_query(view, limit, salt))
-    return [(entity_id(r["o"]), r["oLabel"], int(r["n"])) for r in rows]
+    """``(object, label, subjects)`` of a relation's best supported objects with English labels.
+
+    Counted on the server without labels (a subject without an English label still counts
+    here; the build re-checks every answer on the subjects it keeps); labels in one VALUES query.
+    """
+    with timeout_names_relation(view.pid, "answer count", view):
+        rows = client.select(answer_counts_query(view, limit, salt))
+    counts = [(entity_id(r["o"]), int(r["n"])) for r in rows]
+    labels = {
+        entity_id(r["e"]): r["label"] for r in batched_select(client, labels_query, [o for o, _ in counts])
+    }
+    return [(o, labels[o], n) for o, n in counts if o in labels]
 
 
-def answer_subjects_query(view: SourceView, answer: str, limit: int, offset: int, salt: str) -> str:
-    """One page of an answer's subjects (with labels) in key order."""
-    return (
-        PREFIXES
-        + f"""SELECT DISTINCT ?s ?sLabel WHERE {{
-  {view.pattern("?s", f"wd:{answer}")}
-}} ORDER BY {_key("?s", salt)} ?s LIMIT {int(limit)} OFFSET {int(offset)}"""
-    )
-
-
-def answer_subjects(
-    client: SparqlClient, view: SourceView, answer: str, limit: int, offset: int, salt: str
-) -> list[tuple[str, str]]:
-    """``(subject, label)`` of one page of an answer's subjects, in key order."""
-    rows = client.select(answer_subjects_query(view, answer, limit, offset, salt))
-    return [(entity_id(r["s"]), r["sLabel"]) for r in rows]
+def labels_query(entities: list[str]) -> str:
+    """The English label of each entity."""
+    return _per_entity_query(entities, "?e ?label", '  ?e rdfs:label ?label . FILTER(LANG(?label) = "en")')
 
 
 def answers_subjects_query(view: SourceView, answers: list[str]) -> str:
@@ -140,55 +238,46 @@ def answers_subjects(
 
     Only for answers whose server count is small: the rows are at most the sum of their counts.
     """
-    rows = client.select(answers_subjects_query(view, answers))
+    with timeout_names_relation(view.pid, "subjects of the small answers", view):
+        rows = client.select(answers_subjects_query(view, answers))
     return [(entity_id(r["o"]), entity_id(r["s"]), r["sLabel"]) for r in rows]
-
-
-def relation_sample_query(view: SourceView, limit: int, salt: str, offset: int = 0) -> str:
-    """A page of a relation's facts (with labels) in subject-key order."""
-    return (
-        PREFIXES
-        + f"""SELECT ?s ?o ?sLabel ?oLabel WHERE {{
-  {view.pattern()}
-}} ORDER BY {_key("?s", salt)} ?s ?o LIMIT {int(limit)} OFFSET {int(offset)}"""
-    )
 
 
 def relation_sample(
     client: SparqlClient, view: SourceView, limit: int, salt: str
 ) -> list[tuple[str, str, str, str]]:
-    """``(subject, object, subject label, object label)``: the first ``limit`` facts in subject-key order."""
-    rows = client.select(relation_sample_query(view, limit, salt))
-    return [(entity_id(r["s"]), entity_id(r["o"]), r["sLabel"], r["oLabel"]) for r in rows]
+    """``(subject, object, subject label, object label)``: the first ``limit`` facts in subject-key order.
+
+    Whole subjects only; facts whose ends have no English label are left out.
+    """
+    total = relation_size(client, view)
+    facts = []
+    for page, _ in keyed_pages(client, view, salt, min(limit, 50_000), total):
+        facts += [row[:4] for row in page if row[2] and row[3]]
+        if len(facts) >= limit:
+            break
+    return facts[:limit]
 
 
 def subjects_in_key_order(client: SparqlClient, view: SourceView, salt: str, page_size: int):
     """A relation's subjects in key order, each with all its facts: ``(subject, label, {object: label})``.
 
-    Facts come in pages of ``page_size`` (``LIMIT``/``OFFSET``); the caller stops when it has
-    enough, so what is fetched grows with what the caller keeps. A subject whose facts a page
-    boundary cuts waits for the next page.
+    Pages of ``page_size`` facts are fetched as the caller asks (it stops when it has enough),
+    so what is fetched grows with what the caller keeps. Facts whose ends have no English label
+    are left out.
     """
-    offset, carried = 0, []
-    while True:
-        with timeout_names_relation(view.pid, "keyed sample", view):
-            rows = client.select(relation_sample_query(view, page_size, salt, offset))
-        facts = carried + [(entity_id(r["s"]), entity_id(r["o"]), r["sLabel"], r["oLabel"]) for r in rows]
-        last = len(rows) < page_size
-        carried = [] if last else [f for f in facts if f[0] == facts[-1][0]]
-        complete = facts if last else facts[: len(facts) - len(carried)]
+    total = relation_size(client, view)
+    for page, _ in keyed_pages(client, view, salt, page_size, total):
         subject, label, objects = None, "", {}
-        for s, o, s_label, o_label in complete:
+        for s, o, s_label, o_label, _ in page:
             if s != subject:
-                if subject is not None:
+                if subject is not None and objects:
                     yield subject, label, objects
                 subject, label, objects = s, s_label, {}
-            objects[o] = o_label
-        if subject is not None:
+            if s_label and o_label:
+                objects[o] = o_label
+        if subject is not None and objects:
             yield subject, label, objects
-        if last:
-            return
-        offset += page_size
 
 
 def objects_of_query(view: SourceView, subjects: list[str]) -> str:
@@ -219,7 +308,7 @@ def cardinality_counts_query(view: SourceView, by: str) -> str:
         PREFIXES
         + f"""SELECT (COUNT(*) AS ?all) (SUM(IF(?n = 1, 1, 0)) AS ?single) WHERE {{
   SELECT {by} (COUNT(DISTINCT {other}) AS ?n) WHERE {{
-  {view.pattern()}
+  {view.pattern(labels=False)}
   }} GROUP BY {by}
 }}"""
     )
