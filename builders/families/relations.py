@@ -234,7 +234,13 @@ class RelationPool:
         """Fetch the next page of an answer's subjects, judge the new ones, grow its pool."""
         if answer not in self.pages:
             self.pages[answer] = keyed_pages(
-                self.client, self.view, self.salt, self.page_size, self.support[answer], answer=answer
+                self.client,
+                self.view,
+                self.salt,
+                self.page_size,
+                self.support[answer],
+                answer=answer,
+                max_scan=MAX_SUBJECT_PAGES * self.page_size * 4,
             )
         page, last = next(self.pages[answer])
         if last:
@@ -304,7 +310,9 @@ class RelationPool:
 
 
 # how deep into one answer's subjects a build may look (pages of 2k + 10) when the first pages do
-# not balance: a bound on the rows one relation fetches, whatever the size of the relation
+# not balance: a bound on the rows one relation fetches, whatever the size of the relation. An
+# answer with more subjects than 4x that many is sampled within the first 4x the endpoint lists
+# (keyed inside them): hashing a country's millions of citizens per page would not be bounded
 MAX_SUBJECT_PAGES = 10
 
 

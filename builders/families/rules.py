@@ -5,7 +5,11 @@ fact, "[A] was born in [B]" and "[B] is in [C]" imply "[A] is a citizen of [C]" 
 annotators found plausible, and built knowledge sets for an establish-and-update protocol. Here
 statistics stand in for the annotators.
 
-Mining (as AMIE does, over a polars facts table):
+Mining (as AMIE does, over a polars facts table) runs on a bounded subgraph: the subjects whose
+seeded key falls below the share that holds about ``max_mined_facts`` facts (one key for every
+relation, so a kept subject comes with all its facts), plus the facts of the entities they reach;
+on the shared slice that is every fact, on Wikidata a sample whose size does not grow with it.
+Every score is counted on the subgraph (the manifest's ``mining`` says how large it was):
 
 * every relation is also read backwards (``P19^-1``), and a relation that is the inverse of
   another in the data (capital / capital of: >= 90% of one's facts reversed in the other) is
@@ -49,10 +53,15 @@ from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_ou
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
 from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import (
+    MAX_SCAN,
     aliases_query,
     batched_select,
-    relation_sample,
+    facts_of,
+    key_bound,
+    labels_of,
+    relation_size,
     source_view,
+    subject_sample,
     timeout_names_relation,
 )
 from probesmith.builders.text import fill_template
@@ -113,14 +122,15 @@ class RulesSpec(ProbeSpec):
         ("P31", "P279"), help="Relations left out of mining (class membership swamps the joins)."
     )
     max_join_degree: int = spec_field(200, help="Skip join entities with more facts than this (hubs).")
-    max_facts_per_relation: int = spec_field(
-        10_000,
-        help="Rules are mined on a bounded subgraph: per relation, the facts of its subjects in the "
-        "order of one seeded key shared by every relation (so a subject kept in one relation is kept "
-        "in the others), at most this many. Support and confidence are counted on that subgraph.",
+    max_mined_facts: int = spec_field(
+        300_000,
+        help="Rules are mined on a bounded subgraph: the facts of a seeded sample of subjects (one key "
+        "for every relation, so a subject kept in one is kept, with all its facts, in all), sized to "
+        "about this many facts, plus the facts of the entities they reach (the join entities). "
+        "Where the relations hold fewer facts, all of them. Scores are counted on the subgraph.",
         minimum=1,
     )
-    min_support: int = spec_field(20, help="Rules with less support are not kept.")
+    min_support: int = spec_field(20, help="Rules with less support (on the mined subgraph) are not kept.")
     tiers: TierSpec = spec_field(default_factory=TierSpec, help="Plausibility tiers.")
     min_tier: str = spec_field("likely", help="Knowledge sets only for rules of this tier or better.")
     max_sets: int = spec_field(200, help="Knowledge sets at most (rules best first).", minimum=1)
@@ -416,25 +426,30 @@ class SubjectTypes:
 TYPE_SHARE = 0.1
 
 
-def subject_types(client: SparqlClient, facts: pl.DataFrame, relations: list[str]) -> SubjectTypes:
-    """The usual subject classes of each relation (aggregate queries) and every subject's classes."""
-    expected = {}
-    for pid in relations:
-        rows = client.select(
-            PREFIXES + f"SELECT ?t (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s wdt:{pid} ?o . ?s wdt:P31 ?t }} "
-            "GROUP BY ?t ORDER BY DESC(?n) ?t LIMIT 200"
-        )
-        typed = client.select(
-            PREFIXES + f"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s wdt:{pid} ?o . ?s wdt:P31 ?t }}"
-        )
-        total = int(typed[0]["n"]) if typed else 0
-        if total:
-            expected[pid] = {entity_id(r["t"]) for r in rows if int(r["n"]) >= TYPE_SHARE * total}
-    subjects = sorted(set(facts.filter(pl.col("r").is_in(relations))["s"].to_list()))
+def subject_types(
+    client: SparqlClient, facts: pl.DataFrame, relations: list[str], mined: pl.DataFrame | None = None
+) -> SubjectTypes:
+    """The usual subject classes of each relation and every subject's classes.
+
+    Counted on the subgraph the rules were mined on (``mined``: its facts before inverse
+    relations are merged), over the classes of its subjects asked in VALUES batches: no query
+    scans a relation.
+    """
+    mined = facts if mined is None else mined
+    subjects_of = {pid: set(mined.filter(pl.col("r") == pid)["s"].to_list()) for pid in relations}
+    subjects = sorted(
+        set(facts.filter(pl.col("r").is_in(relations))["s"].to_list()).union(*subjects_of.values())
+    )
     types: dict[str, set[str]] = defaultdict(set)
     for row in batched_select(client, classes_query, subjects):
         types[entity_id(row["e"])].add(entity_id(row["t"]))
-    return SubjectTypes(expected, dict(types))
+    expected = {}
+    for pid, members in subjects_of.items():
+        typed = [types[s] for s in members if types.get(s)]
+        if typed:
+            counts = Counter(t for classes in typed for t in classes)
+            expected[pid] = {t for t, n in counts.items() if n >= TYPE_SHARE * len(typed)}
+    return SubjectTypes(expected, {s: types[s] for s in subjects if types.get(s)})
 
 
 def classes_query(entities: list[str]) -> str:
@@ -846,6 +861,72 @@ def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[d
     return rows
 
 
+def _mining_subgraph(
+    client, relations: list[str], spec: RulesSpec, labels: dict, rows: list
+) -> tuple[float, dict]:
+    """Fill ``rows`` with the bounded subgraph rules are mined on; (sampled share, what it holds).
+
+    Seeds: the subjects whose key lies below the share that holds about ``max_mined_facts``
+    facts, with their facts in every relation (one key for all relations; a relation too large
+    to hash in one query is sampled within its first ``MAX_SCAN`` facts, and the seeds' facts in
+    it are then asked by ``VALUES``). Then the facts of the entities the seeds reach (the join
+    entities), so that a triangle through a seed is whole. Every query is a key window or a VALUES
+    batch; facts whose ends have no English label are left out.
+    """
+    salt = f"|{spec.seed}|rules"  # one key for every relation
+    views = {pid: source_view(client, spec.wikidata.min_popularity, pid) for pid in relations}
+    sizes = {}
+    for pid, view in views.items():
+        with timeout_names_relation(pid, "size", view):
+            sizes[pid] = relation_size(client, view)
+    total = sum(sizes.values())
+    fraction = min(1.0, spec.max_mined_facts / max(total, 1))
+    stop = key_bound(fraction)
+    seen: set[tuple[str, str, str]] = set()
+
+    def add(s: str, pid: str, o: str) -> None:
+        if (s, pid, o) not in seen:
+            seen.add((s, pid, o))
+            rows.append((s, pid, o))
+
+    for pid, view in views.items():
+        for s, o, s_label, o_label in subject_sample(client, view, salt, stop, sizes[pid]):
+            labels[s], labels[o] = s_label, o_label
+            add(s, pid, o)
+    seed_facts = len(rows)
+    seeds = sorted({s for s, _, _ in rows})
+    large = [pid for pid in relations if sizes[pid] > MAX_SCAN]
+    asked = []
+    if large and fraction < 1:
+        asked += facts_of(client, seeds, large)  # the seeds' whole facts in the relations hashed in part
+    joins = sorted({o for _, _, o in rows} - set(seeds)) if fraction < 1 else []
+    asked += facts_of(client, joins, relations)
+    labels.update(labels_of(client, sorted({e for s, _, o in asked for e in (s, o)} - labels.keys())))
+    for s, pid, o in asked:
+        if s in labels and o in labels:
+            add(s, pid, o)
+    log.info(
+        "rules: mining on %s seed facts (%.3f of the subjects; %s facts in the relations) and %s more "
+        "facts of the seeds and of %s join entities",
+        f"{seed_facts:,}",
+        fraction,
+        f"{total:,}",
+        f"{len(rows) - seed_facts:,}",
+        f"{len(joins):,}",
+    )
+    return fraction, {
+        "subgraph": "the subjects whose seeded key falls in the sampled share (one key for every "
+        "relation), with their facts, plus the facts of the entities they reach",
+        "scores_counted_on": "the bounded subgraph: support, confidences, held-out test, usual classes",
+        "sampled_share": round(fraction, 6),
+        "relation_facts": total,
+        "seed_facts": seed_facts,
+        "relations_hashed_in_part": large,
+        "join_entities": len(joins),
+        "facts": len(rows),
+    }
+
+
 @register_family(
     "rules",
     RulesSpec,
@@ -859,21 +940,10 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
     labels: dict[str, str] = {}
     rows = []
     with open_wikidata(spec.wikidata) as (client, source):
-        capped = []
-        salt = f"|{spec.seed}|rules"  # one key for every relation: joins through a kept subject survive
-        for pid in relations:
-            view = source_view(client, spec.wikidata.min_popularity, pid)
-            with timeout_names_relation(pid, "keyed sample", view):
-                sample = relation_sample(client, view, spec.max_facts_per_relation, salt)
-            for s, o, s_label, o_label in sample:
-                labels[s], labels[o] = s_label, o_label
-                rows.append((s, pid, o))
-            if len(sample) == spec.max_facts_per_relation:
-                capped.append(pid)
-                log.info("%s: mined on its first %d facts in key order", pid, len(sample))
-        facts = pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
-        inverses = inverse_pairs(facts)
-        facts = canonical_edges(facts, inverses)
+        _, mining = _mining_subgraph(client, relations, spec, labels, rows)
+        mined = pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
+        inverses = inverse_pairs(mined)
+        facts = canonical_edges(mined, inverses)
         rules = mine_rules(facts, spec.tiers, spec.max_join_degree, spec.min_support, spec.seed)
         questions = _read_templates(spec.question_templates, "question_templates")
         clozes = _read_templates(spec.cloze_templates, "cloze_templates")
@@ -883,7 +953,7 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
             for pid in relations
         }
         askable = sorted(r for r, f in forms.items() if f.questions and len(f.all) >= 2)
-        fit = subject_types(client, facts, askable)
+        fit = subject_types(client, facts, askable, mined)
         groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec, fit)
         aliases = _answer_aliases(client, items, labels)
         queries = query_log(client)
@@ -914,10 +984,5 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         dropped=dropped,
         validity=validity,
         inverse_relations=inverses,
-        mining={
-            "subgraph": "per relation, its facts in subject-key order (one key for all relations), "
-            f"at most {spec.max_facts_per_relation}",
-            "scores_counted_on": "the bounded subgraph",
-            "capped_relations": capped,
-        },
+        mining=mining,
     )

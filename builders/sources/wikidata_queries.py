@@ -10,8 +10,9 @@ not with Wikidata (issue 14). The plans, answer-first:
 * :func:`keyed_pages` — pages of a relation's facts, or of one answer's subjects, in the order
   of a seeded key (``MD5(CONCAT(STR(?s), salt))``, which :func:`sample_key` computes the same way
   here), paged by key ranges so that the server sorts only a window of keys, never the relation;
-* :func:`relation_sample`, :func:`subjects_in_key_order` — the first facts / subjects in key
-  order (rule mining, paraphrase grids);
+* :func:`subject_sample`, :func:`subjects_in_key_order` — the subjects below a key / the first
+  subjects in key order, with all their facts (rule mining, paraphrase grids);
+* :func:`facts_of` — the facts of chosen entities (the join entities of rule mining);
 * :func:`objects_of` — every object of the chosen subjects (N-M golds), in ``VALUES`` batches;
 * :func:`cardinality_counts` — the shares a relation's cardinality is decided from, aggregated.
 
@@ -52,7 +53,7 @@ class SourceView:
     popularity_predicate: str = ""
 
     def pattern(self, subject: str = "?s", obj: str = "?o", *, labels: bool = True) -> str:
-        """The WHERE body of the relation's facts: items both ends, English labels, types, floor."""
+        """The WHERE body of the relation's facts: English labels, types, popularity floor."""
         lines = [f"{subject} wdt:{self.pid} {obj} ."]
         for var, classes in ((subject, self.subject_types), (obj, self.object_types)):
             if classes and var.startswith("?"):
@@ -66,9 +67,8 @@ class SourceView:
                 f"{subject} <{self.popularity_predicate}> ?popularity . "
                 f"FILTER(?popularity >= {int(self.min_popularity)})"
             )
-        for var in (subject, obj):
-            if var.startswith("?"):
-                lines.append(f'FILTER(STRSTARTS(STR({var}), "{_ITEM}"))')
+        # no FILTER on the IRIs' text here: it makes the server spell out every IRI (10x slower
+        # counts); rows whose ends are not items (lexemes, properties) are dropped where they arrive
         if labels:
             for var in (subject, obj):
                 if var.startswith("?"):
@@ -101,21 +101,43 @@ def size_query(view: SourceView, answer: str | None = None) -> str:
     return PREFIXES + f"SELECT (COUNT(*) AS ?n) WHERE {{\n  {view.pattern('?s', obj, labels=False)}\n}}"
 
 
+def key_bound(fraction: float) -> str:
+    """The sample key below which about ``fraction`` of all subjects lie (``keyed_pages``' ``stop``)."""
+    return _key_bound(fraction)
+
+
 def relation_size(client: SparqlClient, view: SourceView) -> int:
     """The number of facts of a relation (as the view reads it)."""
     rows = client.select(size_query(view))
     return int(rows[0]["n"]) if rows else 0
 
 
+# the most facts one keyed query hashes: the key needs each subject's IRI spelled out, which costs
+# a store ~10-40 us a fact; a scope larger than this is sampled within the first MAX_SCAN facts
+# the endpoint lists (its index order), keyed inside them, so that no query outgrows a time limit
+MAX_SCAN = 50_000
+
+
 def keyed_query(
-    view: SourceView, salt: str, limit: int, start: str, below: str, answer: str | None = None
+    view: SourceView,
+    salt: str,
+    limit: int,
+    start: str,
+    below: str,
+    answer: str | None = None,
+    scan: int = 0,
 ) -> str:
     """Facts of a relation (or subjects of one answer) with keys in ``[start, below)``, lowest first.
 
     The window keeps the server's sort small (it sorts only the keys inside it, not the whole
     relation); the ``LIMIT`` bounds the rows; labels are joined to the rows kept, not before.
+    ``scan`` > 0: only the first ``scan`` facts of the scope, in the endpoint's order.
     """
     obj = f"wd:{answer}" if answer else "?o"
+    scope = view.pattern("?s", obj, labels=False)
+    if scan:
+        inner = "?s" if answer else "?s ?o"
+        scope = f"{{ SELECT {inner} WHERE {{ {scope} }} LIMIT {int(scan)} }}"
     window = f'?key >= "{start}"' + (f' && ?key < "{below}"' if below != _NO_BOUND else "")
     select = "?s ?key" if answer else "?s ?o ?key"
     labels = '  OPTIONAL { ?s rdfs:label ?sLabel . FILTER(LANG(?sLabel) = "en") }'
@@ -125,7 +147,7 @@ def keyed_query(
         PREFIXES
         + f"""SELECT * WHERE {{
   {{ SELECT {select} WHERE {{
-    {view.pattern("?s", obj, labels=False)}
+    {scope}
     BIND(MD5(CONCAT(STR(?s), "{salt}")) AS ?key) FILTER({window})
   }} ORDER BY ?key {select.replace(" ?key", "")} LIMIT {int(limit)} }}
 {labels}
@@ -141,23 +163,26 @@ def keyed_pages(
     total: int,
     answer: str | None = None,
     start: str = "",
+    stop: str = _NO_BOUND,
+    max_scan: int = MAX_SCAN,
 ):
-    """Pages of ``(subject, object, subject label, object label, key)`` in key order.
+    """Pages of ``(subject, object, subject label, object label, key)`` in key order, keys below ``stop``.
 
     Keyset pagination over the sample key: each page asks for keys from where the last one
-    ended, in a window sized to hold about three pages of a relation of ``total`` facts (widened
+    ended, in a window sized to hold about three pages of a scope of ``total`` facts (widened
     when it holds too few). A page's last subject may continue on the next page, so it is asked
     again there (whole). Rows without an English label come with an empty label.
     """
     while True:
-        width = 3 * page_size / max(total, 1)
+        scan = max_scan if total > max_scan else 0
+        width = 3 * page_size / max(min(total, max_scan), 1)
         while True:
-            below = _key_bound(_fraction(start) + width)
+            below = min(_key_bound(_fraction(start) + width), stop)
             with timeout_names_relation(
                 view.pid, f"keyed sample{f' of answer {answer}' if answer else ''}", view
             ):
-                rows = client.select(keyed_query(view, salt, page_size, start, below, answer))
-            if len(rows) >= page_size or below == _NO_BOUND:
+                rows = client.select(keyed_query(view, salt, page_size, start, below, answer, scan))
+            if len(rows) >= page_size or below == stop:
                 break
             width *= 4
         page = sorted(
@@ -177,9 +202,9 @@ def keyed_pages(
         if last:
             yield page, True
             return
-        cut = page[-1][4]
+        cut = max(r["key"] for r in rows)
         whole = [row for row in page if row[4] < cut]
-        if not whole:  # one subject fills the page: ask for more at once
+        if not any(r["key"] < cut for r in rows):  # one subject fills the page: ask for more at once
             page_size *= 2
             continue
         yield whole, False
@@ -207,10 +232,8 @@ def answer_counts(
     """
     with timeout_names_relation(view.pid, "answer count", view):
         rows = client.select(answer_counts_query(view, limit, salt))
-    counts = [(entity_id(r["o"]), int(r["n"])) for r in rows]
-    labels = {
-        entity_id(r["e"]): r["label"] for r in batched_select(client, labels_query, [o for o, _ in counts])
-    }
+    counts = [(entity_id(r["o"]), int(r["n"])) for r in rows if r["o"].startswith(_ITEM)]
+    labels = labels_of(client, [o for o, _ in counts])
     return [(o, labels[o], n) for o, n in counts if o in labels]
 
 
@@ -240,23 +263,49 @@ def answers_subjects(
     """
     with timeout_names_relation(view.pid, "subjects of the small answers", view):
         rows = client.select(answers_subjects_query(view, answers))
-    return [(entity_id(r["o"]), entity_id(r["s"]), r["sLabel"]) for r in rows]
+    return [(entity_id(r["o"]), entity_id(r["s"]), r["sLabel"]) for r in rows if r["s"].startswith(_ITEM)]
 
 
-def relation_sample(
-    client: SparqlClient, view: SourceView, limit: int, salt: str
+def subject_sample(
+    client: SparqlClient, view: SourceView, salt: str, stop: str, total: int
 ) -> list[tuple[str, str, str, str]]:
-    """``(subject, object, subject label, object label)``: the first ``limit`` facts in subject-key order.
+    """``(subject, object, subject label, object label)`` of every subject whose key is below ``stop``.
 
-    Whole subjects only; facts whose ends have no English label are left out.
+    With one salt for every relation, a subject kept in one relation is kept, with all its facts,
+    in every other. Facts whose ends have no English label are left out.
     """
-    total = relation_size(client, view)
     facts = []
-    for page, _ in keyed_pages(client, view, salt, min(limit, 50_000), total):
+    for page, _ in keyed_pages(client, view, salt, 50_000, total, stop=stop):
         facts += [row[:4] for row in page if row[2] and row[3]]
-        if len(facts) >= limit:
-            break
-    return facts[:limit]
+    return facts
+
+
+def facts_of_query(entities: list[str], relations: list[str]) -> str:
+    """The facts whose subject is one of the entities, over some relations (no labels)."""
+    values = " ".join(f"wd:{e}" for e in entities)
+    props = ", ".join(f"wdt:{p}" for p in relations)
+    return (
+        PREFIXES
+        + f"""SELECT ?s ?p ?o WHERE {{
+  VALUES ?s {{ {values} }}
+  ?s ?p ?o . FILTER(?p IN ({props}))
+}}"""
+    )
+
+
+def facts_of(client: SparqlClient, entities: list[str], relations: list[str]) -> list[tuple[str, str, str]]:
+    """``(subject, relation, object)`` of the entities' facts over the relations (VALUES batches)."""
+    rows = batched_select(client, lambda batch: facts_of_query(batch, relations), entities)
+    return [
+        (entity_id(r["s"]), r["p"].rsplit("/", 1)[-1], entity_id(r["o"]))
+        for r in rows
+        if r["o"].startswith(_ITEM)
+    ]
+
+
+def labels_of(client: SparqlClient, entities: list[str]) -> dict[str, str]:
+    """The English label of each entity that has one (VALUES batches)."""
+    return {entity_id(r["e"]): r["label"] for r in batched_select(client, labels_query, entities)}
 
 
 def subjects_in_key_order(client: SparqlClient, view: SourceView, salt: str, page_size: int):
@@ -297,7 +346,8 @@ def objects_of(client: SparqlClient, view: SourceView, subjects: list[str]) -> d
     """``{subject: {object: label}}``: every object the source gives the subjects (N-M golds)."""
     found: dict[str, dict[str, str]] = {s: {} for s in subjects}
     for row in batched_select(client, lambda batch: objects_of_query(view, batch), subjects):
-        found[entity_id(row["s"])][entity_id(row["o"])] = row["oLabel"]
+        if row["o"].startswith(_ITEM):
+            found[entity_id(row["s"])][entity_id(row["o"])] = row["oLabel"]
     return found
 
 

@@ -19,7 +19,7 @@ from probesmith.builders.families.rules import (
 )
 from probesmith.schemas.parquet import read_parquet
 
-from ...conftest import SHARED_DATA
+from ...conftest import FIXTURES, SHARED_DATA
 
 PLANTED = {"born_in|city_in|citizen_of", "lives_in|city_in|resides_in"}
 TRIANGLES = [frozenset(rule.split("|")) for rule in PLANTED]
@@ -210,3 +210,47 @@ def test_groundings_prefer_distinct_join_entities(small_rules_build):
     per_set = groundings.group_by("set_id").agg(ys=pl.col("y").n_unique(), n=pl.len())
     assert (per_set["n"] == 12).all()
     assert (per_set["ys"] == 12).any()  # where the data allows, 24 distinct premise facts
+
+
+@pytest.mark.integration
+def test_rules_mined_on_a_bounded_subgraph_are_true_of_the_source(wikidata_store, tmp_path):
+    """A budget smaller than the relations: a seeded share of subjects with all their facts and
+    the facts of the entities they reach; every grounding is a fact of the slice's TSV."""
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+
+    spec = tmp_path / "bounded.yaml"
+    spec.write_text(
+        f"include: {FIXTURES / 'rules_small.yaml'}\nname: rules-bounded\nmax_mined_facts: 30000\n"
+        f"min_support: 10\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    result = build(load_spec(spec), tmp_path / "out")
+    mining = result.manifest["mining"]
+    assert mining["sampled_share"] < 0.5 and mining["join_entities"] > 0
+    assert mining["seed_facts"] < 30000 * 1.2 < mining["relation_facts"]
+    p27_facts = sum(len(objects) for objects in slice_relations()["P27"].values())
+    assert max(q["rows"] for q in result.manifest["queries"]) < p27_facts  # no relation read whole
+    source = slice_relations()
+    groundings = pl.concat([pl.from_arrow(read_parquet(p)) for p in result.out.glob("groundings/*.parquet")])
+    rules = {
+        r["rule_id"]: r
+        for r in pl.concat(
+            [pl.from_arrow(read_parquet(p)) for p in result.out.glob("rules/*.parquet")]
+        ).iter_rows(named=True)
+    }
+    assert groundings.height > 0
+
+    merged = {kept: other for other, kept in result.manifest["inverse_relations"].items()}
+
+    def holds(relation, a, b):  # relation(a, b), read forwards or backwards, or through its merged inverse
+        base = relation.split("^")[0]
+        if relation.endswith("^-1"):
+            a, b = b, a
+        return b in source[base].get(a, ()) or (base in merged and a in source[merged[base]].get(b, ()))
+
+    for g in groundings.iter_rows(named=True):
+        rule = rules[g["rule_id"]]
+        assert holds(rule["r1"], g["x"], g["y"]) and holds(rule["r2"], g["y"], g["z"]), g
+        assert holds(rule["r3"], g["x"], g["z"]), g
+    validity = json.loads((result.out / "validity.json").read_text())
+    assert not any(validity["violations"].values()), validity["violations"]
