@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import logging
 import shutil
 import subprocess
@@ -170,9 +171,22 @@ def _batches(stream: _Stream, bar: tqdm):
 
 
 def _parse(chunk: bytes) -> pl.DataFrame:
-    """One batch of lines as columns s, p, o (raw N-Triples terms) and ``line``; malformed: s null."""
-    lines = pl.Series("line", chunk.decode("utf-8", errors="replace").splitlines(), dtype=pl.String)
-    frame = lines.to_frame().filter(pl.col("line").str.strip_chars().str.len_bytes() > 0)
+    """One batch of lines as columns s, p, o (raw N-Triples terms) and ``line``; malformed: s null.
+
+    The lines are split and parsed in polars (Rust), never as Python strings.
+    """
+    frame = pl.read_csv(
+        io.BytesIO(chunk),
+        has_header=False,
+        separator="\x01",  # a byte N-Triples escapes: each line is one field
+        quote_char=None,
+        new_columns=["line"],
+        schema={"line": pl.String},
+        encoding="utf8-lossy",
+    )
+    frame = frame.filter(
+        pl.col("line").is_not_null() & (pl.col("line").str.strip_chars().str.len_bytes() > 0)
+    )
     frame = frame.filter(~pl.col("line").str.starts_with("#"))
     return frame.with_columns(pl.col("line").str.extract_groups(_TRIPLE).alias("triple")).unnest("triple")
 
@@ -336,10 +350,16 @@ def _write_slice(spill: Path, tmp: Path, out: Path, report: SliceReport) -> None
         popularity,
     ]
     raw = open(tmp, "wb")
-    sink = gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) if out.name.endswith(".gz") else raw
+    # level 1: a slice is written once and read once; level 9 took 40% of the whole pass
+    sink = (
+        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0, compresslevel=1)
+        if out.name.endswith(".gz")
+        else raw
+    )
     with raw, sink:
         for frame in lines:
-            text = "\n".join(frame["line"].to_list())
-            if text:
-                sink.write(text.encode() + b"\n")
+            if frame.height:  # one field per line, written by polars: no quoting, no header
+                frame.select("line").write_csv(
+                    sink, include_header=False, quote_style="never", separator="\x01"
+                )
             report.written += frame.height
