@@ -5,10 +5,11 @@ fact, "[A] was born in [B]" and "[B] is in [C]" imply "[A] is a citizen of [C]" 
 annotators found plausible, and built knowledge sets for an establish-and-update protocol. Here
 statistics stand in for the annotators.
 
-Mining (as AMIE does, over a polars facts table) runs on a bounded subgraph: the subjects whose
-seeded key falls below the share that holds about ``max_mined_facts`` facts (one key for every
-relation, so a kept subject comes with all its facts), plus the facts of the entities they reach;
-on the shared slice that is every fact, on Wikidata a sample whose size does not grow with it.
+Mining (as AMIE does, over a polars facts table) runs on a bounded subgraph of about
+``max_mined_facts`` facts: on the shared slice every fact; on Wikidata the subjects whose seeded
+key falls in a share holding half of it (one key for every relation, so a kept subject comes with
+all its facts) and, in key order, the entities they reach with their facts, until the budget is
+spent: a sample whose size does not grow with the source.
 Every score is counted on the subgraph (the manifest's ``mining`` says how large it was):
 
 * every relation is also read backwards (``P19^-1``), and a relation that is the inverse of
@@ -60,6 +61,7 @@ from probesmith.builders.sources.wikidata_queries import (
     key_bound,
     labels_of,
     relation_size,
+    sample_key,
     source_view,
     subject_sample,
     timeout_names_relation,
@@ -124,10 +126,11 @@ class RulesSpec(ProbeSpec):
     max_join_degree: int = spec_field(200, help="Skip join entities with more facts than this (hubs).")
     max_mined_facts: int = spec_field(
         300_000,
-        help="Rules are mined on a bounded subgraph: the facts of a seeded sample of subjects (one key "
-        "for every relation, so a subject kept in one is kept, with all its facts, in all), sized to "
-        "about this many facts, plus the facts of the entities they reach (the join entities). "
-        "Where the relations hold fewer facts, all of them. Scores are counted on the subgraph.",
+        help="Rules are mined on a bounded subgraph of at most about this many facts. Where the "
+        "relations hold fewer, all of them; else the facts of a seeded sample of subjects (one key for "
+        "every relation, so a subject kept in one is kept, with all its facts, in all) filling half "
+        "of it, and the facts of the entities they reach (the join entities), in key order, filling "
+        "the rest. Scores are counted on the subgraph.",
         minimum=1,
     )
     min_support: int = spec_field(20, help="Rules with less support (on the mined subgraph) are not kept.")
@@ -861,17 +864,29 @@ def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[d
     return rows
 
 
+# when the relations do not fit in ``max_mined_facts`` whole, the seeds' share of that budget; the
+# rest goes to the facts of the entities they reach, so that a chain through a non-seed is whole
+SEED_SHARE = 0.5
+
+
 def _mining_subgraph(
     client, relations: list[str], spec: RulesSpec, labels: dict, rows: list
 ) -> tuple[float, dict]:
     """Fill ``rows`` with the bounded subgraph rules are mined on; (sampled share, what it holds).
 
-    Seeds: the subjects whose key lies below the share that holds about ``max_mined_facts``
-    facts, with their facts in every relation (one key for all relations; a relation too large
-    to hash in one query is sampled within its first ``MAX_SCAN`` facts, and the seeds' facts in
-    it are then asked by ``VALUES``). Then the facts of the entities the seeds reach (the join
-    entities), so that a triangle through a seed is whole. Every query is a key window or a VALUES
-    batch; facts whose ends have no English label are left out.
+    Where the relations hold at most ``max_mined_facts`` facts, that is all of them. Otherwise:
+
+    * seeds: the subjects whose key lies below the share that holds about ``SEED_SHARE`` of the
+      budget, with their facts in every relation (one key for all relations; a relation too large
+      to hash in one query is sampled within its first ``MAX_SCAN`` facts, and the seeds' facts in
+      it are then asked by ``VALUES``);
+    * joins: the entities the seeds reach, in key order, with all their facts, until the budget
+      is spent (whole entities: one is taken with every fact or not at all), so that a chain
+      through a non-seed is whole.
+
+    So the subgraph holds at most ``max_mined_facts`` facts (give or take a seed share's sampling
+    error), whatever the size of the source. Every query is a key window or a ``VALUES`` batch;
+    facts whose ends have no English label are left out.
     """
     salt = f"|{spec.seed}|rules"  # one key for every relation
     views = {pid: source_view(client, spec.wikidata.min_popularity, pid) for pid in relations}
@@ -880,7 +895,8 @@ def _mining_subgraph(
         with timeout_names_relation(pid, "size", view):
             sizes[pid] = relation_size(client, view)
     total = sum(sizes.values())
-    fraction = min(1.0, spec.max_mined_facts / max(total, 1))
+    budget = spec.max_mined_facts
+    fraction = 1.0 if total <= budget else SEED_SHARE * budget / total
     stop = key_bound(fraction)
     seen: set[tuple[str, str, str]] = set()
 
@@ -889,40 +905,52 @@ def _mining_subgraph(
             seen.add((s, pid, o))
             rows.append((s, pid, o))
 
+    def add_labelled(facts: list[tuple[str, str, str]]) -> None:
+        labels.update(labels_of(client, sorted({e for s, _, o in facts for e in (s, o)} - labels.keys())))
+        for s, pid, o in facts:
+            if s in labels and o in labels:
+                add(s, pid, o)
+
     for pid, view in views.items():
         for s, o, s_label, o_label in subject_sample(client, view, salt, stop, sizes[pid]):
             labels[s], labels[o] = s_label, o_label
             add(s, pid, o)
-    seed_facts = len(rows)
     seeds = sorted({s for s, _, _ in rows})
     large = [pid for pid in relations if sizes[pid] > MAX_SCAN]
-    asked = []
-    if large and fraction < 1:
-        asked += facts_of(client, seeds, large)  # the seeds' whole facts in the relations hashed in part
-    joins = sorted({o for _, _, o in rows} - set(seeds)) if fraction < 1 else []
-    asked += facts_of(client, joins, relations)
-    labels.update(labels_of(client, sorted({e for s, _, o in asked for e in (s, o)} - labels.keys())))
-    for s, pid, o in asked:
-        if s in labels and o in labels:
-            add(s, pid, o)
+    joins: list[str] = []
+    reached: list[str] = []
+    if fraction < 1 and large:  # the seeds' whole facts in the relations hashed in part
+        add_labelled(facts_of(client, seeds, large))
+    seed_facts = len(rows)
+    if fraction < 1:
+        joins = sorted({o for _, _, o in rows} - set(seeds), key=lambda e: (sample_key(e, salt), e))
+        found = facts_of(client, joins, relations, max_rows=max(budget - seed_facts, 0))
+        reached = sorted({s for s, _, _ in found})
+        add_labelled(found)
     log.info(
-        "rules: mining on %s seed facts (%.3f of the subjects; %s facts in the relations) and %s more "
-        "facts of the seeds and of %s join entities",
+        "rules: mining on %s seed facts (%.3f of the subjects; %s facts in the relations) and %s "
+        "facts of %s of the %s entities they reach",
         f"{seed_facts:,}",
         fraction,
         f"{total:,}",
         f"{len(rows) - seed_facts:,}",
+        f"{len(reached):,}",
         f"{len(joins):,}",
     )
     return fraction, {
-        "subgraph": "the subjects whose seeded key falls in the sampled share (one key for every "
-        "relation), with their facts, plus the facts of the entities they reach",
+        "subgraph": "every fact of the relations"
+        if fraction == 1
+        else "the subjects whose seeded key falls in the sampled share (one key for every relation), "
+        "with their facts, plus the facts of the entities they reach, in key order, until "
+        "max_mined_facts",
         "scores_counted_on": "the bounded subgraph: support, confidences, held-out test, usual classes",
+        "max_mined_facts": budget,
         "sampled_share": round(fraction, 6),
         "relation_facts": total,
         "seed_facts": seed_facts,
         "relations_hashed_in_part": large,
         "join_entities": len(joins),
+        "join_entities_taken": len(reached),
         "facts": len(rows),
     }
 

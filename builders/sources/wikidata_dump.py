@@ -22,13 +22,18 @@ truncated or corrupt archive is an error that names where it ended, and nothing 
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import logging
+import os
+import queue
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,7 +53,6 @@ _WDT = "http://www.wikidata.org/prop/direct/"
 _LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 _ALIAS = "http://www.w3.org/2004/02/skos/core#altLabel"
 _ENTITY_DATA = "https://www.wikidata.org/wiki/Special:EntityData/"
-_TRIPLE = r"^<?(?<s>[^<>\s]+)>? <(?<p>[^>]*)> (?<o>.+) \.\s*$"
 _INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>"
 # external decompressors, fastest first: each streams the archive to stdout
 _DECOMPRESSORS = {
@@ -57,6 +61,8 @@ _DECOMPRESSORS = {
     ".zst": ("zstd",),
 }
 BATCH_BYTES = 32 << 20
+_MEMBER_BYTES = 16 << 20
+SPILL_COMPRESSION = "lz4"  # spill files are read once, soon: speed over size
 
 
 @dataclass
@@ -140,6 +146,13 @@ class _Stream:
             "copy the dump again."
         )
 
+    def abort(self) -> None:
+        """Stop reading: end the decompressor, close the dump."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.raw.close()
+
     def close(self) -> None:
         """Wait for the decompressor; a failure is the archive's (truncated, corrupt)."""
         if self.process is not None:
@@ -153,13 +166,48 @@ class _Stream:
         self.raw.close()
 
 
+def _read_ahead(stream: _Stream, size: int, depth: int = 2):
+    """The stream's chunks of ``size`` bytes, read by a thread up to ``depth`` chunks ahead.
+
+    A pipe holds 64 KB: read only between batches, the decompressor would wait while each
+    batch is parsed. Read ahead, it keeps decompressing (its own process, or zlib/bz2 without
+    the GIL) while polars parses. An error of the reader (a truncated archive) is raised here.
+    """
+    chunks: queue.Queue = queue.Queue(maxsize=depth)
+
+    def reader() -> None:
+        try:
+            while chunk := stream.read(size):
+                chunks.put(chunk)
+            chunks.put(b"")
+        except BaseException as exc:  # handed to the consumer, raised there
+            chunks.put(exc)
+
+    thread = threading.Thread(target=reader, name="dump-reader", daemon=True)
+    thread.start()
+    finished = False
+    try:
+        while True:
+            chunk = chunks.get()
+            if isinstance(chunk, BaseException):
+                raise chunk
+            if not chunk:
+                finished = True
+                return
+            yield chunk
+    finally:
+        if not finished:  # stopped early: end the decompressor so that the reader ends too
+            stream.abort()
+            while thread.is_alive():
+                with contextlib.suppress(queue.Empty):
+                    chunks.get(timeout=0.1)
+        thread.join()
+
+
 def _batches(stream: _Stream, bar: tqdm):
     """Whole lines of text, about ``BATCH_BYTES`` at a time."""
     rest = b""
-    while True:
-        chunk = stream.read(BATCH_BYTES)
-        if not chunk:
-            break
+    for chunk in _read_ahead(stream, BATCH_BYTES):
         chunk = rest + chunk
         cut = chunk.rfind(b"\n") + 1
         rest = chunk[cut:]
@@ -173,7 +221,9 @@ def _batches(stream: _Stream, bar: tqdm):
 def _parse(chunk: bytes) -> pl.DataFrame:
     """One batch of lines as columns s, p, o (raw N-Triples terms) and ``line``; malformed: s null.
 
-    The lines are split and parsed in polars (Rust), never as Python strings.
+    The lines are split and checked in polars (Rust), never as Python strings: a triple is
+    ``S P O .`` with single spaces (as Wikidata writes them), S an IRI or blank node, P an IRI.
+    Splitting at the first two spaces is ~10x faster than one regular expression per line.
     """
     frame = pl.read_csv(
         io.BytesIO(chunk),
@@ -184,11 +234,24 @@ def _parse(chunk: bytes) -> pl.DataFrame:
         schema={"line": pl.String},
         encoding="utf8-lossy",
     )
-    frame = frame.filter(
-        pl.col("line").is_not_null() & (pl.col("line").str.strip_chars().str.len_bytes() > 0)
+    line = pl.col("line")
+    frame = frame.filter(line.is_not_null() & ~line.str.starts_with("#") & (line.str.strip_chars() != ""))
+    parts = frame.select(line.str.strip_chars_end().str.splitn(" ", 3).alias("t")).unnest("t")
+    s, p, rest = (parts.get_column(c) for c in parts.columns)
+    o = rest.str.strip_suffix(" .")
+    well_formed = (
+        (s.str.starts_with("<") & s.str.ends_with(">") | s.str.starts_with("_:"))
+        & ~s.str.slice(1, s.str.len_bytes() - 2).str.contains("[<>]")
+        & p.str.starts_with("<")
+        & p.str.ends_with(">")
+        & rest.str.ends_with(" .")
+        & (o.str.len_bytes() > 0)
+    ).fill_null(False)
+    return frame.with_columns(
+        s=pl.when(well_formed).then(s.str.strip_prefix("<").str.strip_suffix(">")),
+        p=pl.when(well_formed).then(p.str.slice(1, p.str.len_bytes() - 2)),
+        o=pl.when(well_formed).then(o.str.strip_chars_end()),
     )
-    frame = frame.filter(~pl.col("line").str.starts_with("#"))
-    return frame.with_columns(pl.col("line").str.extract_groups(_TRIPLE).alias("triple")).unnest("triple")
 
 
 def slice_dump(
@@ -287,13 +350,14 @@ def _spill_batch(
         .group_by("e")
         .len()
     )
-    degree.write_parquet(spill / f"degree-{index:06d}.parquet")
+    degree.write_parquet(spill / f"degree-{index:06d}.parquet", compression=SPILL_COMPRESSION)
     items = direct.filter(pl.col("s").str.starts_with(f"{_WD}Q") & pl.col("o").str.starts_with(f"<{_WD}Q"))
     pid = pl.col("p").str.slice(len(_WDT))
-    facts = items.filter(pid.is_in(wanted)).select("s", "line")
-    facts = facts.with_columns(o=items.filter(pid.is_in(wanted))["o"].str.slice(1).str.strip_chars_end(">"))
+    facts = items.filter(pid.is_in(wanted)).select(
+        "s", "line", o=pl.col("o").str.slice(1).str.strip_chars_end(">")
+    )
     report.facts += facts.height
-    facts.write_parquet(spill / f"facts-{index:06d}.parquet")
+    facts.write_parquet(spill / f"facts-{index:06d}.parquet", compression=SPILL_COMPRESSION)
     attached = pl.concat(
         [
             # the classes of every entity kept (type constraints), unless P31 is kept whole
@@ -313,7 +377,7 @@ def _spill_batch(
             ),
         ]
     )
-    attached.write_parquet(spill / f"attached-{index:06d}.parquet")
+    attached.write_parquet(spill / f"attached-{index:06d}.parquet", compression=SPILL_COMPRESSION)
 
 
 def _write_slice(spill: Path, tmp: Path, out: Path, report: SliceReport) -> None:
@@ -349,17 +413,25 @@ def _write_slice(spill: Path, tmp: Path, out: Path, report: SliceReport) -> None
         attached.filter(pl.col("kind") != "sitelinks").select("line").unique(maintain_order=True),
         popularity,
     ]
-    raw = open(tmp, "wb")
-    # level 1: a slice is written once and read once; level 9 took 40% of the whole pass
-    sink = (
-        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0, compresslevel=1)
-        if out.name.endswith(".gz")
-        else raw
-    )
-    with raw, sink:
+    compress = out.name.endswith(".gz")
+    with open(tmp, "wb") as raw, ThreadPoolExecutor(max(os.cpu_count() or 1, 1)) as pool:
         for frame in lines:
-            if frame.height:  # one field per line, written by polars: no quoting, no header
-                frame.select("line").write_csv(
-                    sink, include_header=False, quote_style="never", separator="\x01"
-                )
+            if not frame.height:
+                continue
+            text = io.BytesIO()  # one field per line, written by polars: no quoting, no header
+            frame.select("line").write_csv(text, include_header=False, quote_style="never", separator="\x01")
             report.written += frame.height
+            if not compress:
+                raw.write(text.getbuffer())
+                continue
+            # gzip members of 16 MB compressed side by side (zlib runs without the GIL) at level 1:
+            # a slice is written once and read once; one level-9 stream took 40% of the whole pass
+            data = text.getbuffer()
+            pieces = [data[i : i + _MEMBER_BYTES] for i in range(0, len(data), _MEMBER_BYTES)]
+            for member in pool.map(_gzip_member, pieces):
+                raw.write(member)
+            del pieces, data
+
+
+def _gzip_member(piece) -> bytes:
+    return gzip.compress(piece, compresslevel=1, mtime=0)

@@ -214,20 +214,21 @@ def test_groundings_prefer_distinct_join_entities(small_rules_build):
 
 @pytest.mark.integration
 def test_rules_mined_on_a_bounded_subgraph_are_true_of_the_source(wikidata_store, tmp_path):
-    """A budget smaller than the relations: a seeded share of subjects with all their facts and
-    the facts of the entities they reach; every grounding is a fact of the slice's TSV."""
+    """A budget smaller than the relations: a seeded share of subjects with all their facts fills
+    half, the facts of the entities they reach the rest; every grounding is a fact of the TSV."""
     from probesmith.builders.build import build
     from probesmith.builders.registry import load_spec
 
     spec = tmp_path / "bounded.yaml"
     spec.write_text(
-        f"include: {FIXTURES / 'rules_small.yaml'}\nname: rules-bounded\nmax_mined_facts: 30000\n"
+        f"include: {FIXTURES / 'rules_small.yaml'}\nname: rules-bounded\nmax_mined_facts: 60000\n"
         f"min_support: 10\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
     )
     result = build(load_spec(spec), tmp_path / "out")
     mining = result.manifest["mining"]
-    assert mining["sampled_share"] < 0.5 and mining["join_entities"] > 0
-    assert mining["seed_facts"] < 30000 * 1.2 < mining["relation_facts"]
+    assert mining["sampled_share"] < 0.5 and 0 < mining["join_entities_taken"] <= mining["join_entities"]
+    assert 30000 * 0.8 < mining["seed_facts"] < 30000 * 1.2 and 60000 < mining["relation_facts"]
+    assert mining["seed_facts"] < mining["facts"] <= 60000  # the budget holds: join entities, whole
     p27_facts = sum(len(objects) for objects in slice_relations()["P27"].values())
     assert max(q["rows"] for q in result.manifest["queries"]) < p27_facts  # no relation read whole
     source = slice_relations()
@@ -254,3 +255,24 @@ def test_rules_mined_on_a_bounded_subgraph_are_true_of_the_source(wikidata_store
         assert holds(rule["r3"], g["x"], g["z"]), g
     validity = json.loads((result.out / "validity.json").read_text())
     assert not any(validity["violations"].values()), validity["violations"]
+
+
+@pytest.mark.integration
+def test_join_facts_stop_at_the_budget_with_whole_entities(wikidata_store):
+    """``facts_of(max_rows=)``: the first entities in the order given, each with every fact the
+    slice's TSV gives it in the relations, and no more rows than the budget."""
+    from probesmith.builders.sources.wikidata import OxigraphServer, SparqlClient
+    from probesmith.builders.sources.wikidata_queries import facts_of
+
+    source = slice_relations()
+    relations = ["P17", "P131", "P36", "P463"]
+    entities = sorted({s for p in relations for s in source[p]})[:1500]
+    expected = {e: {(e, p, o) for p in relations for o in source[p].get(e, ())} for e in entities}
+    with OxigraphServer(wikidata_store) as server:
+        client = SparqlClient(server.endpoint)
+        whole = facts_of(client, entities, relations)
+        bounded = facts_of(client, entities, relations, max_rows=1000)
+    assert set(whole) == set().union(*expected.values())
+    assert 1000 - max(len(f) for f in expected.values()) < len(bounded) <= 1000
+    taken = [e for e in entities if expected[e]][: len({s for s, _, _ in bounded})]
+    assert set(bounded) == set().union(*(expected[e] for e in taken))  # a prefix of whole entities
