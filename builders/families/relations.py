@@ -3,10 +3,13 @@
 Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
 
 1. answer-first and bounded (``wikidata_queries``): the relation's objects by number of subjects,
-   counted on the server (``LIMIT``-ed), then, per answer the space takes, pages of its subjects in
-   a seeded key order (``MD5(subject IRI + salt)``) until it has k eligible ones, then every
-   object of those subjects, the English aliases of both ends and the containers of every object
-   (through ``containment``, P361 / P131 / P279 / P171 / P17 / P30 / P127 / P749, transitively), in
+   counted on the server (``LIMIT``-ed), then, per answer as the space reaches it, pages of k + 10
+   of its subjects in a seeded key order (``MD5(subject IRI + salt)``) until it has k eligible
+   ones (an answer with at most 2k + 10 subjects: all of them, with the next such answers, in one
+   query), more pages only for the answers that hold the balance down (at most
+   ``MAX_SUBJECT_PAGES`` x (2k + 10) subjects an answer), then every object of those subjects,
+   the English aliases of both ends and the containers of every object (through
+   ``containment``, P361 / P131 / P279 / P171 / P17 / P30 / P127 / P749, transitively), in
    ``VALUES`` batches. Only subjects / objects of the catalog's ``subject_types`` /
    ``object_types`` count (P36 asks capitals of countries). The rows fetched grow with answers x
    k, not with the relation (the server still counts the relation's facts once, in the answer
@@ -189,49 +192,67 @@ class RelationPool:
             self.ranked.append(o)
             self.labels[o], self.support[o] = label, n
         self._add_containers(self.ranked)
-        self._prefetch_small_answers()
         return self
 
     @property
     def page_size(self) -> int:
-        """Subjects per page of one answer's subjects."""
-        return 2 * self.spec.max_per_answer + 10
+        """Subjects per page of one answer's subjects: k and a margin for the subject rules."""
+        return self.spec.max_per_answer + 10
 
-    def _prefetch_small_answers(self, max_rows: int = 4000) -> None:
-        """All subjects of the candidates with at most a page of them, a few answers per query.
+    @property
+    def depth(self) -> int:
+        """Subjects fetched of one answer at most (``MAX_SUBJECT_PAGES`` pages of 2k + 10)."""
+        return MAX_SUBJECT_PAGES * (2 * self.spec.max_per_answer + 10)
 
-        The rows are bounded by the candidates' server counts; one query replaces one per answer
-        (a 1-1 relation's 200 candidates of one subject each).
+    def is_small(self, answer: str) -> bool:
+        """Whether the answer has so few subjects on the server that they are fetched whole."""
+        return self.support[answer] <= 2 * self.spec.max_per_answer + 10
+
+    def _fetch_small_answers(self, first: str) -> None:
+        """Every subject of ``first`` and of the small candidates after it, a few answers per query.
+
+        Fetched when the answer space reaches them, not before: the candidates the space never
+        reaches are never fetched nor judged. The rows are bounded by the candidates' server counts
+        (``SMALL_ANSWER_ROWS`` a query); one query replaces one per answer (a 1-1 relation's
+        candidates of one subject each).
         """
-        small = [o for o in self.ranked if self.support[o] <= self.page_size]
-        batch: list[str] = []
-        for i, o in enumerate(small):
-            batch.append(o)
-            rows = sum(self.support[a] for a in batch)
-            if i + 1 < len(small) and rows + self.support[small[i + 1]] <= max_rows:
+        after = self.ranked[self.ranked.index(first) :]
+        batch, rows = [], 0
+        for o in after:
+            if o in self.exhausted or not self.is_small(o):
                 continue
-            found = answers_subjects(self.client, self.view, batch)
-            for _, s, label in found:
-                self.labels[s] = label
-            self._judge(sorted({s for _, s, _ in found} - self.judged))
-            subjects_of = defaultdict(set)
-            for answer, s, _ in found:
-                subjects_of[answer].add(s)
-            for answer in batch:
-                ordered = sorted(subjects_of[answer], key=lambda s: (sample_key(s, self.salt), s))
-                self.fetched[answer] = len(ordered)
-                self.exhausted.add(answer)
-                self.pools[answer] = [s for s in ordered if s in self.golds]
-            batch = []
+            if batch and rows + self.support[o] > SMALL_ANSWER_ROWS:
+                break
+            batch.append(o)
+            rows += self.support[o]
+        found = answers_subjects(self.client, self.view, batch)
+        for _, s, label in found:
+            self.labels[s] = label
+        self._judge(sorted({s for _, s, _ in found} - self.judged))
+        subjects_of = defaultdict(set)
+        for answer, s, _ in found:
+            subjects_of[answer].add(s)
+        for answer in batch:
+            ordered = sorted(subjects_of[answer], key=lambda s: (sample_key(s, self.salt), s))
+            self.fetched[answer] = len(ordered)
+            self.exhausted.add(answer)
+            self.pools[answer] = [s for s in ordered if s in self.golds]
+
+    def can_grow(self, answer: str) -> bool:
+        """Whether the server has more of the answer's subjects within ``MAX_SUBJECT_PAGES`` pages."""
+        return answer not in self.exhausted and self.fetched[answer] < self.depth
 
     def eligible(self, answer: str, need: int) -> list[str]:
-        """At least ``need`` eligible subjects of an answer, in key order, or all it has."""
-        while len(self.pools[answer]) < need and answer not in self.exhausted:
+        """At least ``need`` eligible subjects of an answer, in key order, or all the bound allows."""
+        while len(self.pools[answer]) < need and self.can_grow(answer):
             self.more(answer)
         return self.pools[answer]
 
     def more(self, answer: str) -> None:
         """Fetch the next page of an answer's subjects, judge the new ones, grow its pool."""
+        if self.is_small(answer):
+            self._fetch_small_answers(answer)
+            return
         if answer not in self.pages:
             self.pages[answer] = keyed_pages(
                 self.client,
@@ -240,7 +261,7 @@ class RelationPool:
                 self.page_size,
                 self.support[answer],
                 answer=answer,
-                max_scan=MAX_SUBJECT_PAGES * self.page_size * 4,
+                max_scan=self.depth * 4,
             )
         page, last = next(self.pages[answer])
         if last:
@@ -259,7 +280,7 @@ class RelationPool:
         """Another page for each answer that has more, up to ``MAX_SUBJECT_PAGES``; whether any came."""
         grew = False
         for o in answers:
-            if o not in self.exhausted and self.fetched[o] < MAX_SUBJECT_PAGES * self.page_size:
+            if self.can_grow(o):
                 self.more(o)
                 grew = True
         return grew
@@ -309,7 +330,10 @@ class RelationPool:
                 )
 
 
-# how deep into one answer's subjects a build may look (pages of 2k + 10) when the first pages do
+# rows of one query fetching the subjects of several small answers whole (a few answers' worth)
+SMALL_ANSWER_ROWS = 500
+
+# how deep into one answer's subjects a build may look (10 x (2k + 10) subjects) when the first do
 # not balance: a bound on the rows one relation fetches, whatever the size of the relation. An
 # answer with more subjects than 4x that many is sampled within the first 4x the endpoint lists
 # (keyed inside them): hashing a country's millions of citizens per page would not be bounded
@@ -514,8 +538,12 @@ def _sample_instances(
     """
     target = 1 if one_to_one else spec.max_per_answer
     while True:
-        chosen, golds_in_space, unknown = _choose(pool, space, spec, target, popularity_of)
-        short = [o for o in space if len(chosen.get(o, ())) < target and o not in pool.exhausted]
+        chosen, golds_in_space, unknown, supply = _choose(pool, space, spec, target, popularity_of)
+        # only the answers that hold k down get another page: too few candidates of their own, or
+        # fewer chosen than the others (their subjects went to scarcer answers); paging every
+        # answer until the scarcest has k fetched ~5x the rows at 10x the slice
+        k = min(target, *(supply[o] for o in space))  # what the assignment asked of every answer
+        short = [o for o in space if pool.can_grow(o) and (supply[o] < target or len(chosen.get(o, ())) < k)]
         if not short:
             break
         for o in short:
@@ -552,7 +580,10 @@ def _sample_instances(
 
 
 def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: int, popularity_of):
-    """One assignment of the fetched subjects to the space: (chosen, golds in space, unknown count)."""
+    """One assignment of the fetched subjects to the space.
+
+    (chosen, golds in space, unknown count, supply): ``supply`` is each answer's eligible subjects.
+    """
     in_space = set(space)
     containers = pool.containers
     golds_in_space = {
@@ -572,13 +603,15 @@ def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: i
     for s, objs in eligible.items():
         for o in objs & in_space:
             candidates[o].append(s)
+    supply = {o: len(candidates[o]) for o in space}
     if any(not candidates[o] for o in space):
-        return {}, golds_in_space, unknown
+        return {}, golds_in_space, unknown, supply
     k = min(target, min(len(candidates[o]) for o in space))
     strata = None
     if spec.popularity_strata and popularity_of is not None:
         strata = _strata(popularity_of(sorted(eligible)), spec.popularity_strata)
-    return _assign_subjects(pool.salt, space, candidates, golds_in_space, k, strata), golds_in_space, unknown
+    chosen = _assign_subjects(pool.salt, space, candidates, golds_in_space, k, strata)
+    return chosen, golds_in_space, unknown, supply
 
 
 def _strata(popularity: dict[str, int], n: int) -> dict[str, int]:
