@@ -4,7 +4,7 @@ Two real backends run the same query text:
 
 * the public Wikidata Query Service (``https://query.wikidata.org/sparql``), and
 * a local oxigraph store built from an N-Triples dump or slice (``.nt``, ``.nt.gz``,
-  ``.nt.bz2``) with :func:`load_store` and served on 127.0.0.1 by :class:`OxigraphServer`
+  ``.nt.bz2``, ``.nt.zst``) with :func:`load_store` and served on 127.0.0.1 by :class:`OxigraphServer`
   (the ``oxigraph`` server from PyPI, started and stopped by probesmith).
 
 Queries use standard SPARQL only — labels through ``rdfs:label`` with a language filter, aliases
@@ -18,11 +18,9 @@ content-addressed by endpoint and query text, in ``record``, ``replay`` or ``ref
 
 from __future__ import annotations
 
-import bz2
 import contextlib
 import email.utils
 import errno
-import gzip
 import hashlib
 import http.client
 import json
@@ -39,10 +37,11 @@ import urllib.request
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal
 
 from tqdm.auto import tqdm
 
+from probesmith.builders.sources.dumps import DUMP_SUFFIXES, DumpStream
 from probesmith.errors import ProbesmithError, SourceError
 from probesmith.schemas.manifest import file_sha256
 from probesmith.schemas.output import OutputFolder, write_bytes_atomic
@@ -89,29 +88,19 @@ def entity_id(iri: str) -> str:
 # ---- loading a dump into a store ---------------------------------------------------------------
 
 
-class _CountingReader:
-    """A binary file that advances a progress bar by the compressed bytes read."""
+class _ProgressReader:
+    """A dump's text that advances a progress bar by the compressed bytes consumed."""
 
-    def __init__(self, raw: IO[bytes], bar: tqdm):
-        self.raw, self.bar = raw, bar
+    def __init__(self, stream: DumpStream, bar: tqdm):
+        self.stream, self.bar = stream, bar
 
     def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(size)
-        self.bar.update(len(data))
+        data = self.stream.read(size)
+        self.bar.update(self.stream.compressed_read - self.bar.n)
         return data
 
     def readable(self) -> bool:
         return True
-
-
-def _open_dump(raw: IO[bytes], path: Path) -> IO[bytes]:
-    if path.name.endswith(".gz"):
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[arg-type]
-    if path.name.endswith(".bz2"):
-        return bz2.BZ2File(raw)  # type: ignore[arg-type]
-    if path.name.endswith(".nt"):
-        return raw
-    raise SourceError(f"{path}: a dump must be N-Triples: .nt, .nt.gz or .nt.bz2.")
 
 
 def load_store(dump: str | Path, store: str | Path, progress: bool = True, *, force: bool = False) -> dict:
@@ -127,28 +116,26 @@ def load_store(dump: str | Path, store: str | Path, progress: bool = True, *, fo
 
     dump = Path(dump)
     if not dump.is_file():
-        raise SourceError(f"dump {dump} does not exist; pass an .nt, .nt.gz or .nt.bz2 file.")
-    if not dump.name.endswith((".nt", ".nt.gz", ".nt.bz2")):
-        raise SourceError(f"{dump}: a dump must be N-Triples: .nt, .nt.gz or .nt.bz2.")
+        raise SourceError(f"dump {dump} does not exist; pass an N-Triples file ({', '.join(DUMP_SUFFIXES)}).")
+    if not dump.name.endswith(DUMP_SUFFIXES):
+        raise SourceError(f"{dump}: a dump must be N-Triples: {', '.join(DUMP_SUFFIXES)}.")
     started = time.perf_counter()
     with OutputFolder(store, "store", command="wikidata load", force=force) as staging:
+        stream = DumpStream(dump, outcome="nothing was loaded")
         try:
-            with (
-                open(dump, "rb") as raw,
-                tqdm(
-                    total=dump.stat().st_size,
-                    unit="B",
-                    unit_scale=True,
-                    desc=f"loading {dump.name}",
-                    disable=None if progress else True,  # None: off when not a terminal
-                ) as bar,
-            ):
-                stream = _open_dump(_CountingReader(raw, bar), dump)  # type: ignore[arg-type]
+            with tqdm(
+                total=stream.size,
+                unit="B",
+                unit_scale=True,
+                desc=f"loading {dump.name}",
+                disable=None if progress else True,  # None: off when not a terminal
+            ) as bar:
                 oxi = pyoxigraph.Store(str(staging))
-                oxi.bulk_load(input=stream, format=pyoxigraph.RdfFormat.N_TRIPLES)
+                oxi.bulk_load(input=_ProgressReader(stream, bar), format=pyoxigraph.RdfFormat.N_TRIPLES)
                 oxi.flush()
                 triples = len(oxi)
                 del oxi
+                stream.close()  # the decompressor's verdict: a clean end, or a truncated archive
         except (EOFError, zlib.error, SyntaxError, ValueError) as exc:
             raise SourceError(
                 f"dump {dump} is truncated or corrupt ({type(exc).__name__}: {exc}); nothing was "
@@ -161,6 +148,8 @@ def load_store(dump: str | Path, store: str | Path, progress: bool = True, *, fo
                 f"dump {dump} is truncated or corrupt ({type(exc).__name__}: {exc}); nothing was "
                 "loaded. Download or copy it again."
             ) from None
+        finally:
+            stream.abort()  # a no-op after a clean end; else the decompressor must not outlive us
         if triples == 0:
             raise SourceError(f"dump {dump} holds no triples; nothing was loaded. Pass a non-empty dump.")
         info = {
@@ -351,6 +340,7 @@ class SparqlClient:
     cache: QueryCache | None = None
     cache_endpoint: str | None = None  # the cache key's endpoint, when the URL is not stable
     log: list[QueryRecord] = field(default_factory=list)
+    known: dict[str, str] = field(default_factory=dict)  # what a build learnt of the source, asked once
     sleep = staticmethod(time.sleep)
     _lock = threading.Lock()  # one query at a time, across clients
 

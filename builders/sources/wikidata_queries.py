@@ -389,11 +389,17 @@ def cardinality_counts(client: SparqlClient, view: SourceView) -> dict[str, tupl
 
 
 def popularity_predicate(client: SparqlClient) -> str:
-    """The source's popularity: sitelinks, else a recorded degree, else "" (two bounded ASKs)."""
-    for predicate in (SITELINKS, RECORDED_DEGREE):
-        if client.select(f"SELECT ?e WHERE {{ ?e <{predicate}> ?n }} LIMIT 1"):
-            return predicate
-    return ""
+    """The source's popularity: sitelinks, else a recorded degree, else "" (asked once per client)."""
+    if "popularity" not in client.known:
+        client.known["popularity"] = next(
+            (
+                predicate
+                for predicate in (SITELINKS, RECORDED_DEGREE)
+                if client.select(f"SELECT ?e WHERE {{ ?e <{predicate}> ?n }} LIMIT 1")
+            ),
+            "",
+        )
+    return client.known["popularity"]
 
 
 def source_view(client: SparqlClient, min_popularity: int, pid: str, subject_types=(), object_types=()):

@@ -183,6 +183,36 @@ def test_truncated_dump_leaves_no_store(tmp_path):
 
 @needs_slice
 @pytest.mark.integration
+@pytest.mark.parametrize("suffix", [".nt.bz2", ".nt.zst"])
+def test_load_reads_every_dump_format_the_slice_reads(tmp_path, suffix):
+    """One dump reader for `wikidata load` and `wikidata slice`: .bz2 and .zst load (the latter
+    with the `zstd` program), and a truncated one names the byte and leaves no store."""
+    import bz2
+    import gzip
+    import shutil
+    import subprocess
+
+    if suffix == ".nt.zst" and not shutil.which("zstd"):
+        pytest.skip("zstd not installed")
+    with gzip.open(SLICE, "rb") as fh:
+        text = b"".join(fh.readline() for _ in range(5000))
+    packed = (
+        bz2.compress(text)
+        if suffix == ".nt.bz2"
+        else subprocess.run(["zstd", "-c"], input=text, capture_output=True, check=True).stdout
+    )
+    whole = tmp_path / f"dump{suffix}"
+    whole.write_bytes(packed)
+    assert load_store(whole, tmp_path / "store", progress=False)["triples"] == 5000
+    cut = tmp_path / f"cut{suffix}"
+    cut.write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(SourceError, match=r"truncated or corrupt.*nothing was loaded"):
+        load_store(cut, tmp_path / "store2", progress=False)
+    assert not (tmp_path / "store2").exists() and not list(tmp_path.glob(".store2*"))
+
+
+@needs_slice
+@pytest.mark.integration
 def test_same_query_text_on_the_local_store_over_http(wikidata_store):
     with OxigraphServer(wikidata_store) as server:
         c = client(server.endpoint)

@@ -262,3 +262,26 @@ def test_a_relation_too_large_for_the_endpoint_names_itself_and_the_fix(
     timed_out = [q for _, q in asked if "wdt:P19 " in q]
     assert len(timed_out) == 1 and any("wdt:P36 " in q for _, q in asked)
     assert all(agent.startswith("probesmith/") for agent, _ in asked)
+
+
+def test_a_popularity_floor_asks_only_popular_subjects(default_slice, tmp_path):
+    """`wikidata.min_popularity` on a cut slice: every instance's subject has at least that degree
+    over the whole dump, counted here from the slice's TSV (not from what the cut recorded)."""
+    out, _ = default_slice
+    degree = Counter()
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            s, _, o = line.split("\t")[:3]
+            degree[s] += 1
+            degree[o] += 1
+    spec = tmp_path / "popular.yaml"
+    spec.write_text(
+        f"include: {FIXTURES / 'relations_small.yaml'}\nname: popular\nwikidata:\n  source: {out}\n"
+        "  cache_mode: 'off'\n  min_popularity: 40\n"
+    )
+    result = build(load_spec(spec), tmp_path / "popular")
+    instances = table(result.out, "instances")
+    assert instances.height > 0
+    assert min(degree[s] for s in instances["sub_id"]) >= 40
+    assert instances["popularity"].min() >= 40
