@@ -262,13 +262,16 @@ def slice_dump(
 def _spill_batch(
     batch: pl.DataFrame, index: int, spill: Path, wanted: list[str], report: SliceReport
 ) -> None:
-    bad = batch.filter(pl.col("s").is_null())
-    if bad.height:
-        report.malformed += bad.height
+    malformed = batch["s"].null_count()
+    if malformed:
+        report.malformed += malformed
         room = 5 - len(report.malformed_sample)
-        report.malformed_sample += [line[:120] for line in bad["line"].head(max(room, 0)).to_list()]
-    triples = batch.filter(pl.col("s").is_not_null())
-    report.triples += triples.height
+        bad = batch.filter(pl.col("s").is_null())["line"].head(max(room, 0))
+        report.malformed_sample += [line[:120] for line in bad.to_list()]
+    report.triples += batch.height - malformed
+    # one lazy plan for the three spills: each reads only the columns it needs (no copies of the
+    # whole batch per filter), and they run side by side; malformed rows (null s) match no filter
+    triples = batch.lazy()
     direct = triples.filter(pl.col("p").str.starts_with(_WDT))
     entity_object = pl.col("o").str.starts_with(f"<{_WD}")
     # degree as the builders' degree query counts it: each wdt: triple, at its subject and at an
@@ -285,14 +288,11 @@ def _spill_batch(
         .group_by("e")
         .len()
     )
-    degree.write_parquet(spill / f"degree-{index:06d}.parquet", compression=SPILL_COMPRESSION)
     items = direct.filter(pl.col("s").str.starts_with(f"{_WD}Q") & pl.col("o").str.starts_with(f"<{_WD}Q"))
     pid = pl.col("p").str.slice(len(_WDT))
     facts = items.filter(pid.is_in(wanted)).select(
         "s", "line", o=pl.col("o").str.slice(1).str.strip_chars_end(">")
     )
-    report.facts += facts.height
-    facts.write_parquet(spill / f"facts-{index:06d}.parquet", compression=SPILL_COMPRESSION)
     attached = pl.concat(
         [
             # the classes of every entity kept (type constraints), unless P31 is kept whole
@@ -312,7 +312,12 @@ def _spill_batch(
             ),
         ]
     )
-    attached.write_parquet(spill / f"attached-{index:06d}.parquet", compression=SPILL_COMPRESSION)
+    for name, frame in zip(
+        ("degree", "facts", "attached"), pl.collect_all([degree, facts, attached]), strict=True
+    ):
+        frame.write_parquet(spill / f"{name}-{index:06d}.parquet", compression=SPILL_COMPRESSION)
+        if name == "facts":
+            report.facts += frame.height
 
 
 def _write_slice(spill: Path, tmp: Path, out: Path, report: SliceReport) -> None:

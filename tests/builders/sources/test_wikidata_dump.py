@@ -41,6 +41,18 @@ def spec_file(tmp_path: Path, include: str, source: Path | str, **extra: str) ->
     return path
 
 
+def tsv_degree() -> Counter:
+    """Each entity's degree counted from the slice's TSV (every fact, both ends), not by probesmith."""
+    degree = Counter()
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            s, _, o = line.split("\t")[:3]
+            degree[s] += 1
+            degree[o] += 1
+    return degree
+
+
 @pytest.fixture(scope="module")
 def default_slice(tmp_path_factory):
     """The shared slice cut with the default relations spec (the whole catalog)."""
@@ -65,13 +77,7 @@ def test_slice_then_build_gives_the_same_relation_sets(default_slice, tmp_path):
 def test_the_cut_records_each_entitys_degree_over_the_whole_dump(default_slice):
     """Degree counted independently from the slice's TSV (every fact, both ends), not the cut's."""
     out, _ = default_slice
-    degree = Counter()
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            s, _, o = line.split("\t")[:3]
-            degree[s] += 1
-            degree[o] += 1
+    degree = tsv_degree()
     recorded, facts = {}, 0
     with gzip.open(out, "rt", encoding="utf-8") as fh:
         for line in fh:
@@ -268,13 +274,7 @@ def test_a_popularity_floor_asks_only_popular_subjects(default_slice, tmp_path):
     """`wikidata.min_popularity` on a cut slice: every instance's subject has at least that degree
     over the whole dump, counted here from the slice's TSV (not from what the cut recorded)."""
     out, _ = default_slice
-    degree = Counter()
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            s, _, o = line.split("\t")[:3]
-            degree[s] += 1
-            degree[o] += 1
+    degree = tsv_degree()
     spec = tmp_path / "popular.yaml"
     spec.write_text(
         f"include: {FIXTURES / 'relations_small.yaml'}\nname: popular\nwikidata:\n  source: {out}\n"
