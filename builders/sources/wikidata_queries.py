@@ -58,8 +58,10 @@ class SourceView:
         lines = [f"{subject} wdt:{self.pid} {obj} ."]
         for var, classes in ((subject, self.subject_types), (obj, self.object_types)):
             if classes and var.startswith("?"):
-                values = " ".join(f"wd:{q}" for q in classes)
-                lines.append(f"VALUES {var}Type {{ {values} }} {var} wdt:P31 {var}Type .")
+                # a FILTER, not VALUES: given VALUES ?sType, oxigraph may start from every instance
+                # of the class (every human) even when ?s is already bound by VALUES
+                values = ", ".join(f"wd:{q}" for q in classes)
+                lines.append(f"{var} wdt:P31 {var}Type . FILTER({var}Type IN ({values}))")
             elif classes:
                 values = ", ".join(f"wd:{q}" for q in classes)
                 lines.append(f"{var} wdt:P31 ?objType . FILTER(?objType IN ({values}))")
