@@ -200,13 +200,18 @@ class RelationPool:
         return self.spec.max_per_answer + 10
 
     @property
+    def small_answer(self) -> int:
+        """An answer with at most this many subjects (2k + 10) has them fetched whole."""
+        return 2 * self.spec.max_per_answer + 10
+
+    @property
     def depth(self) -> int:
-        """Subjects fetched of one answer at most (``MAX_SUBJECT_PAGES`` pages of 2k + 10)."""
-        return MAX_SUBJECT_PAGES * (2 * self.spec.max_per_answer + 10)
+        """Subjects fetched of one answer at most: ``MAX_SUBJECT_PAGES`` x (2k + 10)."""
+        return MAX_SUBJECT_PAGES * self.small_answer
 
     def is_small(self, answer: str) -> bool:
         """Whether the answer has so few subjects on the server that they are fetched whole."""
-        return self.support[answer] <= 2 * self.spec.max_per_answer + 10
+        return self.support[answer] <= self.small_answer
 
     def _fetch_small_answers(self, first: str) -> None:
         """Every subject of ``first`` and of the small candidates after it, a few answers per query.

@@ -869,10 +869,8 @@ def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[d
 SEED_SHARE = 0.5
 
 
-def _mining_subgraph(
-    client, relations: list[str], spec: RulesSpec, labels: dict, rows: list
-) -> tuple[float, dict]:
-    """Fill ``rows`` with the bounded subgraph rules are mined on; (sampled share, what it holds).
+def _mining_subgraph(client, relations: list[str], spec: RulesSpec, labels: dict, rows: list) -> dict:
+    """Fill ``rows`` with the bounded subgraph rules are mined on; return what it holds (manifest).
 
     Where the relations hold at most ``max_mined_facts`` facts, that is all of them. Otherwise:
 
@@ -937,7 +935,7 @@ def _mining_subgraph(
         f"{len(reached):,}",
         f"{len(joins):,}",
     )
-    return fraction, {
+    return {
         "subgraph": "every fact of the relations"
         if fraction == 1
         else "the subjects whose seeded key falls in the sampled share (one key for every relation), "
@@ -968,7 +966,7 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
     labels: dict[str, str] = {}
     rows = []
     with open_wikidata(spec.wikidata) as (client, source):
-        _, mining = _mining_subgraph(client, relations, spec, labels, rows)
+        mining = _mining_subgraph(client, relations, spec, labels, rows)
         mined = pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
         inverses = inverse_pairs(mined)
         facts = canonical_edges(mined, inverses)

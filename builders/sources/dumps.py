@@ -25,6 +25,16 @@ _DECOMPRESSORS = {
 }
 
 
+def checked_dump(dump: str | Path) -> Path:
+    """The dump's path, once it is known to be an N-Triples file that exists (else a clear error)."""
+    dump = Path(dump)
+    if not dump.is_file():
+        raise SourceError(f"dump {dump} does not exist; pass an N-Triples dump ({', '.join(DUMP_SUFFIXES)}).")
+    if not dump.name.endswith(DUMP_SUFFIXES):
+        raise SourceError(f"{dump}: a dump must be N-Triples: {', '.join(DUMP_SUFFIXES)}.")
+    return dump
+
+
 class DumpStream:
     """The dump's decompressed text, and how many compressed bytes were read.
 

@@ -41,7 +41,7 @@ from typing import Literal
 
 from tqdm.auto import tqdm
 
-from probesmith.builders.sources.dumps import DUMP_SUFFIXES, DumpStream
+from probesmith.builders.sources.dumps import DumpStream, checked_dump
 from probesmith.errors import ProbesmithError, SourceError
 from probesmith.schemas.manifest import file_sha256
 from probesmith.schemas.output import OutputFolder, write_bytes_atomic
@@ -114,11 +114,7 @@ def load_store(dump: str | Path, store: str | Path, progress: bool = True, *, fo
     """
     import pyoxigraph
 
-    dump = Path(dump)
-    if not dump.is_file():
-        raise SourceError(f"dump {dump} does not exist; pass an N-Triples file ({', '.join(DUMP_SUFFIXES)}).")
-    if not dump.name.endswith(DUMP_SUFFIXES):
-        raise SourceError(f"{dump}: a dump must be N-Triples: {', '.join(DUMP_SUFFIXES)}.")
+    dump = checked_dump(dump)
     started = time.perf_counter()
     with OutputFolder(store, "store", command="wikidata load", force=force) as staging:
         stream = DumpStream(dump, outcome="nothing was loaded")

@@ -37,7 +37,7 @@ from pathlib import Path
 import polars as pl
 from tqdm.auto import tqdm
 
-from probesmith.builders.sources.dumps import DUMP_SUFFIXES, DumpStream
+from probesmith.builders.sources.dumps import DumpStream, checked_dump
 from probesmith.builders.sources.wikidata_queries import RECORDED_DEGREE, SITELINKS
 from probesmith.errors import SourceError
 from probesmith.schemas.output import OutputFile
@@ -156,7 +156,7 @@ def _parse(chunk: bytes) -> pl.DataFrame:
 
     The lines are split and checked in polars (Rust), never as Python strings: a triple is
     ``S P O .`` with single spaces (as Wikidata writes them), S an IRI or blank node, P an IRI.
-    Splitting at the first two spaces is ~10x faster than one regular expression per line.
+    Splitting at the first two spaces parses twice as fast as one regular expression per line.
     """
     frame = pl.read_csv(
         io.BytesIO(chunk),
@@ -196,18 +196,12 @@ def slice_dump(
     replaces only an earlier output of ours; it loads with ``probesmith wikidata load`` and
     builds as the dump would for the spec's relations.
     """
-    dump, out = Path(dump), Path(out)
-    if not dump.is_file():
-        raise SourceError(
-            f"dump {dump} does not exist; pass a Wikidata truthy dump ({', '.join(DUMP_SUFFIXES)})."
-        )
-    if not dump.name.endswith(DUMP_SUFFIXES):
-        raise SourceError(f"{dump}: a dump must be N-Triples: {', '.join(DUMP_SUFFIXES)}.")
+    dump, out = checked_dump(dump), Path(out)
     if not out.name.endswith(SLICE_SUFFIXES):
         raise SourceError(f"{out}: name the slice .nt or .nt.gz (compressed to match).")
     relations, containment = slice_relations(spec)
     wanted = sorted({*relations, *containment})
-    report = SliceReport(str(dump), str(out), sorted({*relations, *containment}))
+    report = SliceReport(str(dump), str(out), wanted)
     started = time.perf_counter()
     with (
         OutputFile(out, "wikidata slice", command="wikidata slice", force=force) as tmp,

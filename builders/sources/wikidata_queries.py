@@ -57,14 +57,12 @@ class SourceView:
         """The WHERE body of the relation's facts: English labels, types, popularity floor."""
         lines = [f"{subject} wdt:{self.pid} {obj} ."]
         for var, classes in ((subject, self.subject_types), (obj, self.object_types)):
-            if classes and var.startswith("?"):
+            if classes:
                 # a FILTER, not VALUES: given VALUES ?sType, oxigraph may start from every instance
                 # of the class (every human) even when ?s is already bound by VALUES
+                kind = f"{var}Type" if var.startswith("?") else "?objType"
                 values = ", ".join(f"wd:{q}" for q in classes)
-                lines.append(f"{var} wdt:P31 {var}Type . FILTER({var}Type IN ({values}))")
-            elif classes:
-                values = ", ".join(f"wd:{q}" for q in classes)
-                lines.append(f"{var} wdt:P31 ?objType . FILTER(?objType IN ({values}))")
+                lines.append(f"{var} wdt:P31 {kind} . FILTER({kind} IN ({values}))")
         if self.min_popularity:
             lines.append(
                 f"{subject} <{self.popularity_predicate}> ?popularity . "
@@ -89,8 +87,11 @@ _KEY_SPACE = 16**8
 _NO_BOUND = "g"  # above every hexadecimal key
 
 
-def _key_bound(fraction: float) -> str:
-    """The key below which ``fraction`` of all keys lie (8 hex digits), or no bound at all."""
+def key_bound(fraction: float) -> str:
+    """The key below which ``fraction`` of all keys lie (8 hex digits), or no bound at all.
+
+    ``keyed_pages``' ``stop``: the subjects whose key lies below it are about that share of all.
+    """
     return _NO_BOUND if fraction >= 1 else format(int(fraction * _KEY_SPACE), "08x")
 
 
@@ -102,11 +103,6 @@ def size_query(view: SourceView, answer: str | None = None) -> str:
     """How many facts a relation (or one answer of it) has: a count, no labels, no order."""
     obj = f"wd:{answer}" if answer else "?o"
     return PREFIXES + f"SELECT (COUNT(*) AS ?n) WHERE {{\n  {view.pattern('?s', obj, labels=False)}\n}}"
-
-
-def key_bound(fraction: float) -> str:
-    """The sample key below which about ``fraction`` of all subjects lie (``keyed_pages``' ``stop``)."""
-    return _key_bound(fraction)
 
 
 def relation_size(client: SparqlClient, view: SourceView) -> int:
@@ -180,7 +176,7 @@ def keyed_pages(
         scan = max_scan if total > max_scan else 0
         width = 3 * page_size / max(min(total, max_scan), 1)
         while True:
-            below = min(_key_bound(_fraction(start) + width), stop)
+            below = min(key_bound(_fraction(start) + width), stop)
             with timeout_names_relation(
                 view.pid, f"keyed sample{f' of answer {answer}' if answer else ''}", view
             ):
@@ -205,9 +201,9 @@ def keyed_pages(
         if last:
             yield page, True
             return
-        cut = max(r["key"] for r in rows)
+        cut = page[-1][4]
         whole = [row for row in page if row[4] < cut]
-        if not any(r["key"] < cut for r in rows):  # one subject fills the page: ask for more at once
+        if not whole:  # one subject fills the page: ask for more at once
             page_size *= 2
             continue
         yield whole, False
@@ -287,6 +283,9 @@ def facts_of_query(entities: list[str], relations: list[str]) -> str:
     """The facts whose subject is one of the entities, over some relations (no labels)."""
     values = " ".join(f"wd:{e}" for e in entities)
     props = ", ".join(f"wdt:{p}" for p in relations)
+    # a FILTER, not a second VALUES: given VALUES ?p, oxigraph scans every fact of the relations
+    # (1.2 s a batch of containers at 10x the slice, growing with them); given the filter, it looks
+    # up each ?s
     return (
         PREFIXES
         + f"""SELECT ?s ?p ?o WHERE {{
@@ -456,21 +455,6 @@ def facts_query(pid: str, subject_types: tuple[str, ...] = (), object_types: tup
     )
 
 
-def parents_query(entities: list[str], containment: tuple[str, ...]) -> str:
-    """The direct containers of each entity: its objects through the containment relations."""
-    values = " ".join(f"wd:{e}" for e in entities)
-    props = ", ".join(f"wdt:{p}" for p in containment)
-    # a FILTER, not a second VALUES: given VALUES ?p, oxigraph scans every containment fact (1.2 s
-    # a batch at 10x the slice, growing with the relation); given the filter, it looks up ?e
-    return (
-        PREFIXES
-        + f"""SELECT DISTINCT ?e ?p ?parent WHERE {{
-  VALUES ?e {{ {values} }}
-  ?e ?p ?parent . FILTER(?p IN ({props}))
-}}"""
-    )
-
-
 def containment_edges(
     client: SparqlClient,
     entities: list[str],
@@ -493,11 +477,8 @@ def containment_edges(
             break
         expanded.update(frontier)
         found = set()
-        for row in batched_select(client, lambda batch: parents_query(batch, containment), frontier):
-            parent = entity_id(row["parent"])
-            if not parent.startswith("Q"):
-                continue
-            edges.setdefault(entity_id(row["e"]), set()).add((row["p"].rsplit("/", 1)[-1], parent))
+        for entity, relation, parent in facts_of(client, frontier, list(containment)):
+            edges.setdefault(entity, set()).add((relation, parent))
             found.add(parent)
         frontier = sorted(found - expanded)
     return edges

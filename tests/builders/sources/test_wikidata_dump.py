@@ -27,6 +27,7 @@ from ...conftest import FIXTURES, SHARED_DATA
 pytestmark = pytest.mark.integration
 SLICE = SHARED_DATA / "wikidata_slice" / "wikidata_slice.nt.gz"
 REPOSITORY = Path(__file__).resolve().parents[3]
+needs_slice = pytest.mark.skipif(not SLICE.is_file(), reason="shared Wikidata slice not present")
 
 
 def table(folder: Path, config: str) -> pl.DataFrame:
@@ -95,9 +96,8 @@ def _small_dump(tmp_path: Path, lines: int = 4000) -> list[str]:
         return [next(fh) for _ in range(lines)]
 
 
+@needs_slice
 def test_malformed_lines_are_counted_skipped_and_sampled(tmp_path, caplog):
-    if not SLICE.is_file():
-        pytest.skip("shared Wikidata slice not present")
     lines = _small_dump(tmp_path)
     broken = ["<http://www.wikidata.org/entity/Q1> <oops\n", "not a triple at all\n", "<a> <b> .\n"]
     dump = tmp_path / "dump.nt.gz"
@@ -114,10 +114,9 @@ def test_malformed_lines_are_counted_skipped_and_sampled(tmp_path, caplog):
     assert again.facts == report.facts and again.malformed == 0
 
 
+@needs_slice
 @pytest.mark.parametrize("suffix", [".nt.gz", ".nt.bz2", ".nt.zst"])
 def test_a_truncated_archive_names_where_it_ended_and_writes_nothing(tmp_path, suffix):
-    if not SLICE.is_file():
-        pytest.skip("shared Wikidata slice not present")
     if suffix == ".nt.zst" and not shutil.which("zstd"):
         pytest.skip("zstd not installed")
     text = "".join(_small_dump(tmp_path, 20_000)).encode()
@@ -162,12 +161,11 @@ def _scale_module():
     return module
 
 
+@needs_slice
 def test_bounded_plans_balance_exactly_on_a_grown_dump(tmp_path):
     """The small relations spec, cut from the slice, grown 2x as Wikidata grows, built again:
     every answer exactly k times, every subject's every object a gold, and no more rows fetched
     than at 1x times 1.5."""
-    if not SLICE.is_file():
-        pytest.skip("shared Wikidata slice not present")
     small = resolve_spec(str(FIXTURES / "relations_small.yaml"))
     cut = tmp_path / "small.nt.gz"
     slice_dump(SLICE, small, cut, progress=False)
