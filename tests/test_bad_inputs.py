@@ -258,6 +258,14 @@ def tree(root: Path) -> dict[str, bytes]:
 def test_bad_input_gets_one_clear_line_and_changes_nothing(
     code, words, prepare, tmp_path, request, capsys, monkeypatch
 ):
+    check_row(code, words, prepare, tmp_path, request, capsys, monkeypatch)
+
+
+def check_row(code, words, prepare, tmp_path, request, capsys, monkeypatch):
+    """Run one matrix row: exit code, one clear error line with ``words``, every file unchanged.
+
+    Other matrices (tests/test_hostile_*.py) call this with rows of their own.
+    """
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("huggingface_hub.constants.ENDPOINT", "http://127.0.0.1:9")  # unreachable on purpose
     monkeypatch.setenv("HF_TOKEN", "hf_test_token_never_sent_anywhere")
