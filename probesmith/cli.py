@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     signal.signal(signal.SIGTERM, _interrupt)  # `kill`: clean up as for Ctrl-C
     try:
+        _refuse_inputs_as_outputs(args)
         return args.run(args) or 0
     except ProbesmithError as exc:
         if args.debug:
@@ -96,6 +97,37 @@ def main(argv: list[str] | None = None) -> int:
 
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
+
+
+#: Arguments that name what a command writes, and what it reads (``spec`` only as a YAML path).
+_OUTPUT_ARGS = ("out", "store")
+_INPUT_ARGS = {
+    "path": "PATH",
+    "probes": "--probes",
+    "model": "--model",
+    "folder": "FOLDER",
+    "dump": "DUMP",
+    "spec": "--spec",
+    "runs": "RUNS",
+}
+
+
+def _refuse_inputs_as_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work and whatever ``--force`` says, an output that is, holds or lies in an input."""
+    from probesmith.schemas.output import check_not_an_input
+
+    inputs: dict[str, object] = {}
+    for attribute, given_as in _INPUT_ARGS.items():
+        value = getattr(args, attribute, None)
+        if attribute == "spec" and not str(value).endswith((".yaml", ".yml")):
+            continue
+        for index, item in enumerate(value if isinstance(value, list) else [value]):
+            inputs[given_as if index == 0 else f"{given_as}[{index}]"] = item
+    nested = "audit" if getattr(args, "run", None) is _run_audit else None
+    for attribute in _OUTPUT_ARGS:
+        out = getattr(args, attribute, None)
+        if out is not None:
+            check_not_an_input(out, inputs, nested=nested)
 
 
 def _positive_int(text: str) -> int:

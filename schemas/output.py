@@ -56,15 +56,6 @@ _STAGING_TAG = ".tmp-"
 _PREVIOUS_TAG = ".old-"
 _FAILPOINT_ENV = "PROBESMITH_FAILPOINT"
 
-# Outputs written before the marker existed, recognised by a file only probesmith writes there.
-_LEGACY_MARKERS = {
-    "manifest.json": lambda data: f"build:{data['family']}" if "family" in data else None,
-    "probesmith-store.json": lambda data: "store" if "dump_sha256" in data else None,
-    "metrics.json": lambda data: "eval" if "run" in data else None,
-    "audit.json": lambda data: "audit" if "source_logical_hash" in data else None,
-}
-_LEGACY_TEXT_MARKERS = {"lexnames": "wordnet-nltk"}  # the file Debian does not ship; probesmith writes it
-
 #: Outputs that live inside another output and go with it (a build's ``audit/`` and ``review/``).
 NESTED_OUTPUTS = ("audit", "review")
 
@@ -98,28 +89,85 @@ def failpoint(name: str) -> None:
 def owner_of(path: str | Path) -> dict[str, Any] | None:
     """The marker of an output probesmith wrote at ``path`` (``kind``, ``identity`` ...), or None.
 
-    A folder is ours when it holds :data:`MARKER` (or, written by an older version, a file only
-    probesmith writes); a file is ours when its sidecar records the file's current sha256.
+    A folder is ours when it holds :data:`MARKER` with the list of what was written (a folder
+    that merely looks like an output, e.g. a ``manifest.json`` with a ``family`` key, is not); a
+    file is ours when its sidecar records the file's current sha256. Whether a folder of ours
+    also holds something else is :func:`foreign_entries`'s question.
     """
     path = Path(path)
+    if path.is_symlink():
+        return None
     if path.is_dir():
         marker = _read_json(path / MARKER)
-        if marker is not None and "kind" in marker:
+        if isinstance(marker, dict) and "kind" in marker and isinstance(marker.get("entries"), list):
             return marker
-        for name, kind_of in _LEGACY_MARKERS.items():
-            data = _read_json(path / name)
-            kind = kind_of(data) if isinstance(data, dict) else None
-            if kind:
-                return {"kind": kind, "identity": None, "legacy": name}
-        for name, kind in _LEGACY_TEXT_MARKERS.items():
-            if (path / name).is_file():
-                return {"kind": kind, "identity": None, "legacy": name}
         return None
     if path.is_file():
         sidecar = _read_json(_sidecar(path))
-        if sidecar and "kind" in sidecar and sidecar.get("sha256") == file_sha256(path):
+        if isinstance(sidecar, dict) and "kind" in sidecar and sidecar.get("sha256") == file_sha256(path):
             return sidecar
     return None
+
+
+def foreign_entries(folder: str | Path, marker: dict[str, Any] | None = None) -> list[str]:
+    """What in our output ``folder`` its marker does not list (paths relative to ``folder``).
+
+    Listed are the marker's ``files`` (every file the writer wrote; older markers have only the
+    top-level ``entries``); a nested output (``audit/``, ``review/``) counts as listed when it is
+    itself ours and holds nothing foreign, and the lock and staging leftovers of its writer too.
+    """
+    folder = Path(folder)
+    marker = marker if marker is not None else owner_of(folder)
+    if marker is None:
+        return [p.name for p in sorted(folder.iterdir())]
+    entries = set(marker.get("entries") or ())
+    files = set(marker["files"]) if isinstance(marker.get("files"), list) else None
+    foreign: list[str] = []
+    for entry in sorted(folder.iterdir()):
+        name = entry.name
+        if name == MARKER or _is_nested_leftover(name):
+            continue
+        if name in NESTED_OUTPUTS and name not in entries:
+            nested = owner_of(entry)
+            if nested is None:
+                foreign.append(name)
+            else:
+                foreign += [f"{name}/{inner}" for inner in foreign_entries(entry, nested)]
+            continue
+        if name not in entries:
+            foreign.append(name)
+        elif files is not None:
+            foreign += [rel for rel in _files_under(entry, folder) if rel not in files]
+    return foreign
+
+
+def check_not_an_input(out: str | Path, inputs: dict[str, Any], *, nested: str | None = None) -> None:
+    """Refuse ``out`` when it is, holds, or lies inside an input of the same command.
+
+    ``inputs`` maps how each input was given (``--probes``, ``FOLDER`` ...) to its path; values
+    that are not existing paths (a hub id, a spec name) are skipped. ``--force`` does not change
+    this: replacing or writing into what a command reads destroys or changes it. ``nested``
+    names the one folder inside an input the command may write (``audit`` for ``BUILD/audit``).
+    """
+    target = Path(os.path.realpath(Path(out).expanduser()))
+    for given_as, value in inputs.items():
+        if value is None or not os.path.lexists(Path(value).expanduser()):
+            continue
+        source = Path(os.path.realpath(Path(value).expanduser()))
+        if nested and target == source / nested and source.is_dir():
+            continue
+        if target == source:
+            how = f"is the input {given_as} {value} itself"
+        elif source.is_relative_to(target):
+            how = f"holds the input {given_as} {value}"
+        elif target.is_relative_to(source):
+            how = f"lies inside the input {given_as} {value}"
+        else:
+            continue
+        raise OutputError(
+            f"the output {out} {how}; writing there would replace or change what this command "
+            f"reads, so nothing was written. Pass an output path outside {value}."
+        )
 
 
 def check_destination(
@@ -141,6 +189,7 @@ def check_destination(
     for parent in out.parents:
         if parent.exists() and not parent.is_dir():
             raise OutputError(f"cannot write {out}: {parent} is a file, not a folder. Pass another path.")
+    _check_writable_place(out)
     if not out.exists() and not out.is_symlink():
         return out
     if out.is_symlink():
@@ -181,18 +230,13 @@ def check_destination(
             "Pass another --out, or --force to replace it."
         )
     if folder:
-        written = set(owner.get("entries") or ()) | {MARKER, *NESTED_OUTPUTS}
-        foreign = sorted(
-            p.name
-            for p in out.iterdir()
-            if (owner.get("entries") is not None and p.name not in written)
-            or (p.is_dir() and p.name not in NESTED_OUTPUTS and owner_of(p) is not None)
-        )
+        foreign = foreign_entries(out, owner)
         if foreign:
             raise OutputError(
-                f"{out} is a probesmith output ({owner['kind']}) but also holds {', '.join(foreign[:4])}, "
-                "which it did not write; it would be replaced whole, so nothing was written. Move "
-                "those away, or pass another --out."
+                f"{out} is a probesmith output ({owner['kind']}) but also holds "
+                f"{', '.join(foreign[:4])}{' ...' if len(foreign) > 4 else ''}, which it did not write; "
+                "it would be replaced whole, so nothing was written (--force does not change this). "
+                "Move those away, or pass another --out."
             )
     return out
 
@@ -327,7 +371,9 @@ class OutputFolder(_AtomicOutput):
 
     def _commit(self) -> None:
         entries = sorted(p.name for p in self.staging.iterdir())
-        marker = self._claim.marker(entries=entries)
+        files = sorted(rel for entry in self.staging.iterdir() for rel in _files_under(entry, self.staging))
+        marker = self._claim.marker(entries=entries, files=files)
+
         (self.staging / MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True) + "\n")
         _fsync_tree(self.staging)
         failpoint("swap")
@@ -376,6 +422,50 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 
 # ---- internals ---------------------------------------------------------------------------------
+
+
+def _check_writable_place(out: Path) -> None:
+    """Refuse before any work when the folder that receives ``out`` (and its lock) is not writable."""
+    place = out.parent
+    while not place.exists() and place.parent != place:
+        place = place.parent
+    effective = os.access in os.supports_effective_ids
+    if not os.access(place, os.W_OK | os.X_OK, effective_ids=effective):
+        cause = "the file system is read-only" if _read_only_fs(place) else "permission denied"
+        raise ArtifactError(
+            f"cannot write {out}: {place} is not writable ({cause}); nothing was done. "
+            "Pass an --out in a writable place, or fix the permissions."
+        )
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _files_under(entry: Path, root: Path) -> list[str]:
+    """The files (and links, and empty folders) at or under ``entry``, relative to ``root``."""
+    if entry.is_symlink() or not entry.is_dir():
+        return [entry.relative_to(root).as_posix()]
+    found = []
+    for folder, dirs, names in os.walk(entry):
+        base = Path(folder)
+        found += [(base / name).relative_to(root).as_posix() for name in names]
+        found += [(base / d).relative_to(root).as_posix() for d in dirs if (base / d).is_symlink()]
+        if not dirs and not names:
+            found.append(base.relative_to(root).as_posix() + "/")
+    return found
+
+
+def _is_nested_leftover(name: str) -> bool:
+    """A nested output writer's lock or staging copy beside it (``.audit.lock``, ``.review.tmp-*``)."""
+    return any(
+        name == f".{nested}.lock"
+        or name.startswith((f".{nested}{_STAGING_TAG}", f".{nested}{_PREVIOUS_TAG}"))
+        for nested in NESTED_OUTPUTS
+    )
 
 
 def _sidecar(path: Path) -> Path:
