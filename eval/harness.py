@@ -38,7 +38,7 @@ from probesmith import __version__
 from probesmith.errors import UsageError
 from probesmith.eval.relation_docs import answer_spaces, statement_documents, templates_by_relation
 from probesmith.schemas.artifact import read_table, require_family, table_files
-from probesmith.schemas.output import OutputFolder
+from probesmith.schemas.output import OutputFolder, path_under
 from probesmith.schemas.parquet import write_parquet
 from probesmith.schemas.tables import TableSchema
 
@@ -169,7 +169,7 @@ def _write_task(staging: Path, config: dict, loader: dict | None) -> None:
     if loader is not None:
         text += "custom_dataset: !function utils.load\n"
         text += yaml.safe_dump({"dataset_kwargs": loader}, sort_keys=False, allow_unicode=True, width=1000)
-    (staging / f"{config['task']}.yaml").write_text(text, encoding="utf-8")
+    path_under(staging, f"{config['task']}.yaml").write_text(text, encoding="utf-8")
 
 
 def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> dict:
@@ -216,7 +216,7 @@ def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> d
         ],
         "metadata": {"version": _metadata(manifest)["version"]},
     }
-    (staging / f"_{prefix}.yaml").write_text(yaml.safe_dump(group, sort_keys=False), encoding="utf-8")
+    path_under(staging, f"_{prefix}.yaml").write_text(yaml.safe_dump(group, sort_keys=False), encoding="utf-8")
     return {"group": prefix, "tasks": tasks, "convention": "multiple choice after the question"}
 
 

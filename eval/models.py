@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,15 @@ def load_model(
         auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
         model = auto.from_pretrained(name_or_path, dtype=DTYPES[dtype])
         tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    except pickle.UnpicklingError as exc:  # loaded with weights_only: a pickle of more than tensors
+        lines = [line.strip() for line in str(exc).splitlines() if "Unsupported global" in line]
+        first = (lines[0].split(" was not ")[0] if lines else type(exc).__name__)[:200]
+        raise ModelLoadError(
+            f"model {name_or_path!r} holds a pickle checkpoint (pytorch_model.bin) that is not plain "
+            f"tensors ({first}); it is not loaded, as unpickling can run code. Convert it to "
+            "safetensors where you trust it (model.save_pretrained(folder, safe_serialization=True)), "
+            "or pass a model that ships model.safetensors."
+        ) from None
     except (OSError, ValueError) as exc:
         raise ModelLoadError(
             f"could not load model {name_or_path!r}: {exc}. Pass a local folder written by "

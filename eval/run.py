@@ -40,7 +40,7 @@ from probesmith.eval.editors import (
 )
 from probesmith.eval.models import LanguageModel
 from probesmith.eval.registry import Evaluation, evaluated, evaluation_for, register_evaluation
-from probesmith.eval.scoring import score_statements
+from probesmith.eval.scoring import StatementTooLong, score_statements
 from probesmith.probes.spec import spec_field, to_dict
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
 from probesmith.schemas.output import OutputFolder
@@ -219,7 +219,11 @@ def _multiple_choice(ctx: EvalContext, probes: Path, manifest: dict) -> None:
             items.append({**row, "config": config})
     if not items:
         raise ArtifactError(f"{probes} has no items in split {ctx.options.split!r}; pass another split")
-    scores, counts = ctx.score(statements, starts)
+    try:
+        scores, counts = ctx.score(statements, starts)
+    except StatementTooLong as exc:  # name the item the statement came from
+        owners = [item for item in items for _ in item["choices"]]
+        raise exc.naming(f"item {owners[exc.index]['id']!r} of {probes}") from None
     rows, at = [], 0
     for item in items:
         n = len(item["choices"])

@@ -37,6 +37,8 @@ import torch
 import torch.distributed as dist
 from tqdm.auto import tqdm
 
+from probesmith.errors import ProbesmithError
+
 #: Wrappers whose logits are exactly ``head(base_model(...).last_hidden_state)``; for these the
 #: head runs on the scored positions only. Others (logit soft-capping, scaling) use ``.logits``.
 PLAIN_HEADS = {
@@ -49,6 +51,50 @@ PLAIN_HEADS = {
     "RobertaForMaskedLM": "lm_head",
     "XLMRobertaForMaskedLM": "lm_head",
 }
+
+
+class StatementTooLong(ProbesmithError):
+    """A statement has more tokens than the model's context: it is refused, never truncated.
+
+    Truncating would score another text than the one asked (and silently, per model); the
+    statement's ``index`` lets a caller name the item it came from.
+    """
+
+    def __init__(self, index: int, statement: str, tokens: int, limit: int, what: str | None = None):
+        self.index, self.statement, self.tokens, self.limit = index, statement, tokens, limit
+        shown = statement if len(statement) <= 60 else statement[:57] + "..."
+        what = what or f"statement {index} ({shown!r})"
+        super().__init__(
+            f"{what} is {tokens} tokens long, more than the model's context of {limit} tokens; nothing "
+            "was scored. Shorten or remove it, or evaluate a model with a longer context."
+        )
+
+    def naming(self, what: str) -> StatementTooLong:
+        """The same error, the statement named as ``what`` (e.g. its item's id)."""
+        return StatementTooLong(self.index, self.statement, self.tokens, self.limit, what)
+
+
+def context_length(model, tokenizer) -> int | None:
+    """The most tokens ``model`` takes at once: its position table, or its tokenizer's limit if less."""
+    config = getattr(model, "config", None)
+    limits = [getattr(config, name, None) for name in ("n_positions", "max_position_embeddings")]
+    limits = [n for n in limits if isinstance(n, int) and n > 0][:1]
+    if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
+        limits = [n - 2 for n in limits]  # two positions are the padding offset
+    model_max = getattr(tokenizer, "model_max_length", None)
+    if isinstance(model_max, int) and 0 < model_max < 1_000_000:
+        limits.append(model_max)
+    return min(limits) if limits else None
+
+
+def _check_context(lengths, statements, limit: int | None) -> None:
+    if limit is None:
+        return
+    for index, length in enumerate(lengths):
+        if length > limit:
+            raise StatementTooLong(index, statements[index], int(length), limit)
+
+
 #: The least number of shared tokens (BOS included) worth a separate prefix pass.
 MIN_SHARED_PREFIX = 3
 #: The most continuations that share one prefix pass.
@@ -95,6 +141,7 @@ def score_statements(
     counts = [0] * len(statements)
     if kind == "causal":
         rows = _causal_rows(tokenizer, statements, answer_starts, bos)
+        _check_context([len(ids) for ids, *_ in rows], statements, context_length(model, tokenizer))
         plain, groups = _prefix_groups(rows) if share_prefixes else (rows, [])
         for _, targets, owner, _ in rows:
             counts[owner] += len(targets)
@@ -102,6 +149,9 @@ def score_statements(
         work += [("shared", b) for b in _group_batches(groups, batch_tokens)]
     else:
         masked = _masked_copies(tokenizer, statements, answer_starts, pll)
+        lengths = np.zeros(len(statements), dtype=np.int64)  # each statement's, from its copies
+        np.maximum.at(lengths, masked.owners, masked.lengths)
+        _check_context(lengths.tolist(), statements, context_length(model, tokenizer))
         counts = np.bincount(masked.owners, minlength=len(statements)).tolist()
         copy_counts = np.maximum(np.asarray(counts, dtype=np.float64), 1)
         work = [("masked", b) for b in _masked_batches(masked, batch_tokens)]

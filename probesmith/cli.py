@@ -16,6 +16,7 @@ from pathlib import Path
 
 from probesmith import __version__
 from probesmith.errors import ProbesmithError
+from probesmith.redact import redact_text
 
 EPILOG_BUILD = """\
 examples:
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     except ProbesmithError as exc:
         if args.debug:
             raise
-        print(f"probesmith: error: {exc}", file=sys.stderr)
+        print(f"probesmith: error: {redact_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # `probesmith ... | head`: the reader left; nothing to say
         sys.stderr.close()
@@ -82,13 +83,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"probesmith: error: {exc.strerror or exc}{where}. Check the path and retry.", file=sys.stderr)
+        print(
+            f"probesmith: error: {redact_text(f'{exc.strerror or exc}{where}')}. Check the path and retry.",
+            file=sys.stderr,
+        )
         return 1
     except Exception as exc:  # the last line of defence: a bug, said in one line
         if args.debug:
             raise
         print(
-            f"probesmith: internal error: {type(exc).__name__}: {exc}. Nothing was replaced. This is a "
+            f"probesmith: internal error: {type(exc).__name__}: {redact_text(str(exc))}. Nothing was "
+            "replaced. This is a "
             "bug: rerun with --debug for the traceback and report it.",
             file=sys.stderr,
         )
@@ -433,7 +438,7 @@ def _run_build(args: argparse.Namespace) -> int:
         wikidata=getattr(args, "wikidata", None),
     )
     if args.dry_run:
-        print(spec_to_yaml(spec), end="")
+        print(redact_text(spec_to_yaml(spec)), end="")
         return 0
     _print_result(build(spec, args.out, force=args.force, allow_empty=args.allow_empty))
     return 0

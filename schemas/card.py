@@ -10,6 +10,7 @@ from typing import Any
 import datasets
 import yaml
 
+from probesmith.redact import redact_text
 from probesmith.schemas.tables import TableSchema
 
 
@@ -98,7 +99,7 @@ def render_card(
         for split, entry in splits.items()
     )
     sources = "\n".join(
-        f"- **{name}**: " + ", ".join(f"{k} `{v}`" for k, v in sorted(src.items()))
+        f"- **{name}**: " + ", ".join(f"{k} `{redact_text(str(v))}`" for k, v in sorted(src.items()))
         for name, src in sorted(manifest.get("sources", {}).items())
     )
     first_config = next(iter(configs), "CONFIG")  # an --allow-empty build has none

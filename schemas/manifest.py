@@ -60,9 +60,16 @@ def file_sha256(path: Path, chunk_size: int = 1 << 20) -> str:
 
 
 def write_manifest(folder: Path, manifest: dict[str, Any]) -> Path:
-    """Write ``manifest.json`` (sorted keys, stable formatting) into ``folder``."""
+    """Write ``manifest.json`` (sorted keys, stable formatting) into ``folder``.
+
+    Every URL in it is redacted (userinfo, query values): an endpoint's credentials in the spec
+    or the sources never reach a file that ``publish`` uploads.
+    """
+    from probesmith.redact import redact_data
+
     path = folder / MANIFEST_NAME
-    path.write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    text = json.dumps(redact_data(manifest), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    path.write_text(text)
     return path
 
 

@@ -598,3 +598,27 @@ def _fsync_tree(root: Path) -> None:
         for name in files:
             _fsync_file(Path(folder) / name)
         _fsync_dir(Path(folder))
+
+
+def path_under(out: str | Path, name: str) -> Path:
+    """``out / name``, refused unless it stays inside ``out``: names from data never escape ``--out``.
+
+    ``name`` is one file name (or a relative path of plain parts) taken from data — a relation id,
+    a config or task name. Absolute names, ``..`` parts and symlinks leading outside are refused.
+    """
+    out = Path(out)
+    parts = Path(name).parts
+    plain = parts and not Path(name).is_absolute() and ".." not in parts and "\x00" not in name
+    if not plain or name.endswith(("/", "/.")):
+        raise OutputError(
+            f"the name {name!r} (from the data) is not a plain file name; nothing is written outside "
+            f"{out}. Fix or drop that name in the input."
+        )
+    path = out / name
+    resolved_out = out.resolve()
+    if not path.resolve().is_relative_to(resolved_out):
+        raise OutputError(
+            f"{path} resolves to {path.resolve()}, outside {out}; nothing is written there. Remove the "
+            "link, or fix the name in the input."
+        )
+    return path

@@ -11,6 +11,7 @@ The layout (Wiland et al. 2024; what ``lm_pub_quiz.Dataset.from_path`` reads)::
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from probesmith.errors import SourceError
@@ -24,6 +25,8 @@ BEAR_RELATIONS = (
 ).split()
 # gold_obj_ids: written by probesmith beside answer_idx (every gold of the subject); BEAR has none
 INSTANCE_KEYS = ("sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "answer_idx", "gold_obj_ids")
+# a relation id names a file (<id>.jsonl): a Wikidata property id and nothing else
+RELATION_ID = re.compile(r"P\d+")
 
 
 def read_bear(folder: str | Path) -> dict[str, dict]:
@@ -71,6 +74,11 @@ def _check_metadata(metadata, path: Path) -> None:
         raise SourceError(f"{path} must map relation ids to their metadata; it is {type(metadata).__name__}.")
     for relation, meta in metadata.items():
         problem = None
+        if not RELATION_ID.fullmatch(relation):
+            raise SourceError(
+                f"{path}: relation {relation[:80]!r} is not a Wikidata property id (P followed by "
+                "digits, e.g. P19), and it names a file; rename or remove that key."
+            )
         if not isinstance(meta, dict):
             problem = "is not a mapping"
         elif not isinstance(meta.get("templates"), list) or not meta["templates"]:
@@ -95,13 +103,24 @@ def write_bear(folder: str | Path, relations: dict[str, dict], *, force: bool = 
 
 
 def write_bear_files(folder: Path, relations: dict[str, dict]) -> None:
-    """Write ``P*.jsonl`` and ``metadata_relations.json`` into the (staging) folder ``folder``."""
+    """Write ``P*.jsonl`` and ``metadata_relations.json`` into the (staging) folder ``folder``.
+
+    A relation id must be a Wikidata property id (P and digits): it names a file, and no file is
+    written outside ``folder``.
+    """
+    from probesmith.schemas.output import path_under
+
     metadata = {}
     for relation, data in relations.items():
+        if not RELATION_ID.fullmatch(str(relation)):
+            raise SourceError(
+                f"relation {str(relation)[:80]!r} is not a Wikidata property id (P followed by digits); "
+                "it would name a file outside the export. Rebuild or re-import from a clean source."
+            )
         metadata[relation] = {
             k: data[k] for k in ("templates", "answer_space_labels", "answer_space_ids") if k in data
         }
-        with open(folder / f"{relation}.jsonl", "w", encoding="utf-8") as fh:
+        with open(path_under(folder, f"{relation}.jsonl"), "w", encoding="utf-8") as fh:
             for record in data["instances"]:
                 fh.write(
                     json.dumps(

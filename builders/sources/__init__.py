@@ -9,7 +9,9 @@ server for the duration of the build.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,9 +89,7 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
     elif path.is_file():
         digest = file_sha256(path)
         store = data_home() / "stores" / digest[:16]
-        if not (store / STORE_INFO).is_file():
-            log.info("loading %s into a local store at %s (once)", path, store)
-            load_store(path, store)
+        _load_once(path, store)
         described = {"dump": str(path.resolve()), "dump_sha256": digest}
     else:
         raise SourceError(
@@ -102,6 +102,39 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         # content the store was loaded from (its dump's sha256), never by its port or path
         cache_endpoint = f"oxigraph:{described['dump_sha256']}"
         yield SparqlClient(server.endpoint, cache_endpoint=cache_endpoint, **client_options), described
+
+
+def _load_once(dump: Path, store: Path) -> None:
+    """Load ``dump`` into the shared ``store`` unless it is there; a second build of the same dump waits.
+
+    Two builds started from one new dump would both load it, and the second would be refused
+    (the store is being written). A lock beside the store makes the second wait for the first's
+    load and then reuse the store.
+    """
+    if (store / STORE_INFO).is_file():
+        return
+    store.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = store.parent / f"{store.name}.load-lock"
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            log.warning(
+                "another probesmith process (pid %s) is loading %s into %s; waiting for it to finish",
+                holder,
+                dump,
+                store,
+            )
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        if not (store / STORE_INFO).is_file():  # the other load may have failed: load it ourselves
+            log.info("loading %s into a local store at %s (once)", dump, store)
+            load_store(dump, store)
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _nt_literal(text: str) -> str:

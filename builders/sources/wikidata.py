@@ -25,8 +25,10 @@ import hashlib
 import http.client
 import json
 import logging
+import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -215,7 +217,13 @@ class OxigraphServer:
         ]
         if self.query_timeout:
             command += ["--timeout-s", str(max(1, round(self.query_timeout)))]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: a Ctrl-C reaches us, we end it
+            preexec_fn=_die_with_parent(os.getpid()) if sys.platform == "linux" else None,
+        )
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -242,6 +250,24 @@ class OxigraphServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         self.process = None
+
+
+def _die_with_parent(parent_pid: int):
+    """A ``preexec_fn`` that asks Linux to SIGTERM the child when its parent dies (even by kill -9).
+
+    ``PR_SET_PDEATHSIG`` fires when the thread that started the child ends: servers are started
+    from the main thread. A parent already gone before the call is caught by the ppid check.
+    """
+
+    def preexec() -> None:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    return preexec
 
 
 def _free_port() -> int:

@@ -27,6 +27,7 @@ import io
 import logging
 import os
 import queue
+import shutil
 import tempfile
 import threading
 import time
@@ -151,6 +152,21 @@ def _batches(stream: DumpStream, bar: tqdm):
         yield rest + b"\n"
 
 
+# control bytes Wikidata escapes (\\u0001): one absent from a batch splits it into whole lines
+_SEPARATORS = [bytes([b]) for b in (*range(1, 9), 11, 12, *range(14, 32))]
+
+
+class UnsplittableBatch(ValueError):
+    """A batch of lines holds every candidate separator byte: it cannot be split into lines."""
+
+
+def _separator(chunk: bytes) -> str:
+    for byte in _SEPARATORS:
+        if chunk.find(byte) < 0:
+            return byte.decode()
+    raise UnsplittableBatch("every control byte occurs in these lines")
+
+
 def _parse(chunk: bytes) -> pl.DataFrame:
     """One batch of lines as columns s, p, o (raw N-Triples terms) and ``line``; malformed: s null.
 
@@ -161,7 +177,7 @@ def _parse(chunk: bytes) -> pl.DataFrame:
     frame = pl.read_csv(
         io.BytesIO(chunk),
         has_header=False,
-        separator="\x01",  # a byte N-Triples escapes: each line is one field
+        separator=_separator(chunk),  # a byte absent from the batch: each line is one field
         quote_char=None,
         new_columns=["line"],
         schema={"line": pl.String},
@@ -205,7 +221,7 @@ def slice_dump(
     started = time.perf_counter()
     with (
         OutputFile(out, "wikidata slice", command="wikidata slice", force=force) as tmp,
-        tempfile.TemporaryDirectory(prefix=".probesmith-slice-", dir=out.parent) as spill_dir,
+        _spill_folder(out.parent) as spill_dir,
     ):
         spill = Path(spill_dir)
         stream = DumpStream(dump)
@@ -220,7 +236,15 @@ def slice_dump(
         ) as bar:
             for i, chunk in enumerate(_batches(stream, bar)):
                 report.text_bytes += len(chunk)
-                _spill_batch(_parse(chunk), i, spill, wanted, report)
+                try:
+                    parsed = _parse(chunk)
+                except (UnsplittableBatch, pl.exceptions.ComputeError) as exc:
+                    at = report.text_bytes - len(chunk)
+                    raise SourceError(
+                        f"dump {dump} is not N-Triples in the lines after byte {at:,} of its text "
+                        f"({exc}); nothing was written. Pass a Wikidata truthy dump."
+                    ) from None
+                _spill_batch(parsed, i, spill, wanted, report)
                 bar.set_postfix(triples=f"{report.triples:,}", kept=f"{report.facts:,}", refresh=False)
             stream.close()
         report.pass_seconds = round(time.perf_counter() - started, 2)
@@ -251,6 +275,41 @@ def slice_dump(
         out,
     )
     return report
+
+
+SPILL_PREFIX = ".probesmith-slice-"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's live process
+    return True
+
+
+def remove_stale_spills(parent: Path) -> list[Path]:
+    """Remove the spill folders in ``parent`` left by a slice whose process is gone (kill -9).
+
+    A spill folder is named ``.probesmith-slice-<pid>-<random>``; one whose pid no longer runs
+    is removed. Folders of live processes, and names of another shape, are left alone.
+    """
+    removed = []
+    for folder in parent.glob(SPILL_PREFIX + "*"):
+        pid = folder.name[len(SPILL_PREFIX) :].split("-", 1)[0]
+        if folder.is_dir() and not folder.is_symlink() and pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            log.info("removed %s, the spill folder of an interrupted slice (pid %s)", folder, pid)
+            removed.append(folder)
+    return removed
+
+
+def _spill_folder(parent: Path) -> tempfile.TemporaryDirectory:
+    """A fresh spill folder beside the output, named with our pid; stale ones are removed first."""
+    remove_stale_spills(parent)
+    return tempfile.TemporaryDirectory(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=parent)
 
 
 def _spill_batch(
