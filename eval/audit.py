@@ -208,20 +208,25 @@ def run_audit(
     With ``with_filter`` the artifact filter runs too and its removals go into ``filter.json``.
     Returns the audit, the report folder and the filter's report (None without the filter).
     """
-    from probesmith.schemas.output import check_destination
+    from probesmith.schemas.output import SharedReadLock, check_destination, check_unchanged
 
     options = options or AuditOptions()
     out = Path(out) if out is not None else default_audit_folder(path)
     check_destination(out, "audit", folder=True, force=force)
-    result = audit(path, options)
-    extra, report = {}, None
-    if with_filter:
-        removed, report = filter_artifacts(load_multiple_choice(Path(path)), margin=options.margin)
-        extra["filter.json"] = {
-            "report": vars(report),
-            "removed_ids": {c: sorted(ids) for c, ids in removed.items()},
-        }
-    write_audit(result, out, extra, force=force)
+    # the build's shared lock for the whole run: a rebuild meanwhile is refused, and the report is
+    # written only if the build is still the one audited
+    with SharedReadLock(path, "audit"):
+        result = audit(path, options)
+        extra, report = {}, None
+        if with_filter:
+            removed, report = filter_artifacts(load_multiple_choice(Path(path)), margin=options.margin)
+            extra["filter.json"] = {
+                "report": vars(report),
+                "removed_ids": {c: sorted(ids) for c, ids in removed.items()},
+            }
+        if result.source_logical_hash is not None or (Path(path) / "manifest.json").exists():
+            check_unchanged(path, result.source_logical_hash, "audit")
+        write_audit(result, out, extra, force=force)
     return result, out, report
 
 

@@ -4,15 +4,24 @@
 read comfortably): items drawn evenly across config x hops, each with its choices, the gold's
 letter, and empty columns for the reviewer:
 
-* ``gold_is_correct`` — ``y`` or ``n``: is the marked answer right?
-* ``other_correct`` — the letters of any other choice that is also right (empty: none);
+* ``gold_is_correct`` — ``y`` or ``n``: is the marked answer right? (empty: not reviewed)
+* ``other_correct`` — is another choice also right? ``y``, ``n`` or empty (no), or the letters
+  of those choices (``C`` or ``B D``);
 * ``reads_naturally`` — ``y`` or ``n``: is the question English a native speaker would write?
-* ``notes``.
+* ``notes``;
+* ``build`` — the build's family and logical hash: the sheet is read back only into that build.
+
+The sheet is bound to its build: ``review/sample.json`` (written with it) records the build's
+logical hash and the sampled item ids, and a sheet read back must carry that hash on every row and
+only those ids, each once. Cells that a spreadsheet would run as a formula (starting with ``=``,
+``+``, ``-``, ``@``, a tab or a carriage return) are written with a leading ``'`` and read back
+without it. Writing and reading hold the build's shared lock, so the build cannot be replaced
+meanwhile.
 
 A relations build gets one row per sampled instance instead, spread evenly over relations: the
 statement with the object blank, the gold, every listed gold and the answer space;
-``other_correct`` then names any option of the space that is also right (a gold the source
-misses).
+``other_correct`` then is ``y``/``n``, or names any option of the space that is also right (a gold
+the source misses).
 
 ``probesmith review-sample BUILD --read FILLED.csv`` reads a filled sheet back and reports the
 validated accuracy — the share of reviewed items whose gold is right and that have no second
@@ -35,12 +44,38 @@ from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
 from probesmith.eval.mcqa import load_build
 from probesmith.schemas.card import set_card_section
-from probesmith.schemas.output import OutputFolder
+from probesmith.schemas.output import OutputFolder, SharedReadLock, check_unchanged, logical_hash_of
 from probesmith.stats import wilson_interval
 
 REVIEW_FOLDER = "review"
 LETTERS = "ABCDEFGHIJ"
 REVIEW_COLUMNS = ("gold_is_correct", "other_correct", "reads_naturally", "notes")
+BUILD_COLUMN = "build"
+SAMPLE_FILE = "sample.json"
+#: First characters that make a spreadsheet run a cell as a formula (OWASP: CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _needs_escape(value: str) -> bool:
+    return value.startswith(FORMULA_STARTS) or (value.startswith("'") and _needs_escape(value[1:]))
+
+
+def escape_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a leading ``'`` before a formula's first character.
+
+    A value that already starts with ``'`` before such a character gets one more, so that
+    :func:`unescape_cell` gives back exactly the original.
+    """
+    if isinstance(value, str) and _needs_escape(value):
+        return "'" + value
+    return value
+
+
+def unescape_cell(value: str) -> str:
+    """The original value of a cell :func:`escape_cell` wrote."""
+    if value.startswith("'") and _needs_escape(value[1:]):
+        return value[1:]
+    return value
 
 
 def review_sample(folder: str | Path, n: int = 200, seed: int = 0) -> pl.DataFrame:
@@ -147,74 +182,199 @@ def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force
             f"{folder} is a {family} build, which has no review sheet; review-sample takes "
             "multiple-choice and relations builds."
         )
-    header, rows = evaluation.review_rows(folder, n, seed)
-    return _write_sheet(folder, header, rows, force)
+    with SharedReadLock(folder, "review-sample"):
+        logical_hash = logical_hash_of(folder)
+        header, rows = evaluation.review_rows(folder, n, seed)
+        bound = f"{family}:{logical_hash}"
+        header, rows = [*header, BUILD_COLUMN], [[*row, bound] for row in rows]
+        sample = {
+            "family": family,
+            "logical_hash": logical_hash,
+            "n": n,
+            "seed": seed,
+            "items": {str(row[0]): str(row[1]) for row in rows},  # item id -> config
+        }
+        check_unchanged(folder, logical_hash, "review-sample")
+        return _write_sheet(folder, header, rows, sample, force)
 
 
-def _write_sheet(folder: Path, header: list[str], rows: list[list], force: bool) -> Path:
+def _write_sheet(folder: Path, header: list[str], rows: list[list], sample: dict, force: bool) -> Path:
     with OutputFolder(folder / REVIEW_FOLDER, "review", force=force, command="review-sample") as staging:
         with open(staging / "sheet.csv", "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
             writer.writerow(header)
-            writer.writerows(rows)
+            writer.writerows([escape_cell(value) for value in row] for row in rows)
         (staging / "sheet.html").write_text(_sheet_html(folder.name, header, rows), encoding="utf-8")
+        (staging / SAMPLE_FILE).write_text(json.dumps(sample, indent=1, sort_keys=True) + "\n")
     return folder / REVIEW_FOLDER / "sheet.csv"
 
 
 def read_review_sheet(folder: str | Path, sheet: str | Path, *, force: bool = False) -> dict[str, Any]:
-    """Validated accuracy of a filled sheet, per config and overall; kept in ``review/result.json``."""
+    """Validated accuracy of a filled sheet, per config and overall; kept in ``review/result.json``.
+
+    The sheet must be this build's (its ``build`` column: the family and logical hash recorded in
+    ``review/sample.json``), carry only the sampled item ids, each once, and only ``y``/``n`` (or
+    nothing) in its verdict columns; anything else is one :class:`ArtifactError` and nothing is
+    written. The build's shared lock is held throughout, and nothing is written if the build
+    changed meanwhile.
+    """
     folder, sheet = Path(folder), Path(sheet)
+    with SharedReadLock(folder, "review-sample --read"):
+        logical_hash = logical_hash_of(folder)
+        records = _sheet_records(sheet)
+        sample = _checked_sample(folder, logical_hash)
+        by_config, natural = _verdicts(folder, sheet, records, sample)
+        result: dict[str, Any] = {
+            "sheet": str(sheet),
+            "build_logical_hash": logical_hash,
+            "configs": {},
+            "overall": _accuracy([v for vs in by_config.values() for v in vs]),
+        }
+        for config, verdicts in sorted(by_config.items()):
+            result["configs"][config] = _accuracy(verdicts)
+            if natural.get(config):
+                result["configs"][config]["reads_naturally"] = _share(natural[config])
+        if natural:
+            result["overall"]["reads_naturally"] = _share([v for vs in natural.values() for v in vs])
+        sample_bytes = (folder / REVIEW_FOLDER / SAMPLE_FILE).read_bytes()
+        check_unchanged(folder, logical_hash, "review-sample --read")
+        with OutputFolder(
+            folder / REVIEW_FOLDER, "review", force=force, command="review-sample --read"
+        ) as staging:
+            (staging / "sheet.csv").write_bytes(sheet.read_bytes())
+            (staging / SAMPLE_FILE).write_bytes(sample_bytes)
+            (staging / "result.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+        set_card_section(folder, "review", "Human review", review_markdown(result))
+    return result
+
+
+def _sheet_records(sheet: Path) -> list[dict[str, str]]:
+    """The sheet's rows as dicts, cells un-escaped; refused unless it has the review columns."""
     try:
         with open(sheet, newline="", encoding="utf-8") as fh:
-            records = list(csv.DictReader(fh))
+            records = [
+                {key: unescape_cell(value or "") for key, value in record.items() if key is not None}
+                for record in csv.DictReader(fh)
+            ]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ArtifactError(f"cannot read the review sheet {sheet}: {exc}") from None
-    missing = [
-        c
-        for c in ("item_id", "config", "gold_is_correct", "other_correct")
-        if records and c not in records[0]
-    ]
+    required = ("item_id", "config", "gold_is_correct", "other_correct", BUILD_COLUMN)
+    missing = [c for c in required if records and c not in records[0]]
     if not records or missing:
         raise ArtifactError(
             f"{sheet} is not a filled review sheet (missing columns {missing or 'and rows'}); "
             "write one with `probesmith review-sample BUILD` and fill its gold_is_correct column."
         )
+    return records
+
+
+def _checked_sample(folder: Path, logical_hash: str | None) -> dict[str, Any]:
+    """The build's ``review/sample.json``, refused when missing or written for another build."""
+    path = folder / REVIEW_FOLDER / SAMPLE_FILE
+    try:
+        sample = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ArtifactError(
+            f"{folder} has no review sample ({path} is missing or unreadable), so no sheet can be "
+            f"checked against it; write a sheet with `probesmith review-sample {folder}` and fill that."
+        ) from None
+    if not isinstance(sample, dict) or sample.get("logical_hash") != logical_hash:
+        raise ArtifactError(
+            f"{path} was written for another version of {folder} (the build was rebuilt since); "
+            f"write a new sheet with `probesmith review-sample {folder} --force` and fill that."
+        )
+    return sample
+
+
+def _verdicts(
+    folder: Path, sheet: Path, records: list[dict[str, str]], sample: dict[str, Any]
+) -> tuple[dict[str, list[bool]], dict[str, list[bool]]]:
+    """Per config: each reviewed item's verdict (gold right, no second right answer) and reads-naturally."""
+    bound = f"{sample['family']}:{sample['logical_hash']}"
+    items: dict[str, str] = sample["items"]
+    seen: dict[str, int] = {}
     by_config: dict[str, list[bool]] = defaultdict(list)
     natural: dict[str, list[bool]] = defaultdict(list)
     for line, record in enumerate(records, 2):
-        verdict = record["gold_is_correct"].strip().lower()
-        if not verdict:
-            continue
-        if verdict not in ("y", "n"):
-            raise ArtifactError(f"{sheet}, line {line}: gold_is_correct must be y or n, not {verdict!r}.")
-        by_config[record["config"]].append(verdict == "y" and not record["other_correct"].strip())
-        reads = (record.get("reads_naturally") or "").strip().lower()
-        if reads and reads not in ("y", "n"):
-            raise ArtifactError(
-                f"{sheet}, line {line}: reads_naturally must be y, n or empty, not {reads!r}."
+        where = f"{sheet}, line {line}"
+        theirs = record[BUILD_COLUMN].strip()
+        if theirs != bound:
+            family = theirs.split(":", 1)[0]
+            what = (
+                f"a {family} build's sheet, and {folder} is a {sample['family']} build"
+                if family != sample["family"]
+                else f"the sheet of another {family} build ({theirs.split(':', 1)[-1][:12]}...)"
             )
-        if reads:
-            natural[record["config"]].append(reads == "y")
+            raise ArtifactError(
+                f"{where}: this is {what}; nothing was written. Read each sheet into the build it was "
+                f"written for, or write a new one with `probesmith review-sample {folder}`."
+            )
+        item_id = record["item_id"].strip()
+        if item_id not in items:
+            raise ArtifactError(
+                f"{where}: item {item_id!r} is not in {folder}'s review sample; nothing was written. "
+                "Keep the item_id column as review-sample wrote it."
+            )
+        if item_id in seen:
+            raise ArtifactError(
+                f"{where}: item {item_id!r} is there twice (first on line {seen[item_id]}); nothing was "
+                "written. Keep one row per item."
+            )
+        seen[item_id] = line
+        if record["config"].strip() != items[item_id]:
+            raise ArtifactError(
+                f"{where}: item {item_id!r} is of config {items[item_id]!r}, not {record['config']!r}; "
+                "nothing was written. Keep the config column as review-sample wrote it."
+            )
+        verdict = _yes_no(record["gold_is_correct"], "gold_is_correct", where)
+        reads = _yes_no(record.get("reads_naturally") or "", "reads_naturally", where)
+        second = _second_answer(record, where)
+        if verdict is None:
+            continue
+        by_config[items[item_id]].append(verdict and not second)
+        if reads is not None:
+            natural[items[item_id]].append(reads)
     if not by_config:
         raise ArtifactError(f"{sheet} has no reviewed rows: fill gold_is_correct (y or n) first.")
-    result: dict[str, Any] = {
-        "sheet": str(sheet),
-        "configs": {},
-        "overall": _accuracy([v for vs in by_config.values() for v in vs]),
-    }
-    for config, verdicts in sorted(by_config.items()):
-        result["configs"][config] = _accuracy(verdicts)
-        if natural.get(config):
-            result["configs"][config]["reads_naturally"] = _share(natural[config])
-    if natural:
-        result["overall"]["reads_naturally"] = _share([v for vs in natural.values() for v in vs])
-    with OutputFolder(
-        folder / REVIEW_FOLDER, "review", force=force, command="review-sample --read"
-    ) as staging:
-        (staging / "sheet.csv").write_bytes(sheet.read_bytes())
-        (staging / "result.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    set_card_section(folder, "review", "Human review", review_markdown(result))
-    return result
+    return by_config, natural
+
+
+def _yes_no(cell: str, column: str, where: str) -> bool | None:
+    """``y`` -> True, ``n`` -> False, empty -> None (case and spaces ignored); anything else refused."""
+    value = cell.strip().lower()
+    if not value:
+        return None
+    if value not in ("y", "n"):
+        raise ArtifactError(f"{where}: {column} must be y, n or empty, not {cell!r}; nothing was written.")
+    return value == "y"
+
+
+def _second_answer(record: dict[str, str], where: str) -> bool:
+    """Whether ``other_correct`` says another choice is also right: ``y``, or the choices it names.
+
+    ``n`` and empty say no. Multiple-choice sheets name letters of the row's other choices; a
+    relations sheet names options of the row's answer space (or its listed golds).
+    """
+    cell = record["other_correct"].strip()
+    if cell.lower() in ("", "n"):
+        return False
+    if cell.lower() == "y":
+        return True
+    if "answer_space" in record:  # a relations sheet
+        options = {o.strip() for o in (record["answer_space"] + ";" + record.get("all_golds", "")).split(";")}
+        named = [o.strip() for o in cell.split(";") if o.strip()]
+        wrong = [o for o in named if o not in options]
+    else:
+        letters = {c for c in LETTERS if (record.get(c) or "").strip()}
+        named = [c for c in cell.replace(",", " ").split() if c]
+        wrong = [c for c in named if c.upper() not in letters]
+    if wrong or not named:
+        kind = "options" if "answer_space" in record else "letters"
+        raise ArtifactError(
+            f"{where}: other_correct must be y, n, empty, or the {kind} of other choices on the row, "
+            f"not {cell!r}; nothing was written."
+        )
+    return True
 
 
 def review_markdown(result: dict[str, Any]) -> str:
@@ -262,7 +422,7 @@ def _sheet_html(name: str, header: list[str], rows: list[list]) -> str:
         "<style>body{font-family:sans-serif}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}"
         "table{border-collapse:collapse}</style>"
         f"<h1>Review sheet: {html.escape(name)}</h1><p>Fill the last four columns in sheet.csv "
-        "(gold_is_correct y/n, other_correct letters, reads_naturally y/n, notes), then run "
+        "(gold_is_correct y/n, other_correct y/n or letters, reads_naturally y/n, notes), then run "
         f"<code>probesmith review-sample BUILD --read sheet.csv</code>.</p>"
         f"<table><tr>{cells}</tr>\n{body}</table>\n"
     )

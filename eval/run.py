@@ -344,7 +344,7 @@ def run_evaluation(
     """
     from probesmith.errors import UsageError
     from probesmith.eval.models import load_model
-    from probesmith.schemas.output import check_destination
+    from probesmith.schemas.output import SharedReadLock, check_destination, check_unchanged
 
     out = Path(out) if out is not None else default_results_folder(model, probes)
     check_destination(out, "eval", folder=True, force=force)
@@ -352,8 +352,12 @@ def run_evaluation(
         raise UsageError(f"--probes {probes} does not exist: pass a build folder or AI2 JSONL.")
     lm = load_model(model, kind=kind, device=device, dtype=dtype)
     rank = init_distributed(lm)
-    result = evaluate(lm, probes, options)
-    write_results(result, out, force=force)
+    # the build's shared lock while it is scored and the results written (a rebuild is refused)
+    with SharedReadLock(probes, "eval"):
+        result = evaluate(lm, probes, options)
+        if (Path(probes) / MANIFEST_NAME).exists() or result.metrics["run"]["build_hash"] is not None:
+            check_unchanged(probes, result.metrics["run"]["build_hash"], "eval")
+        write_results(result, out, force=force)
     return result, out, rank in (None, 0)
 
 

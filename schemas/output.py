@@ -504,6 +504,84 @@ def _remove(path: Path) -> None:
             pass
 
 
+_READER_TAG = "reader "
+
+
+class SharedReadLock:
+    """The build's lock taken *shared* for a whole read: ``with SharedReadLock(build, "audit"): ...``.
+
+    Readers (audit, eval, review-sample) hold it while they read a build and write their result;
+    a writer replacing the build takes the same lock file (``.<name>.lock`` beside it) exclusively,
+    so a rebuild during a read is refused naming the reader, and a read during a rebuild is refused
+    naming the writer. Many readers may hold it at once. Where the lock file cannot be created (a
+    read-only place, where no writer could replace the build either) the read goes on unlocked.
+    """
+
+    def __init__(self, path: str | Path, command: str):
+        self.path = Path(path).expanduser().resolve()
+        self.command = command
+        self.lock_path = self.path.parent / f".{self.path.name}.lock"
+        self._fd: int | None = None
+
+    def __enter__(self) -> SharedReadLock:
+        while True:
+            try:
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                    log.debug("not locking %s for reading: %s", self.path, exc.strerror)
+                    return self
+                raise write_error(exc, self.lock_path, "lock") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+                os.close(fd)
+                raise ArtifactError(
+                    f"{self.path} is being written by another probesmith process (pid {holder}) now; "
+                    f"{self.command} read nothing and wrote nothing. Wait for it to finish, then run "
+                    "again."
+                ) from None
+            try:  # a writer may have removed the file after we opened it: lock the live one
+                if os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino:
+                    os.ftruncate(fd, 0)
+                    os.pwrite(fd, f"{_READER_TAG}{os.getpid()}".encode(), 0)
+                    self._fd = fd
+                    return self
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+
+    def __exit__(self, *exc_info) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:  # the last reader out removes the lock file, as a writer does
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino:
+                self.lock_path.unlink()
+        except (BlockingIOError, FileNotFoundError):
+            pass
+        finally:
+            os.close(fd)
+
+
+def logical_hash_of(build: str | Path) -> str | None:
+    """The ``logical_hash`` a build's manifest records now (None for a folder without one)."""
+    data = _read_json(Path(build) / "manifest.json")
+    return data.get("logical_hash") if isinstance(data, dict) else None
+
+
+def check_unchanged(build: str | Path, read_hash: str | None, command: str) -> None:
+    """Refuse to write a result of ``build`` when its logical hash is no longer the one read."""
+    now = logical_hash_of(build)
+    if now != read_hash:
+        raise ArtifactError(
+            f"{build} changed while {command} read it (logical hash {read_hash} when read, {now} now); "
+            f"its result would describe another build, so nothing was written. Run {command} again."
+        )
+
+
 def _lock(lock_path: Path, out: Path) -> int:
     while True:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -512,6 +590,12 @@ def _lock(lock_path: Path, out: Path) -> int:
         except BlockingIOError:
             holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
             os.close(fd)
+            if holder.startswith(_READER_TAG):
+                raise ArtifactError(
+                    f"{out} is being read by probesmith process {holder[len(_READER_TAG) :]} now "
+                    "(audit, eval or review-sample); nothing was written. Wait for it to finish, "
+                    "or pass another --out."
+                ) from None
             raise ArtifactError(
                 f"another probesmith process (pid {holder}) is writing {out} now; nothing was "
                 "written. Wait for it to finish, or pass another --out."
