@@ -253,7 +253,7 @@ ROWS = [
         "export bear B --out B --force",
         2,
         "is the input FOLDER",
-        lambda s: ["export", "bear", str(b := s.build("small_relations_build")), "--out", str(b), "--force"],
+        lambda s: ["export", "bear", str(b := s.build("small_wordnet_build")), "--out", str(b), "--force"],
     ),
     (
         "audit B --out B --force",
@@ -355,9 +355,9 @@ def test_reproductions(code, words, prepare, tmp_path, request, capsys, monkeypa
     ],
     ids=["export bear", "audit"],
 )
-def test_the_refusal_of_an_input_never_suggests_force(argv, tmp_path, capsys, small_relations_build):
+def test_the_refusal_of_an_input_never_suggests_force(argv, tmp_path, capsys, small_wordnet_build):
     build = tmp_path / "b"
-    subprocess.run(["cp", "-a", str(small_relations_build.out), str(build)], check=True)
+    subprocess.run(["cp", "-a", str(small_wordnet_build.out), str(build)], check=True)
     capsys.readouterr()
     assert main(["-q", *argv(build)]) == 2
     err = capsys.readouterr().err
