@@ -326,3 +326,47 @@ def test_a_hostile_label_is_written_as_text_and_read_back(small_dictionary_build
     rows = list(csv.DictReader(open(sheet, newline="", encoding="utf-8")))
     result = review.read_review_sheet(build, _filled(rows, tmp_path / "filled.csv"), force=True)
     assert result["overall"]["reviewed"] == 5
+
+
+def test_a_rebuild_during_an_eval_is_refused_and_the_results_carry_their_builds_hash(
+    small_dictionary_build, tiny_gpt2_dir, tmp_path, monkeypatch
+):
+    import probesmith.eval.run as run_module
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+    from probesmith.eval.run import EvalOptions, run_evaluation
+
+    target = _copy(small_dictionary_build, tmp_path / "B")
+    scoring, resume = threading.Event(), threading.Event()
+    real_evaluate = run_module.evaluate
+
+    def paused_evaluate(*args, **kwargs):
+        result = real_evaluate(*args, **kwargs)
+        scoring.set()
+        assert resume.wait(120), "the test never resumed the evaluation"
+        return result
+
+    monkeypatch.setattr(run_module, "evaluate", paused_evaluate)
+    outcome: dict = {}
+
+    def target_run():
+        try:
+            outcome["result"] = run_evaluation(
+                str(tiny_gpt2_dir), target, EvalOptions(max_items=8), out=tmp_path / "runs"
+            )
+        except BaseException as exc:  # noqa: BLE001 (handed to the test thread)
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target_run)
+    thread.start()
+    try:
+        assert scoring.wait(300), "the evaluation never scored"
+        with pytest.raises(ArtifactError, match="is being read by probesmith process"):
+            build(load_spec(FIXTURES / "dictionary_small.yaml", seed=7), target)
+    finally:
+        resume.set()
+        thread.join(300)
+    assert "error" not in outcome, outcome
+    metrics = json.loads((tmp_path / "runs" / "metrics.json").read_text())
+    assert metrics["run"]["build_hash"] == small_dictionary_build.manifest["logical_hash"]
+    assert not (tmp_path / ".B.lock").exists()
