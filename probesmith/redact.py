@@ -114,3 +114,33 @@ def userinfo_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
     user, _, password = userinfo.partition(":")
     bare = urllib.parse.urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
     return bare, (urllib.parse.unquote(user), urllib.parse.unquote(password))
+
+
+def url_secrets(url: str) -> list[str]:
+    """The values :func:`redact_url` masks in ``url`` (password, user, masked query values), longest first.
+
+    For text that may echo them outside a URL (an endpoint's error body: "invalid token ...").
+    """
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return []
+    found = set()
+    if "@" in parts.netloc:
+        user, _, password = parts.netloc.rpartition("@")[0].partition(":")
+        found |= {user, password, urllib.parse.unquote(user), urllib.parse.unquote(password)}
+    for pair in parts.query.split("&"):
+        name, _, value = pair.partition("=")
+        if urllib.parse.unquote_plus(name).lower() not in SHOWN_PARAMETERS:
+            found |= {value, urllib.parse.unquote_plus(value)}
+    if parts.fragment:
+        found.add(parts.fragment)
+    return sorted((s for s in found if len(s) >= 4), key=len, reverse=True)
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    """``text`` with its URLs redacted and every one of ``secrets`` replaced by ``***``."""
+    text = redact_text(text)
+    for secret in secrets:
+        text = text.replace(secret, MASK)
+    return text

@@ -301,22 +301,44 @@ def test_a_full_cache_disk_blames_the_cache_folder_not_out(endpoint, tmp_path, m
 
 
 @pytest.mark.integration
-def test_a_full_cache_disk_through_the_cli(endpoint, tmp_path, monkeypatch, capsys):
-    """The same through `probesmith build`: one line, exit 1, naming the cache folder."""
+def test_a_full_cache_disk_through_the_cli(wikidata_store, tmp_path, monkeypatch, capsys):
+    """The same through `probesmith build` from the real store: one line, exit 1, naming the
+    cache folder and the fix, not --out; nothing written."""
     import probesmith.builders.sources.wikidata as wikidata
 
     def full_disk(path, data):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(wikidata, "write_bytes_atomic", full_disk)
-    server = endpoint(respond(200, RIGHT))
     spec = tmp_path / "spec.yaml"
     spec.write_text(f"include: {FIXTURES / 'relations_small.yaml'}\nwikidata:\n  cache: {tmp_path / 'c'}\n")
     out = tmp_path / "out"
-    code = main(
-        ["-q", "build", "relations", "--spec", str(spec), "--wikidata", server.url, "--out", str(out)]
-    )
+    with OxigraphServer(wikidata_store) as server:
+        argv = [
+            "-q",
+            "build",
+            "relations",
+            "--spec",
+            str(spec),
+            "--wikidata",
+            server.endpoint,
+            "--out",
+            str(out),
+        ]
+        code = main(argv)
     err = capsys.readouterr().err
     assert code == 1 and err.count("probesmith: error:") == 1, err
     assert f"query cache {tmp_path / 'c'} is full" in err and "cache_mode: off" in err
+    assert "nothing is wrong with --out" in err
     assert not out.exists()
+
+
+def test_an_error_body_that_echoes_the_token_is_scrubbed(endpoint, caplog):
+    server = endpoint(respond(401, f"invalid access_token {TOKEN} for user bob".encode()))
+    url = server.url.replace("http://", f"http://bob:{PASSWORD}@") + f"?access_token={TOKEN}"
+    with pytest.raises(QueryError, match=r"HTTP 401 .*credentials") as error:
+        client(url).select(QUERY)
+    assert TOKEN not in str(error.value) and PASSWORD not in str(error.value)
+    assert "access_token=***" in str(error.value) and len(server.requests) == 1
+    # the request carried them: basic auth from the userinfo, the token in the query string
+    assert server.requests[0]["Authorization"].startswith("Basic ")

@@ -31,9 +31,12 @@ from probesmith.builders.sources.wikidata import (
 from probesmith.builders.sources.wordnet import data_home
 from probesmith.errors import SourceError
 from probesmith.probes.spec import spec_field
+from probesmith.redact import redact_url
 from probesmith.schemas.manifest import file_sha256
 
 log = logging.getLogger(__name__)
+#: seconds our deadline for a query to the local oxigraph server trails the server's own time limit
+LOCAL_DEADLINE_GRACE_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         user_agent=spec.user_agent, timeout=spec.timeout, max_retries=spec.max_retries, cache=_cache(spec)
     )
     if source.startswith(("http://", "https://")):
-        yield SparqlClient(source, **client_options), {"endpoint": source}
+        # the URL with its credentials is for the request only; the manifest and card show it redacted
+        yield SparqlClient(source, **client_options), {"endpoint": redact_url(source)}
         return
     path = Path(source).expanduser()
     if not path.is_absolute() and not path.exists() and (REPOSITORY_ROOT / path).exists():
@@ -93,7 +97,7 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         described = {"dump": str(path.resolve()), "dump_sha256": digest}
     else:
         raise SourceError(
-            f"Wikidata source {source!r} is neither an endpoint URL, a store folder nor a dump "
+            f"Wikidata source {redact_url(source)!r} is neither an endpoint URL, a store folder nor a dump "
             "file. Pass --wikidata with one of those (the shared slice is "
             "../shared/data/wikidata_slice/wikidata_slice.nt.gz)."
         )
@@ -101,6 +105,9 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         # the port changes every run, and a folder can be reloaded with other data: cache by the
         # content the store was loaded from (its dump's sha256), never by its port or path
         cache_endpoint = f"oxigraph:{described['dump_sha256']}"
+        # the server cancels a query at `timeout`; our deadline comes later, so that its verdict (a
+        # timeout naming the relation and the fix) arrives before we give up on the connection
+        client_options["timeout"] = spec.timeout + LOCAL_DEADLINE_GRACE_S
         yield SparqlClient(server.endpoint, cache_endpoint=cache_endpoint, **client_options), described
 
 

@@ -1,4 +1,4 @@
-"""Wikidata source: SPARQL 1.1 over HTTP (SPARQLWrapper) to the query service or a local store.
+"""Wikidata source: SPARQL 1.1 over HTTP to the query service or a local store.
 
 Two real backends run the same query text:
 
@@ -10,14 +10,19 @@ Two real backends run the same query text:
 Queries use standard SPARQL only — labels through ``rdfs:label`` with a language filter, aliases
 through ``skos:altLabel`` — and a ``SERVICE`` clause is refused before it reaches a local store.
 :class:`SparqlClient` keeps the query service's etiquette: a descriptive User-Agent with a
-contact, one query at a time, a timeout, ``429``/``503`` with ``Retry-After`` honoured, bounded
-retries with backoff, and a body that does not parse treated as a failed query (a local oxigraph
-answers ``200`` before a query fails and then cuts the body). :class:`QueryCache` keeps results
-content-addressed by endpoint and query text, in ``record``, ``replay`` or ``refresh`` mode.
+contact, one query at a time, a deadline per attempt (connect and read: an endpoint that drips
+bytes is abandoned at it) and one per query across its retries, ``429``/``503`` with
+``Retry-After`` honoured, bounded retries with backoff, and a body that does not parse treated as a
+failed query (a local oxigraph answers ``200`` before a query fails and then cuts the body). An
+answer is checked before it is used or cached: SPARQL JSON whose variables are the query's.
+:class:`QueryCache` keeps results content-addressed by endpoint and query text, in ``record``,
+``replay`` or ``refresh`` mode. Credentials in an endpoint URL (``user:pass@``, ``?access_token=``)
+are used for the request only: what is logged, cached or raised shows the URL redacted.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import email.utils
 import errno
@@ -35,6 +40,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zlib
 from dataclasses import asdict, dataclass, field
@@ -45,6 +51,14 @@ from tqdm.auto import tqdm
 
 from probesmith.builders.sources.dumps import DumpStream, checked_dump
 from probesmith.errors import ProbesmithError, SourceError
+from probesmith.redact import (
+    redact_text,
+    redact_url,
+    scrub,
+    url_identity,
+    url_secrets,
+    userinfo_credentials,
+)
 from probesmith.schemas.manifest import file_sha256
 from probesmith.schemas.output import OutputFolder, write_bytes_atomic
 
@@ -66,7 +80,8 @@ PREFIX schema: <http://schema.org/>
 _SERVICE = re.compile(r"\bSERVICE\s+(SILENT\s+)?(<|[?$]|[A-Za-z_][\w-]*:)", re.IGNORECASE)
 _ENTITY = "http://www.wikidata.org/entity/"
 # what an endpoint says when it gives up at its time limit: oxigraph cuts a 200 body with the
-# first, the query service answers 500 with a Java TimeoutException
+# first, the query service answers 500 with a Java TimeoutException. Only read in a body that is
+# not an answer: a 200 that parses is data, whatever words its labels hold.
 _TIMED_OUT = re.compile(rb"operation has been cancelled|TimeoutException|Query timeout", re.IGNORECASE)
 
 
@@ -80,6 +95,10 @@ class QueryTimeout(QueryError):
 
 class CacheMiss(QueryError):
     """Replay mode asked for a query that was never recorded."""
+
+
+class CacheWriteError(SourceError):
+    """The query cache folder cannot take a result (full disk, read-only): its name and the fix."""
 
 
 def entity_id(iri: str) -> str:
@@ -319,20 +338,32 @@ class QueryCache:
                 return None
         if self.mode == "replay":
             raise CacheMiss(
-                f"query {self.key(endpoint, query)[:12]} for {endpoint} is not in the cache "
+                f"query {self.key(endpoint, query)[:12]} for {redact_url(endpoint)} is not in the cache "
                 f"{self.folder} (replay mode); record it first with cache mode `record`."
             )
         return None
 
     def put(self, endpoint: str, query: str, bindings: list[dict]) -> None:
-        """Store bindings atomically."""
+        """Store bindings atomically; a full or read-only cache folder is an error that names it."""
         if self.mode == "off":
             return
         path = self._path(self.key(endpoint, query))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(
-            path, json.dumps({"endpoint": endpoint, "query": query, "bindings": bindings}).encode()
-        )
+        record = {"endpoint": redact_url(endpoint), "query": query, "bindings": bindings}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(path, json.dumps(record).encode())
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                problem, fix = "is full", "free space there"
+            elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                problem, fix = "is not writable", "make it writable"
+            else:
+                raise
+            raise CacheWriteError(
+                f"the SPARQL query cache {self.folder} {problem} ({exc.strerror}) while recording a "
+                f"query result; nothing is wrong with --out. Fix: {fix}, point `wikidata.cache` at "
+                "another folder, or set `wikidata.cache_mode: off`."
+            ) from None
 
 
 # ---- the client --------------------------------------------------------------------------------
@@ -351,12 +382,17 @@ class QueryRecord:
 
 @dataclass
 class SparqlClient:
-    """SPARQL SELECT over HTTP with SPARQLWrapper, with etiquette, retries and a cache."""
+    """SPARQL SELECT over HTTP, with etiquette, deadlines, retries, checked answers and a cache.
+
+    ``timeout`` bounds one attempt (connect and the whole answer); ``deadline`` bounds a query
+    with its retries and waits (default: ``timeout`` x ``max_retries`` + 60 s).
+    """
 
     endpoint: str
     user_agent: str = DEFAULT_USER_AGENT
     timeout: float = 60.0
     max_retries: int = 5
+    deadline: float | None = None
     backoff: float = 2.0
     max_wait: float = 300.0
     cache: QueryCache | None = None
@@ -367,9 +403,20 @@ class SparqlClient:
     _lock = threading.Lock()  # one query at a time, across clients
 
     @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as logs, errors and manifests show it: credentials masked."""
+        return redact_url(self.endpoint)
+
+    @property
+    def overall_deadline(self) -> float:
+        """Seconds one query may take with all its retries and waits."""
+        return self.deadline if self.deadline is not None else self.timeout * self.max_retries + 60.0
+
+    @property
     def is_local(self) -> bool:
         """Whether the endpoint is on this machine."""
-        return bool(re.match(r"https?://(127\.\d+\.\d+\.\d+|localhost|\[::1\])[:/]", self.endpoint))
+        host = urllib.parse.urlsplit(self.endpoint).hostname or ""
+        return bool(re.fullmatch(r"127\.\d+\.\d+\.\d+|localhost|::1", host))
 
     def select(self, query: str) -> list[dict[str, str]]:
         """Run a SELECT query; each row maps variable names to values (IRIs and literals as text)."""
@@ -379,19 +426,21 @@ class SparqlClient:
                 "(labels through rdfs:label, aliases through skos:altLabel), so that one query "
                 "runs on the query service and on a local store alike. Remove the SERVICE clause."
             )
-        cache_key = self.cache_endpoint or self.endpoint
+        cache_key = self.cache_endpoint or url_identity(self.endpoint)
         digest = QueryCache.key(cache_key, query)
         if self.cache is not None:
             cached = self.cache.get(cache_key, query)
             if cached is not None:
-                self.log.append(QueryRecord(self.endpoint, digest, len(cached), 0.0, True))
+                self.log.append(QueryRecord(self.shown_endpoint, digest, len(cached), 0.0, True))
                 return cached
         started = time.perf_counter()
         with self._lock:
             rows = self._select_with_retries(query)
         seconds = time.perf_counter() - started
-        self.log.append(QueryRecord(self.endpoint, digest, len(rows), round(seconds, 3), False))
-        log.info("queried %s: %d rows in %.2f s (query %s)", self.endpoint, len(rows), seconds, digest[:12])
+        self.log.append(QueryRecord(self.shown_endpoint, digest, len(rows), round(seconds, 3), False))
+        log.info(
+            "queried %s: %d rows in %.2f s (query %s)", self.shown_endpoint, len(rows), seconds, digest[:12]
+        )
         if self.cache is not None:
             self.cache.put(cache_key, query, rows)
         return rows
@@ -410,52 +459,64 @@ class SparqlClient:
             offset += page_size
 
     def _select_with_retries(self, query: str) -> list[dict[str, str]]:
-        from SPARQLWrapper import JSON, POST, SPARQLWrapper
-
+        """Ask until an answer parses, within ``timeout`` per attempt and ``deadline`` in all."""
+        projected = projected_variables(query)
+        overall = time.monotonic() + self.overall_deadline
         last_error = ""
-        for attempt in range(1, self.max_retries + 1):
+        attempt = 0
+        for attempt in range(1, self.max_retries + 1):  # noqa: B007 (the count is reported)
             wait = min(self.max_wait, self.backoff**attempt)
+            remaining = overall - time.monotonic()
             try:
-                client = SPARQLWrapper(self.endpoint, agent=self.user_agent)
-                client.setQuery(query)
-                client.setMethod(POST)
-                client.setReturnFormat(JSON)
-                client.setTimeout(int(self.timeout))
-                response = client.query().response
-                body = response.read()
-                if _TIMED_OUT.search(body[-2000:]):
-                    raise QueryTimeout(f"{self.endpoint} cancelled the query at its time limit")
-                return _parse_bindings(body)
-            except urllib.error.HTTPError as exc:
-                last_error = f"HTTP {exc.code}"
-                detail = exc.read()
-                if _TIMED_OUT.search(detail):
+                status, body = self._post(query, min(self.timeout, max(0.1, remaining)))
+                return _checked_bindings(body, projected, self.shown_endpoint)
+            except _HttpFailure as failure:
+                last_error = f"HTTP {failure.status}"
+                excerpt = _excerpt(failure.body, self.endpoint)
+                if failure.status in (500, 503, 504) and _TIMED_OUT.search(failure.body[-4000:]):
                     raise QueryTimeout(
-                        f"{self.endpoint} stopped the query at its time limit (HTTP {exc.code})"
+                        f"{self.shown_endpoint} stopped the query at its time limit (HTTP {failure.status})"
                     ) from None
-                if exc.code in (429, 503):
-                    wait = min(self.max_wait, _retry_after(exc.headers.get("Retry-After"), wait))
-                    last_error += f" (Retry-After {exc.headers.get('Retry-After')})"
-                elif 400 <= exc.code < 500:
+                if failure.status in (429, 503):
+                    wait = min(self.max_wait, _retry_after(failure.retry_after, wait))
+                    last_error += f" (Retry-After {failure.retry_after})"
+                elif failure.status == 403 and _USER_AGENT_POLICY.search(failure.body):
                     raise QueryError(
-                        f"{self.endpoint} refused the query: HTTP {exc.code}: {detail[:300]!r}"
+                        f"{self.shown_endpoint} refused the query under its User-Agent policy (HTTP 403: "
+                        f"{excerpt}); the User-Agent sent was {self.user_agent!r}. Set "
+                        "`wikidata.user_agent` in the spec to a descriptive one with your contact, e.g. "
+                        "'my-project/1.0 (you@example.org)'."
                     ) from None
-            except QueryTimeout:
-                raise
+                elif failure.status in (401, 403):
+                    raise QueryError(
+                        f"{self.shown_endpoint} refused the query: HTTP {failure.status} "
+                        f"({excerpt}). Check the endpoint's credentials and access rules."
+                    ) from None
+                elif 400 <= failure.status < 500:
+                    raise QueryError(
+                        f"{self.shown_endpoint} refused the query: HTTP {failure.status}: {excerpt}"
+                    ) from None
             except _BadBody as exc:
+                if _TIMED_OUT.search(exc.body[-2000:]):  # oxigraph cuts a 200 body with its verdict
+                    raise QueryTimeout(
+                        f"{self.shown_endpoint} cancelled the query at its time limit"
+                    ) from None
                 last_error = f"a response body that does not parse ({exc})"
-            except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
-                last_error = f"{type(exc).__name__}: {exc}"
-            except Exception as exc:  # SPARQLWrapper wraps 400/404/500 in its own exceptions
-                last_error = f"{type(exc).__name__}: {str(exc)[:300]}"
-                if _TIMED_OUT.search(str(exc).encode()):
-                    raise QueryTimeout(f"{self.endpoint} stopped the query at its time limit") from None
-                if type(exc).__name__ in ("QueryBadFormed", "EndPointNotFound", "Unauthorized", "URITooLong"):
-                    raise QueryError(f"{self.endpoint} refused the query: {last_error}") from None
+            except _DeadlinePassed as exc:
+                last_error = str(exc)
+            except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+                last_error = redact_text(f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}")
             if attempt < self.max_retries:
+                if time.monotonic() + wait >= overall:
+                    raise QueryError(
+                        f"query to {self.shown_endpoint} gave up after {attempt} attempt(s): the next "
+                        f"retry would pass the query's overall deadline of {self.overall_deadline:.0f} s; "
+                        f"last: {last_error}. Check that the endpoint is reachable and answering, or "
+                        "replay recorded results with the cache."
+                    )
                 log.warning(
                     "query to %s failed (%s); retry %d/%d in %.1f s",
-                    self.endpoint,
+                    self.shown_endpoint,
                     last_error,
                     attempt,
                     self.max_retries - 1,
@@ -463,23 +524,169 @@ class SparqlClient:
                 )
                 self.sleep(wait)
         raise QueryError(
-            f"query to {self.endpoint} failed {self.max_retries} times; last: {last_error}. "
+            f"query to {self.shown_endpoint} failed {attempt} times; last: {last_error}. "
             "Check that the endpoint is reachable, or replay recorded results with the cache."
         )
 
+    def _post(self, query: str, timeout: float) -> tuple[int, bytes]:
+        """POST the query; the whole exchange (connect, headers, body) ends within ``timeout`` s.
 
-class _BadBody(Exception):
+        The socket's timeout is cut to what is left before each read, so an endpoint that drips a
+        byte at a time is abandoned at the deadline, not one socket timeout per byte later.
+        """
+        deadline = time.monotonic() + timeout
+        url, credentials = userinfo_credentials(self.endpoint)
+        headers = {
+            "User-Agent": self.user_agent,
+            "Accept": "application/sparql-results+json",
+            "Content-Type": "application/x-www-form-urlencoded",
+        }
+        if credentials is not None:
+            token = base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
+            headers["Authorization"] = f"Basic {token}"
+        data = urllib.parse.urlencode({"query": query}).encode()
+        request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        watchdog = _Watchdog(deadline)
+        try:
+            try:
+                response = urllib.request.urlopen(request, timeout=timeout)
+            except urllib.error.HTTPError as exc:
+                with exc:
+                    body = _read_within(exc, deadline, watchdog, limit=64_000)
+                raise _HttpFailure(exc.code, body, exc.headers.get("Retry-After")) from None
+            with response:
+                body = _read_within(response, deadline, watchdog)
+                return response.status, body
+        except (TimeoutError, OSError) as exc:
+            if watchdog.fired or time.monotonic() >= deadline:
+                raise _DeadlinePassed(
+                    f"no complete answer within the {timeout:.0f} s per-query timeout"
+                ) from None
+            raise exc
+        finally:
+            watchdog.cancel()
+
+
+class _Watchdog:
+    """Shuts a response's socket down at a deadline, whatever a blocked read is waiting for."""
+
+    def __init__(self, deadline: float):
+        self.deadline, self.fired, self.sock = deadline, False, None
+        self._timer: threading.Timer | None = None
+
+    def arm(self, sock: socket.socket | None) -> None:
+        if sock is None or self._timer is not None:
+            return
+        self.sock = sock
+        self._timer = threading.Timer(max(0.0, self.deadline - time.monotonic()), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def _response_socket(response) -> socket.socket | None:
+    raw = getattr(getattr(response, "fp", None), "raw", None)
+    return getattr(raw, "_sock", None)
+
+
+def _read_within(response, deadline: float, watchdog: _Watchdog, limit: int | None = None) -> bytes:
+    sock = _response_socket(response)
+    watchdog.arm(sock)
+    chunks, size = [], 0
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("deadline")
+        if sock is not None:
+            sock.settimeout(remaining)
+        chunk = response.read1(65536) if hasattr(response, "read1") else response.read(65536)
+        if not chunk:
+            if watchdog.fired:  # the socket was shut at the deadline: not the end of the answer
+                raise TimeoutError("deadline")
+            if getattr(response, "length", None):  # fewer bytes than Content-Length promised
+                raise http.client.IncompleteRead(b"".join(chunks), response.length)
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if limit is not None and size >= limit:
+            return b"".join(chunks)
+
+
+class _HttpFailure(Exception):
+    def __init__(self, status: int, body: bytes, retry_after: str | None):
+        super().__init__(status)
+        self.status, self.body, self.retry_after = status, body, retry_after
+
+
+class _DeadlinePassed(Exception):
     pass
 
 
-def _parse_bindings(body: bytes) -> list[dict[str, str]]:
+class _BadBody(Exception):
+    def __init__(self, message: str, body: bytes = b""):
+        super().__init__(message)
+        self.body = body
+
+
+class AnswerMismatch(QueryError):
+    """An answer that parses but does not answer the query (other variables): never cached."""
+
+
+_USER_AGENT_POLICY = re.compile(rb"user.?agent|robot policy", re.IGNORECASE)
+
+
+def _excerpt(body: bytes, endpoint: str, size: int = 300) -> str:
+    """The start of an error body, without the endpoint's secrets (a body may echo the token)."""
+    return scrub(body[:size].decode("utf-8", errors="replace").strip(), url_secrets(endpoint))
+
+
+def projected_variables(query: str) -> frozenset[str] | None:
+    """The variables a SELECT query projects; None for ``SELECT *`` or a query not understood."""
+    text = re.sub(r"#[^\n]*", "", query)
+    match = re.search(
+        r"\bSELECT\s+(?:DISTINCT\s+|REDUCED\s+)?(.*?)(?:\bWHERE\b|\{|\bFROM\b)", text, re.I | re.S
+    )
+    if match is None or match.group(1).strip().startswith("*"):
+        return None
+    projection = match.group(1)
+    names = set(re.findall(r"\bAS\s+[?$](\w+)\s*\)", projection, re.I))
+    while True:
+        reduced = re.sub(r"\([^()]*\)", " ", projection)
+        if reduced == projection:
+            break
+        projection = reduced
+    names |= set(re.findall(r"[?$](\w+)", projection))
+    return frozenset(names) or None
+
+
+def _checked_bindings(body: bytes, projected: frozenset[str] | None, endpoint: str) -> list[dict[str, str]]:
+    """An answer's rows, once it is SPARQL JSON that answers the query; else an error."""
     try:
         document = json.loads(body)
         variables = document["head"]["vars"]
         bindings = document["results"]["bindings"]
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise _BadBody(f"{type(exc).__name__} after {len(body)} bytes") from None
-    return [{v: row[v]["value"] for v in variables if v in row} for row in bindings]
+        if not isinstance(variables, list) or not isinstance(bindings, list):
+            raise TypeError("head.vars and results.bindings must be lists")
+        rows = [{v: row[v]["value"] for v in variables if v in row} for row in bindings]
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, AttributeError) as exc:
+        raise _BadBody(f"{type(exc).__name__} after {len(body)} bytes", body) from None
+    if not all(isinstance(value, str) for row in rows for value in row.values()):
+        raise _BadBody("a binding whose value is not text", body)
+    if projected is not None and set(variables) != projected:
+        raise AnswerMismatch(
+            f"{endpoint} answered with the variables {sorted(variables)}, but the query asks for "
+            f"{sorted(projected)}: the answer is not this query's (a proxy or cache in between?), so it "
+            "was not used nor cached. Check the endpoint URL; the query is asked again next run."
+        )
+    return rows
 
 
 def _retry_after(header: str | None, default: float) -> float:
