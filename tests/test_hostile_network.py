@@ -342,3 +342,23 @@ def test_an_error_body_that_echoes_the_token_is_scrubbed(endpoint, caplog):
     assert "access_token=***" in str(error.value) and len(server.requests) == 1
     # the request carried them: basic auth from the userinfo, the token in the query string
     assert server.requests[0]["Authorization"].startswith("Basic ")
+
+
+def drip_headers(handler):
+    """The status line, then one byte of a header every second: no read ever waits 2 s."""
+    try:
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        for byte in b"X-Slow: " + b"a" * 60 + b"\r\n":
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            time.sleep(1)
+    except OSError:
+        pass
+
+
+def test_an_endpoint_that_drips_its_headers_is_abandoned_at_the_timeout(endpoint):
+    server = endpoint(drip_headers)
+    started = time.monotonic()
+    with pytest.raises(QueryError, match=r"failed 1 times.*within the 2 s"):
+        client(server.url, timeout=2, max_retries=1).select(QUERY)
+    assert time.monotonic() - started < 2 + 1.5

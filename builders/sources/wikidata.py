@@ -549,7 +549,7 @@ class SparqlClient:
         watchdog = _Watchdog(deadline)
         try:
             try:
-                response = urllib.request.urlopen(request, timeout=timeout)
+                response = _opener(watchdog).open(request, timeout=timeout)
             except urllib.error.HTTPError as exc:
                 with exc:
                     body = _read_within(exc, deadline, watchdog, limit=64_000)
@@ -590,6 +590,38 @@ class _Watchdog:
     def cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
+
+
+def _opener(watchdog: _Watchdog) -> urllib.request.OpenerDirector:
+    """A urllib opener whose connections hand their socket to ``watchdog`` once connected.
+
+    So the deadline also bounds the wait for the status line and headers (an endpoint may drip
+    those), not only the body.
+    """
+
+    def connection(base: type[http.client.HTTPConnection]):
+        def make(*args, **kwargs):
+            conn = base(*args, **kwargs)
+            connect = conn.connect
+
+            def connect_and_arm() -> None:
+                connect()
+                watchdog.arm(conn.sock)
+
+            conn.connect = connect_and_arm
+            return conn
+
+        return make
+
+    class Http(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(connection(http.client.HTTPConnection), req)
+
+    class Https(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(connection(http.client.HTTPSConnection), req, context=self._context)
+
+    return urllib.request.build_opener(Http(), Https())
 
 
 def _response_socket(response) -> socket.socket | None:
