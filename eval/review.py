@@ -20,8 +20,8 @@ meanwhile.
 
 A relations build gets one row per sampled instance instead, spread evenly over relations: the
 statement with the object blank, the gold, every listed gold and the answer space;
-``other_correct`` then is ``y``/``n``, or names any option of the space that is also right (a gold
-the source misses).
+``other_correct`` then is ``y``/``n``, or names any other right object (an option of the space, or a
+gold the source misses).
 
 ``probesmith review-sample BUILD --read FILLED.csv`` reads a filled sheet back and reports the
 validated accuracy — the share of reviewed items whose gold is right and that have no second
@@ -352,26 +352,22 @@ def _yes_no(cell: str, column: str, where: str) -> bool | None:
 def _second_answer(record: dict[str, str], where: str) -> bool:
     """Whether ``other_correct`` says another choice is also right: ``y``, or the choices it names.
 
-    ``n`` and empty say no. Multiple-choice sheets name letters of the row's other choices; a
-    relations sheet names options of the row's answer space (or its listed golds).
+    ``n`` and empty say no. Multiple-choice sheets may name letters of the row's choices (checked);
+    a relations sheet may name any right object, in the answer space or not (a gold the source
+    misses), so any other text there is a second right answer.
     """
     cell = record["other_correct"].strip()
     if cell.lower() in ("", "n"):
         return False
     if cell.lower() == "y":
         return True
-    if "answer_space" in record:  # a relations sheet
-        options = {o.strip() for o in (record["answer_space"] + ";" + record.get("all_golds", "")).split(";")}
-        named = [o.strip() for o in cell.split(";") if o.strip()]
-        wrong = [o for o in named if o not in options]
-    else:
-        letters = {c for c in LETTERS if (record.get(c) or "").strip()}
-        named = [c for c in cell.replace(",", " ").split() if c]
-        wrong = [c for c in named if c.upper() not in letters]
-    if wrong or not named:
-        kind = "options" if "answer_space" in record else "letters"
+    if "answer_space" in record:  # a relations sheet: the reviewer may name a gold the space lacks
+        return True
+    letters = {c for c in LETTERS if (record.get(c) or "").strip()}
+    named = [c for c in cell.replace(",", " ").split() if c]
+    if not named or any(c.upper() not in letters for c in named):
         raise ArtifactError(
-            f"{where}: other_correct must be y, n, empty, or the {kind} of other choices on the row, "
+            f"{where}: other_correct must be y, n, empty, or the letters of other choices on the row, "
             f"not {cell!r}; nothing was written."
         )
     return True
