@@ -52,7 +52,12 @@ class WikidataSpec:
         DEFAULT_USER_AGENT,
         help="User-Agent sent to the endpoint; the query service asks for a contact in it.",
     )
-    timeout: float = spec_field(60.0, help="Seconds a query may take.", minimum=1)
+    timeout: float = spec_field(
+        60.0,
+        help="Seconds one attempt at a query may take, connecting and reading the whole answer; a "
+        "query with its retries and waits gets timeout x max_retries + 60 s in all.",
+        minimum=1,
+    )
     max_retries: int = spec_field(5, help="Attempts per query (429/503, timeouts, cut bodies).", minimum=1)
     cache: str = spec_field("", help="Query cache folder; empty = <data home>/sparql-cache.")
     cache_mode: Literal["record", "replay", "refresh", "off"] = spec_field(
