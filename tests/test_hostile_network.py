@@ -362,3 +362,42 @@ def test_an_endpoint_that_drips_its_headers_is_abandoned_at_the_timeout(endpoint
     with pytest.raises(QueryError, match=r"failed 1 times.*within the 2 s"):
         client(server.url, timeout=2, max_retries=1).select(QUERY)
     assert time.monotonic() - started < 2 + 1.5
+
+
+# ---- the bad-input matrix's check, on the network rows -------------------------------------------
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    "status, body, words",
+    [
+        (
+            403,
+            b"Please set a user-agent and respect our robot policy https://w.wiki/4wJS.",
+            "User-Agent policy",
+        ),
+        (401, f"bad access_token {TOKEN}".encode(), "credentials"),
+        (400, b"Parse error: the query is not SPARQL", "refused the query: HTTP 400"),
+    ],
+    ids=["user-agent-403", "unauthorized-401", "bad-query-400"],
+)
+def test_a_refusing_endpoint_gets_one_clear_line_and_changes_nothing(
+    status, body, words, endpoint, tmp_path, request, capsys, monkeypatch
+):
+    """`build relations --wikidata URL` against an endpoint that refuses: exit 1 at once, one line
+    naming the refusal and the fix, no secret, every file as it was (the matrix's row check)."""
+    from .test_bad_inputs import check_row
+
+    server = endpoint(respond(status, body))
+    url = server.url.replace("http://", f"http://bob:{PASSWORD}@") + f"?access_token={TOKEN}"
+
+    def prepare(scratch):
+        mine = scratch.user_folder()
+        spec = scratch.file(
+            "spec.yaml", f"include: {FIXTURES / 'relations_small.yaml'}\nwikidata:\n  cache_mode: 'off'\n"
+        )
+        return ["build", "relations", "--spec", str(spec), "--wikidata", url, "--out", str(mine / "build")]
+
+    started = time.monotonic()
+    check_row(1, words, prepare, tmp_path, request, capsys, monkeypatch)
+    assert time.monotonic() - started < 20 and len(server.requests) == 1  # no retries into a refusal
