@@ -148,7 +148,11 @@ def check_not_an_input(out: str | Path, inputs: dict[str, Any], *, nested: str |
     that are not existing paths (a hub id, a spec name) are skipped. ``--force`` does not change
     this: replacing or writing into what a command reads destroys or changes it. ``nested``
     names the one folder inside an input the command may write (``audit`` for ``BUILD/audit``).
+    An existing ``out`` that is not probesmith's at all is left to :func:`check_destination`,
+    which refuses it naming what it holds.
     """
+    if _is_foreign(Path(out).expanduser()):
+        return
     target = Path(os.path.realpath(Path(out).expanduser()))
     for given_as, value in inputs.items():
         if value is None or not os.path.lexists(Path(value).expanduser()):
@@ -166,8 +170,16 @@ def check_not_an_input(out: str | Path, inputs: dict[str, Any], *, nested: str |
             continue
         raise OutputError(
             f"the output {out} {how}; writing there would replace or change what this command "
-            f"reads, so nothing was written. Pass an output path outside {value}."
+            f"reads, so nothing was written. Pass an output path that neither is, holds nor lies "
+            f"inside {value}."
         )
+
+
+def _is_foreign(out: Path) -> bool:
+    """Whether ``out`` exists, is not empty and is not a probesmith output."""
+    if out.is_dir() and not out.is_symlink():
+        return any(_visible(out.iterdir())) and owner_of(out) is None
+    return out.is_file() and owner_of(out) is None
 
 
 def check_destination(

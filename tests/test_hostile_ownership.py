@@ -116,22 +116,25 @@ def test_a_nested_output_counts_only_when_it_is_ours_and_clean(tmp_path):
 
 def test_an_output_that_is_holds_or_lies_in_an_input_is_refused(tmp_path):
     build = tmp_path / "artifacts" / "b"
-    build.mkdir(parents=True)
-    (build / "manifest.json").write_text("{}")
+    write_folder(build, "build:wordnet")
     link = tmp_path / "link"
     link.symlink_to(build)
-    for out, how in [
-        (build, "is the input FOLDER"),
-        (link, "is the input FOLDER"),
-        (tmp_path / "artifacts", "holds the input FOLDER"),
-        (build / "runs", "lies inside the input FOLDER"),
-        (build / "audit", "lies inside the input FOLDER"),
+    for out, source, how in [
+        (build, build, "is the input FOLDER"),
+        (link, build, "is the input FOLDER"),
+        (build, build / "tables", "holds the input FOLDER"),
+        (build / "runs", build, "lies inside the input FOLDER"),
+        (build / "audit", build, "lies inside the input FOLDER"),
     ]:
         with pytest.raises(OutputError, match=how) as caught:
-            check_not_an_input(out, {"FOLDER": build})
-        assert "--force" not in str(caught.value) and "Pass an output path outside" in str(caught.value)
+            check_not_an_input(out, {"FOLDER": source})
+        assert "--force" not in str(caught.value) and "neither is, holds nor lies inside" in str(caught.value)
     check_not_an_input(build / "audit", {"PATH": build}, nested="audit")  # audit's own place
     check_not_an_input(tmp_path / "elsewhere", {"FOLDER": build, "--model": "gpt2", "--spec": None})
+    # a folder that is not ours at all is refused by check_destination, naming what it holds
+    check_not_an_input(tmp_path / "artifacts", {"FOLDER": build})
+    with pytest.raises(OutputError, match=r"not a probesmith output .*\(b\)"):
+        check_destination(tmp_path / "artifacts", "export:bear", folder=True, force=True)
 
 
 # ---- refused before any work (item 11) ---------------------------------------------------------
@@ -206,6 +209,14 @@ def lookalike(scratch: Scratch, name: str, data: dict) -> Path:
     return folder
 
 
+def our_export(scratch: Scratch) -> Path:
+    """A BEAR folder as ``export bear`` leaves it: ours, of kind ``export:bear``."""
+    folder = scratch.root / "bear"
+    with OutputFolder(folder, "export:bear") as staging:
+        (staging / "metadata_relations.json").write_text("{}")
+    return folder
+
+
 ROWS = [
     (
         "eval into a folder with metrics.json {run} and NOTES.md",
@@ -262,9 +273,22 @@ ROWS = [
         lambda s: ["audit", str(b := s.build("small_wordnet_build")), "--out", str(b), "--force"],
     ),
     (
-        "export lm-eval B --out (the folder holding B) --force",
+        "export lm-eval B/hypernymy --out B --force (the output holds the input)",
         2,
         "holds the input FOLDER",
+        lambda s: [
+            "export",
+            "lm-eval",
+            str((b := s.build("small_wordnet_build")) / "hypernymy"),
+            "--out",
+            str(b),
+            "--force",
+        ],
+    ),
+    (
+        "export lm-eval B --out (the user's folder holding B) --force",
+        2,
+        "is not a probesmith output",
         lambda s: [
             "export",
             "lm-eval",
@@ -306,7 +330,7 @@ ROWS = [
     (
         "eval --out the model folder --force",
         2,
-        "is the input --model",
+        "is not a probesmith output",
         lambda s: [
             "eval",
             "--model",
@@ -322,12 +346,12 @@ ROWS = [
         "import bear E --out E --force",
         2,
         "is the input FOLDER",
-        lambda s: ["import", "bear", str(e := s.user_folder("bear")), "--out", str(e), "--force"],
+        lambda s: ["import", "bear", str(e := our_export(s)), "--out", str(e), "--force"],
     ),
     (
         "wikidata load DUMP --store (the folder holding DUMP) --force",
         2,
-        "holds the input DUMP",
+        "is not a probesmith output",
         lambda s: [
             "wikidata",
             "load",
