@@ -26,6 +26,7 @@ from probesmith.probes.spec import (
     from_dict,
     load_spec_layers,
     merge_layers,
+    shown,
 )
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.tables import TableSchema
@@ -170,7 +171,7 @@ def get_family(name: str) -> Family:
     known = families()
     if name not in known:
         raise SpecError(
-            f"unknown probe family {name!r}{_did_you_mean(name, list(known))}. "
+            f"unknown probe family {shown(name)}{_did_you_mean(name, list(known))}. "
             f"Known families: {', '.join(known)}."
         )
     return known[name]
@@ -210,7 +211,7 @@ def resolve_spec(
     spec = load_spec(name_or_path, seed=seed)
     if family is not None and spec.family != family:
         raise SpecError(
-            f"spec {name_or_path} is of family {spec.family!r}, not {family!r}: run "
+            f"spec {name_or_path} is of family {shown(spec.family)}, not {family!r}: run "
             f"`probesmith build {spec.family} --spec {name_or_path}`."
         )
     if filter_artifacts:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -109,6 +110,8 @@ def export_lm_eval(
     from probesmith.builders.registry import families
     from probesmith.eval.registry import evaluated, evaluation_for
 
+    if task_prefix is not None:
+        check_task_prefix(task_prefix)
     build_folder = Path(build_folder)
     exportable = [
         name
@@ -148,6 +151,20 @@ def export_lm_eval(
         out,
     )
     return summary
+
+
+TASK_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+"""What ``--task-prefix`` accepts: an lm-eval task name that is also a file name (no path)."""
+
+
+def check_task_prefix(prefix: str) -> None:
+    """Refuse a ``--task-prefix`` that is not a task name (it would name an empty group or a path)."""
+    if not TASK_PREFIX.fullmatch(prefix):
+        shown = prefix if len(prefix) <= 80 else prefix[:77] + "..."
+        raise UsageError(
+            f"--task-prefix {shown!r} is not a task name; use a letter, then letters, digits or '_' "
+            "(64 characters at most), e.g. --task-prefix probesmith_wordnet."
+        )
 
 
 def _task_name(text: str) -> str:

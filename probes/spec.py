@@ -20,6 +20,7 @@ import dataclasses
 import difflib
 import math
 import re
+import reprlib
 import types
 import typing
 from collections.abc import Mapping
@@ -119,7 +120,7 @@ def check_name(name: str, where: str) -> None:
     """A dataset name is one folder name: it can never point outside the output folder."""
     if not _NAME.fullmatch(name or "") or ".." in name:
         raise SpecError(
-            f"{where}: {name!r} is not a dataset name; use letters, digits, '.', '_' and '-' "
+            f"{where}: {shown(name)} is not a dataset name; use letters, digits, '.', '_' and '-' "
             "(starting with a letter or digit, no '/' or '..'), e.g. wordnetqa-siblings."
         )
 
@@ -144,15 +145,174 @@ def resolve_spec_path(name_or_path: str | Path, relative_to: Path | None = None)
         return candidate
     name = str(name_or_path)
     name = name[: -len(".yaml")] if name.endswith(".yaml") else name
-    bundled = resources.files("probesmith.probes") / f"{name}.yaml"
-    if bundled.is_file():
-        return Path(str(bundled))
+    bundled = _bundled_spec(name)
+    if bundled is not None:
+        return bundled
     choices = bundled_spec_names()
     hint = _did_you_mean(name, choices)
     raise SpecError(
-        f"spec {str(name_or_path)!r} is neither a file nor a bundled spec{hint}. "
+        f"spec {shown(str(name_or_path))} is neither a file nor a bundled spec{hint}. "
         f"Bundled specs: {', '.join(choices)}; or pass the path of a YAML file."
     )
+
+
+def _bundled_spec(name: str) -> Path | None:
+    """The bundled file called ``name`` (``wordnet``, ``catalogs/wikidata_relations``), or None.
+
+    A name stays inside the bundled folder: no absolute path, no ``..``.
+    """
+    parts = name.replace("\\", "/").split("/")
+    if not name or name.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        return None
+    bundled = resources.files("probesmith.probes") / f"{name}.yaml"
+    return Path(str(bundled)) if bundled.is_file() else None
+
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def resolve_include(parent: Any, including: Path) -> Path:
+    """The spec an ``include:`` entry names, found without reading anything that is not a spec.
+
+    An include is either a bundled spec name (``wordnet``) or a path ending in ``.yaml``/``.yml``
+    (relative to the including file, or absolute). Anything else (``/etc/shadow``, ``notes.txt``)
+    is refused before it is opened, and the message never shows what such a file holds.
+    """
+    if not isinstance(parent, str) or not parent.strip():
+        raise SpecError(
+            f"spec {including}: `include:` takes spec names or .yaml paths, not {shown(parent)}; "
+            f"e.g. `include: wordnet` or `include: base.yaml`."
+        )
+    if parent.endswith(SPEC_SUFFIXES):
+        return resolve_spec_path(parent, relative_to=including.parent)
+    bundled = _bundled_spec(parent)
+    if bundled is not None:
+        return bundled
+    choices = bundled_spec_names()
+    raise SpecError(
+        f"spec {including}: include {shown(parent)} is neither a bundled spec"
+        f"{_did_you_mean(parent, choices)} nor a path ending in .yaml or .yml, so it was not read. "
+        f"Include only specs: {', '.join(choices)}, or the path of a spec's .yaml file."
+    )
+
+
+SPEC_MAX_BYTES = 1_000_000
+"""A spec file larger than this is refused before it is parsed (bundled specs are a few kB)."""
+
+SPEC_MAX_VALUES = 20_000
+"""The most values (scalars, lists, mappings) a spec file may stand for, aliases expanded.
+
+YAML aliases (``*name``) let a few hundred bytes stand for billions of values (the "billion
+laughs"): PyYAML shares the aliased object, but everything that walks the result afterwards
+(merging, type checks, error messages) sees every copy. So the budget counts each alias as the
+full size of what it names, and a file over the budget is refused right after composing, before
+any value is built; counting visits every distinct node once, so the check is linear in the
+file. Aliases themselves are allowed (a few are handy); only what they expand to is bounded.
+Bundled specs stand for a few hundred values.
+"""
+
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_spec_yaml(path: Path) -> Any:
+    """Parse the spec file ``path`` within a size and expansion budget; SpecError otherwise.
+
+    Refuses a file over :data:`SPEC_MAX_BYTES` before parsing it, and YAML whose aliases expand
+    to more than :data:`SPEC_MAX_VALUES` values (see there) before building it.
+    """
+    with open(path, "rb") as handle:
+        raw = handle.read(SPEC_MAX_BYTES + 1)
+    if len(raw) > SPEC_MAX_BYTES:
+        raise SpecError(
+            f"spec {path} is larger than {SPEC_MAX_BYTES // 1_000_000} MB, far more than a spec needs; "
+            "pass the spec's .yaml file, not a data file."
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"spec {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8."
+        ) from None
+    loader = _YAML_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, path)
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise SpecError(
+            f"spec {path} is not valid YAML: {_yaml_problem(exc)}. Fix the syntax and retry."
+        ) from None
+    except RecursionError:
+        raise SpecError(
+            f"spec {path} nests its values too deeply to be a spec; flatten it (a spec is a few levels deep)."
+        ) from None
+    finally:
+        loader.dispose()
+
+
+def _check_expansion(root: yaml.Node, path: Path) -> None:
+    """Refuse YAML that stands for more than SPEC_MAX_VALUES values once its aliases are expanded."""
+    sizes: dict[int, int] = {}
+    in_progress = -1
+
+    def size(node: yaml.Node) -> int:
+        known = sizes.get(id(node))
+        if known == in_progress:
+            raise SpecError(
+                f"spec {path}: an alias (*name) refers to a value that contains it, so the value "
+                "never ends; write the value out instead of the alias."
+            )
+        if known is not None:
+            return known
+        sizes[id(node)] = in_progress
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            children = []
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > SPEC_MAX_VALUES:
+                raise SpecError(
+                    f"spec {path} stands for more than {SPEC_MAX_VALUES:,} values once its aliases "
+                    "(*name) are expanded (an alias bomb?); a spec needs a few hundred. Write the "
+                    "values out, or use fewer and smaller aliases."
+                )
+        sizes[id(node)] = total
+        return total
+
+    size(root)
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """What a YAML error says, with its place but without echoing the file's text."""
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or type(exc).__name__
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{shown_text(str(problem))}{where}"
+
+
+_SHOWN_CHARS = 80
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 2
+_REPR.maxstring = _SHOWN_CHARS
+_REPR.maxother = _SHOWN_CHARS
+for _attribute in ("maxlist", "maxtuple", "maxdict", "maxset"):
+    setattr(_REPR, _attribute, 4)
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` as an error message shows it: at most 80 characters, however large the value."""
+    return shown_text(_REPR.repr(value))
+
+
+def shown_text(text: str, limit: int = _SHOWN_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (with "...") for an error message."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def load_spec_layers(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) -> list[dict[str, Any]]:
@@ -161,14 +321,7 @@ def load_spec_layers(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) 
     if path in _seen:
         chain = " -> ".join(str(p) for p in (*_seen, path))
         raise SpecError(f"spec includes itself: {chain}. Remove one of the `include:` keys.")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise SpecError(
-            f"spec {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8."
-        ) from None
-    except yaml.YAMLError as exc:
-        raise SpecError(f"spec {path} is not valid YAML: {exc}. Fix the syntax and retry.") from None
+    data = read_spec_yaml(path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -176,7 +329,7 @@ def load_spec_layers(name_or_path: str | Path, *, _seen: tuple[Path, ...] = ()) 
     include = data.pop("include", None)
     layers: list[dict[str, Any]] = []
     for parent in [] if include is None else include if isinstance(include, list) else [include]:
-        layers += load_spec_layers(resolve_spec_path(parent, relative_to=path.parent), _seen=(*_seen, path))
+        layers += load_spec_layers(resolve_include(parent, path), _seen=(*_seen, path))
     return [*layers, data]
 
 
@@ -226,14 +379,14 @@ def deep_merge(
 def from_dict(cls: type[T], data: Mapping[str, Any], where: str = "spec") -> T:
     """Build the frozen dataclass ``cls`` from ``data``, checking keys and types."""
     if not isinstance(data, Mapping):
-        raise SpecError(f"{where} must be a mapping, got {type(data).__name__} {data!r}.")
+        raise SpecError(f"{where} must be a mapping, got {type(data).__name__} {shown(data)}.")
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = [key for key in data if key not in fields]
     if unknown:
         key = unknown[0]
         raise SpecError(
-            f"{where}: unknown key {key!r}{_did_you_mean(str(key), list(fields))}. "
+            f"{where}: unknown key {shown(key)}{_did_you_mean(str(key), list(fields))}. "
             f"Known keys: {', '.join(fields)}."
         )
     values = {}
@@ -248,19 +401,19 @@ def from_dict(cls: type[T], data: Mapping[str, Any], where: str = "spec") -> T:
     try:
         return cls(**values)
     except (TypeError, ValueError) as exc:
-        raise SpecError(f"{where}: {exc}") from None
+        raise SpecError(f"{where}: {shown_text(str(exc), limit=400)}") from None
 
 
 def _check_range(value: Any, f: dataclasses.Field, where: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return
     if isinstance(value, float) and not math.isfinite(value):
-        raise SpecError(f"{where}: {value!r} is not a finite number.")
+        raise SpecError(f"{where}: {shown(value)} is not a finite number.")
     low, high = f.metadata.get("minimum", 0), f.metadata.get("maximum")
     if low is not None and value < low:
-        raise SpecError(f"{where}: {value!r} is below the smallest allowed value, {low}.")
+        raise SpecError(f"{where}: {shown(value)} is below the smallest allowed value, {low}.")
     if high is not None and value > high:
-        raise SpecError(f"{where}: {value!r} is above the largest allowed value, {high}.")
+        raise SpecError(f"{where}: {shown(value)} is above the largest allowed value, {high}.")
 
 
 def _coerce(hint: Any, value: Any, where: str) -> Any:
@@ -277,38 +430,39 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
         if value not in args:
             choices = [str(a) for a in args]
             raise SpecError(
-                f"{where}: {value!r} is not one of {', '.join(choices)}{_did_you_mean(str(value), choices)}."
+                f"{where}: {shown(value)} is not one of {', '.join(choices)}"
+                f"{_did_you_mean(str(value), choices)}."
             )
         return value
     if origin in (tuple, list):
         if not isinstance(value, list | tuple):
-            raise SpecError(f"{where}: expected a list, got {type(value).__name__} {value!r}.")
+            raise SpecError(f"{where}: expected a list, got {type(value).__name__} {shown(value)}.")
         item_hint = args[0] if args else Any
         return tuple(_coerce(item_hint, v, f"{where}[{i}]") for i, v in enumerate(value))
     if origin in (dict, Mapping) or hint is dict:
         if not isinstance(value, Mapping):
-            raise SpecError(f"{where}: expected a mapping, got {type(value).__name__} {value!r}.")
+            raise SpecError(f"{where}: expected a mapping, got {type(value).__name__} {shown(value)}.")
         value_hint = args[1] if len(args) == 2 else Any
         return types.MappingProxyType(
-            {str(k): _coerce(value_hint, v, f"{where}.{k}") for k, v in value.items()}
+            {str(k): _coerce(value_hint, v, f"{where}.{shown_text(str(k))}") for k, v in value.items()}
         )
     if hint is Any:
         return value
     if hint is bool:
         if not isinstance(value, bool):
-            raise SpecError(f"{where}: expected true or false, got {value!r}.")
+            raise SpecError(f"{where}: expected true or false, got {shown(value)}.")
         return value
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise SpecError(f"{where}: expected an integer, got {value!r}.")
+            raise SpecError(f"{where}: expected an integer, got {shown(value)}.")
         return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise SpecError(f"{where}: expected a number, got {value!r}.")
+            raise SpecError(f"{where}: expected a number, got {shown(value)}.")
         return float(value)
     if hint is str:
         if not isinstance(value, str):
-            raise SpecError(f"{where}: expected a string, got {type(value).__name__} {value!r}.")
+            raise SpecError(f"{where}: expected a string, got {type(value).__name__} {shown(value)}.")
         return value
     return value
 
@@ -349,5 +503,7 @@ def describe_fields(cls: type, prefix: str = "") -> list[tuple[str, str, str]]:
 
 
 def _did_you_mean(word: str, choices: list[str]) -> str:
+    if len(word) > 200:  # no name is this long; difflib on a huge string would take minutes
+        return ""
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""

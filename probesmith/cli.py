@@ -8,14 +8,16 @@ so a notebook can do the same without the command line.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import re
 import signal
 import sys
 from dataclasses import fields
 from pathlib import Path
 
 from probesmith import __version__
-from probesmith.errors import ProbesmithError
+from probesmith.errors import OutputError, ProbesmithError
 from probesmith.redact import redact_text
 
 EPILOG_BUILD = """\
@@ -49,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``probesmith`` console command.
 
     Exit codes: 0 done; 1 a problem with data, sources or the machine; 2 a problem with what was
-    asked (arguments, spec, output path); 130 interrupted. Errors are one line that names the
-    problem and the fix; ``--debug`` adds the traceback.
+    asked (arguments, spec, output path); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+    Errors are one line that names the problem and the fix; ``--debug`` adds the traceback.
     """
     parser = _parser()
     args = parser.parse_args(argv)
@@ -74,11 +76,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `probesmith ... | head`: the reader left; nothing to say
         sys.stderr.close()
         return 141
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if args.debug:
             raise
-        print("probesmith: interrupted; outputs were left as they were before.", file=sys.stderr)
-        return 130
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(
+            f"probesmith: interrupted ({signal.Signals(signum).name}); outputs were left as they were "
+            "before.",
+            file=sys.stderr,
+        )
+        return 128 + signum  # the shell's convention: 130 for Ctrl-C, 143 for `kill`
     except OSError as exc:
         if args.debug:
             raise
@@ -100,8 +107,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+class _Terminated(KeyboardInterrupt):
+    """A signal asked the command to stop; it unwinds (and cleans up) as Ctrl-C does."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+    raise _Terminated(signum)
 
 
 #: Arguments that name what a command writes, and what it reads (``spec`` only as a YAML path).
@@ -303,7 +318,7 @@ def _parser() -> argparse.ArgumentParser:
 
     compare = commands.add_parser(
         "eval-compare",
-        help="Paired accuracy differences of several models on the same build (bootstrap 95% CI); "
+        help="Paired accuracy differences of several models on the same build (bootstrap 95%% CI); "
         "for grids also their rank consistency (Cao et al. 2022).",
     )
     compare.add_argument(
@@ -589,7 +604,21 @@ def _run_wikidata_slice(args: argparse.Namespace) -> int:
     from probesmith.builders.registry import resolve_spec
     from probesmith.builders.sources.wikidata_dump import slice_dump
 
-    report = slice_dump(args.dump, resolve_spec(args.spec), args.out, force=args.force)
+    spec = resolve_spec(args.spec)
+    if not hasattr(spec, "wikidata"):
+        from probesmith.builders.registry import families
+        from probesmith.errors import SpecError
+
+        querying = [
+            name
+            for name, family in families().items()
+            if "wikidata" in {f.name for f in fields(family.spec_class)}
+        ]
+        raise SpecError(
+            f"spec {args.spec} (family {spec.family}) does not query Wikidata, so there is nothing to "
+            f"slice for it; pass a spec of a family that does ({', '.join(querying)}), e.g. --spec relations."
+        )
+    report = slice_dump(args.dump, spec, args.out, force=args.force)
     print(
         f"{args.out}: {report.facts:,} facts of {len(report.relations)} relations, {report.entities:,} "
         f"entities ({report.labels:,} labels, {report.aliases:,} aliases, popularity: {report.popularity}); "
@@ -634,6 +663,11 @@ def _run_import_bear(args: argparse.Namespace) -> int:
 
 
 def _run_review(args: argparse.Namespace) -> int:
+    with _fix_without_out("review-sample", args.folder / "review"):
+        return _review(args)
+
+
+def _review(args: argparse.Namespace) -> int:
     from probesmith.eval.review import read_review_sheet, write_review_sheet
 
     if args.read:
@@ -648,6 +682,25 @@ def _run_review(args: argparse.Namespace) -> int:
     sheet = write_review_sheet(args.folder, args.n, args.seed, force=args.force)
     print(f"review sheet: {sheet} (and {sheet.with_suffix('.html')}); fill it, then --read it")
     return 0
+
+
+@contextlib.contextmanager
+def _fix_without_out(command: str, place: Path):
+    """Reword an output error's fix for a command that has no ``--out``: it always writes ``place``.
+
+    The output checks end their messages with fixes such as "pass another --out", which a user of
+    ``review-sample`` cannot follow; the sentences that say so are replaced by the fix that works.
+    """
+    try:
+        yield
+    except OutputError as exc:
+        sentences = re.split(r"(?<=[.;]) (?=[A-Z])", str(exc))
+        kept = [s for s in sentences if "--out" not in s and not s.startswith("Pass ")]
+        if len(kept) == len(sentences):
+            raise
+        force = " or add --force to replace it," if "--force" in str(exc) else ""
+        fix = f"{command} always writes {place} (no --out): move what is there away,{force} then rerun."
+        raise OutputError(" ".join([*kept, fix])) from None
 
 
 def _run_verify(args: argparse.Namespace) -> int:
