@@ -536,6 +536,8 @@ class SharedReadLock:
         self._fd: int | None = None
 
     def __enter__(self) -> SharedReadLock:
+        if not self.path.exists():  # nothing to lock: the reader reports the missing input itself
+            return self
         while True:
             try:
                 fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)

@@ -370,3 +370,29 @@ def test_a_rebuild_during_an_eval_is_refused_and_the_results_carry_their_builds_
     metrics = json.loads((tmp_path / "runs" / "metrics.json").read_text())
     assert metrics["run"]["build_hash"] == small_dictionary_build.manifest["logical_hash"]
     assert not (tmp_path / ".B.lock").exists()
+
+
+def test_readers_share_the_lock_and_the_last_one_out_frees_it(tmp_path):
+    """Two readers at once; a writer is refused until both are gone (the first one out must not
+    remove the lock file from under the second); a missing input is not locked at all."""
+    from probesmith.schemas.output import OutputFolder, SharedReadLock
+
+    build = tmp_path / "B"
+    with OutputFolder(build, "eval") as staging:  # an output of ours, which a writer may replace
+        (staging / "data.txt").write_text("x")
+    first, second = SharedReadLock(build, "audit"), SharedReadLock(build, "eval")
+    first.__enter__()
+    second.__enter__()
+    with pytest.raises(ArtifactError, match="is being read by probesmith process"):
+        OutputFolder(tmp_path / "B", "eval", force=True).__enter__()
+    first.__exit__(None, None, None)
+    assert (tmp_path / ".B.lock").exists()
+    with pytest.raises(ArtifactError, match="is being read by probesmith process"):
+        OutputFolder(tmp_path / "B", "eval", force=True).__enter__()
+    second.__exit__(None, None, None)
+    assert not (tmp_path / ".B.lock").exists()
+    with OutputFolder(build, "eval") as staging:  # free again
+        (staging / "data.txt").write_text("y")
+    assert (build / "data.txt").read_text() == "y"
+    with SharedReadLock(tmp_path / "missing", "audit"):
+        assert not (tmp_path / ".missing.lock").exists()
