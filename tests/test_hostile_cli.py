@@ -317,3 +317,17 @@ def test_review_sample_in_a_foreign_folder(tmp_path, request, capsys, monkeypatc
         return ["review-sample", str(build)]
 
     check_row(2, "(no --out): move what is there away", prepare, tmp_path, request, capsys, monkeypatch)
+
+
+@pytest.mark.parametrize("loader_name", ["load_catalog", "load_questions"])
+def test_a_catalog_a_spec_points_at_is_read_within_the_same_budget(loader_name, tmp_path):
+    """`catalog:` and `questions:` may name a user's file: it is bounded like the spec itself."""
+    from probesmith.builders.families.rules import load_questions
+    from probesmith.builders.sources.catalog import load_catalog
+
+    loader = {"load_catalog": load_catalog, "load_questions": load_questions}[loader_name]
+    bomb = tmp_path / "catalog.yaml"
+    bomb.write_text(alias_bomb(8, where="relations"))
+    with pytest.raises(SpecError, match="alias") as caught:
+        loader(str(bomb))
+    assert str(bomb) in str(caught.value)

@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
-import yaml
 
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
@@ -69,7 +68,7 @@ from probesmith.builders.sources.wikidata_queries import (
 from probesmith.builders.text import fill_template
 from probesmith.builders.validity import rules_table
 from probesmith.errors import ProbesmithError, SourceError, SpecError
-from probesmith.probes.spec import ProbeSpec, resolve_spec_path, spec_field
+from probesmith.probes.spec import ProbeSpec, read_spec_yaml, resolve_spec_path, spec_field
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.tables import ALIASES, KNOWLEDGE_ITEMS, RULE_GROUNDINGS, RULES
 from probesmith.stats import wilson_interval
@@ -760,9 +759,9 @@ def load_questions(name_or_path: str) -> dict[str, str]:
     """The question catalog of probesmith: ``{PID: question with [X]}``."""
     path = resolve_spec_path(name_or_path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise SpecError(f"question catalog {path} cannot be read as UTF-8 YAML ({exc}).") from None
+        data = read_spec_yaml(path)  # bounded: size and alias-expansion budget, as every spec
+    except OSError as exc:
+        raise SpecError(f"question catalog {path} cannot be read ({exc.strerror}).") from None
     questions = data.get("questions") if isinstance(data, dict) else None
     if not isinstance(questions, dict) or not all(
         isinstance(q, str) and q.count("[X]") == 1 and q.rstrip().endswith("?") for q in questions.values()

@@ -10,11 +10,9 @@ import functools
 import re
 from dataclasses import dataclass
 
-import yaml
-
 from probesmith.builders.text import template_key
 from probesmith.errors import SpecError
-from probesmith.probes.spec import resolve_spec_path
+from probesmith.probes.spec import read_spec_yaml, resolve_spec_path
 
 #: The bundled relation catalog: BEAR's 60 relations and more, with templates, types and domains.
 DEFAULT_CATALOG = "catalogs/wikidata_relations"
@@ -56,10 +54,7 @@ class Relation:
 def load_catalog(name_or_path: str) -> dict[str, Relation]:
     """A relation catalog by bundled name (``catalogs/wikidata_relations``) or path (read once)."""
     path = resolve_spec_path(name_or_path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise SpecError(f"relation catalog {path} is not valid UTF-8 YAML ({exc}).") from None
+    data = read_spec_yaml(path)  # bounded: size and alias-expansion budget, as every spec
     entries = data.get("relations") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise SpecError(f"relation catalog {path} needs a non-empty list under `relations:`.")
