@@ -13,8 +13,9 @@ from pathlib import Path
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from probesmith.builders.families.rules import TierSpec, mine_rules  # noqa: E402
 from tests.builders.test_rules import PLANTED, from_planted_triangle, synthetic_facts  # noqa: E402
+
+from probesmith.builders.families.rules import TierSpec, mine_rules  # noqa: E402
 
 
 def synthetic() -> None:

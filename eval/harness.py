@@ -233,7 +233,9 @@ def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> d
         ],
         "metadata": {"version": _metadata(manifest)["version"]},
     }
-    path_under(staging, f"_{prefix}.yaml").write_text(yaml.safe_dump(group, sort_keys=False), encoding="utf-8")
+    path_under(staging, f"_{prefix}.yaml").write_text(
+        yaml.safe_dump(group, sort_keys=False), encoding="utf-8"
+    )
     return {"group": prefix, "tasks": tasks, "convention": "multiple choice after the question"}
 
 

@@ -385,7 +385,6 @@ class OutputFolder(_AtomicOutput):
         entries = sorted(p.name for p in self.staging.iterdir())
         files = sorted(rel for entry in self.staging.iterdir() for rel in _files_under(entry, self.staging))
         marker = self._claim.marker(entries=entries, files=files)
-
         (self.staging / MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True) + "\n")
         _fsync_tree(self.staging)
         failpoint("swap")
