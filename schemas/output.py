@@ -515,6 +515,31 @@ def _remove(path: Path) -> None:
             pass
 
 
+def remove_folders_of_dead_processes(parent: Path, prefix: str) -> list[Path]:
+    """Remove the folders ``parent/<prefix><pid>-*`` whose process ``pid`` no longer runs.
+
+    Temp folders named so (slice spills) are left behind only by a killed process; a folder of a
+    live process, a symlink, or a name of another shape is never touched.
+    """
+    removed = []
+    for folder in sorted(parent.glob(_glob_escape(prefix) + "*")):
+        pid = folder.name[len(prefix) :].split("-", 1)[0]
+        if folder.is_dir() and not folder.is_symlink() and pid.isdigit() and not _process_alive(int(pid)):
+            _remove(folder)
+            removed.append(folder)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's live process
+    return True
+
+
 _READER_TAG = "reader "
 
 

@@ -27,7 +27,6 @@ import io
 import logging
 import os
 import queue
-import shutil
 import tempfile
 import threading
 import time
@@ -41,7 +40,7 @@ from tqdm.auto import tqdm
 from probesmith.builders.sources.dumps import DumpStream, checked_dump
 from probesmith.builders.sources.wikidata_queries import RECORDED_DEGREE, SITELINKS
 from probesmith.errors import SourceError
-from probesmith.schemas.output import OutputFile
+from probesmith.schemas.output import OutputFile, remove_folders_of_dead_processes
 
 log = logging.getLogger(__name__)
 
@@ -280,29 +279,15 @@ def slice_dump(
 SPILL_PREFIX = ".probesmith-slice-"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's live process
-    return True
-
-
 def remove_stale_spills(parent: Path) -> list[Path]:
     """Remove the spill folders in ``parent`` left by a slice whose process is gone (kill -9).
 
     A spill folder is named ``.probesmith-slice-<pid>-<random>``; one whose pid no longer runs
     is removed. Folders of live processes, and names of another shape, are left alone.
     """
-    removed = []
-    for folder in parent.glob(SPILL_PREFIX + "*"):
-        pid = folder.name[len(SPILL_PREFIX) :].split("-", 1)[0]
-        if folder.is_dir() and not folder.is_symlink() and pid.isdigit() and not _pid_alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
-            log.info("removed %s, the spill folder of an interrupted slice (pid %s)", folder, pid)
-            removed.append(folder)
+    removed = remove_folders_of_dead_processes(parent, SPILL_PREFIX)
+    for folder in removed:
+        log.info("removed %s, the spill folder of an interrupted slice", folder)
     return removed
 
 
