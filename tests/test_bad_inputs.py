@@ -227,7 +227,7 @@ ROWS = [
     ("eval-compare: not results", 1, "not a `probesmith eval` result", lambda s: ["eval-compare", str(s.user_folder("a")), str(s.user_folder("b"))]),
     ("eval-compare: different builds", 2, "not comparable", _two_runs_of_different_builds),
     ("eval-compare: --subsets 0", 2, "must be at least 1", lambda s: ["eval-compare", "a", "b", "--subsets", "0"]),
-    ("export bear: into the parent of builds", 2, "holds the input", lambda s: ["export", "bear", str(relations(s)), "--out", str(parent_of_builds(s))]),
+    ("export bear: into the parent of builds", 2, "is not a probesmith output", lambda s: ["export", "bear", str(relations(s)), "--out", str(parent_of_builds(s))]),
     ("export bear: a dictionary build", 1, "is a dictionary build", lambda s: ["export", "bear", str(dictionary(s)), "--out", str(s.root / "bear")]),
     ("export bear: not a build", 1, "not a probesmith build folder", lambda s: ["export", "bear", str(s.user_folder()), "--out", str(s.root / "bear")]),
     ("export depedit: a relations build", 1, "is a relations build", lambda s: ["export", "depedit", str(relations(s)), "--out", str(s.root / "d.jsonl")]),
