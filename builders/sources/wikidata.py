@@ -1,4 +1,4 @@
-"""Wikidata source: SPARQL 1.1 over HTTP to the query service or a local store.
+"""Wikidata source: SPARQL 1.1 over HTTP (requests built by SPARQLWrapper), query service or local store.
 
 Two real backends run the same query text:
 
@@ -22,7 +22,6 @@ are used for the request only: what is logged, cached or raised shows the URL re
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import email.utils
 import errno
@@ -535,17 +534,7 @@ class SparqlClient:
         byte at a time is abandoned at the deadline, not one socket timeout per byte later.
         """
         deadline = time.monotonic() + timeout
-        url, credentials = userinfo_credentials(self.endpoint)
-        headers = {
-            "User-Agent": self.user_agent,
-            "Accept": "application/sparql-results+json",
-            "Content-Type": "application/x-www-form-urlencoded",
-        }
-        if credentials is not None:
-            token = base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
-            headers["Authorization"] = f"Basic {token}"
-        data = urllib.parse.urlencode({"query": query}).encode()
-        request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        request = _sparql_request(self.endpoint, query, self.user_agent)
         watchdog = _Watchdog(deadline)
         try:
             try:
@@ -565,6 +554,24 @@ class SparqlClient:
             raise exc
         finally:
             watchdog.cancel()
+
+
+def _sparql_request(endpoint: str, query: str, user_agent: str) -> urllib.request.Request:
+    """The SPARQL protocol request SPARQLWrapper would send (POST, JSON results, Basic credentials).
+
+    SPARQLWrapper builds it; we send it ourselves, because its ``query()`` bounds each socket read,
+    not the exchange (an endpoint dripping a byte per read holds it for ever).
+    """
+    from SPARQLWrapper import JSON, POST, SPARQLWrapper
+
+    url, credentials = userinfo_credentials(endpoint)
+    wrapper = SPARQLWrapper(url, agent=user_agent)
+    wrapper.setMethod(POST)
+    wrapper.setReturnFormat(JSON)
+    wrapper.setQuery(query)
+    if credentials is not None:
+        wrapper.setCredentials(*credentials)
+    return wrapper._createRequest()
 
 
 class _Watchdog:
