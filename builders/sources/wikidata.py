@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from SPARQLWrapper import JSON, POST, SPARQLWrapper
 from tqdm.auto import tqdm
 
 from probesmith.builders.sources.dumps import DumpStream, checked_dump
@@ -562,8 +563,6 @@ def _sparql_request(endpoint: str, query: str, user_agent: str) -> urllib.reques
     SPARQLWrapper builds it; we send it ourselves, because its ``query()`` bounds each socket read,
     not the exchange (an endpoint dripping a byte per read holds it for ever).
     """
-    from SPARQLWrapper import JSON, POST, SPARQLWrapper
-
     url, credentials = userinfo_credentials(endpoint)
     wrapper = SPARQLWrapper(url, agent=user_agent)
     wrapper.setMethod(POST)
