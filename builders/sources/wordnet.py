@@ -105,7 +105,8 @@ class WordNetGraph:
     """Synsets of some parts of speech as integer-indexed arrays with ISA edges.
 
     ``parents[i]`` are the hypernyms and instance hypernyms of synset ``i``; ``children[i]``
-    the inverse. Lemmas are display forms (underscores replaced by spaces).
+    the inverse; ``near[i]`` its verb-group and also-see neighbours. Lemmas are display
+    forms (underscores replaced by spaces).
     """
 
     names: list[str] = field(default_factory=list)
@@ -115,6 +116,8 @@ class WordNetGraph:
     examples: list[tuple[str, ...]] = field(default_factory=list)
     parents: list[tuple[int, ...]] = field(default_factory=list)
     children: list[tuple[int, ...]] = field(default_factory=list)
+    #: WordNet's near-synonym pointers within the graph: verb groups and also-sees (both ways)
+    near: list[frozenset[int]] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
     by_pos: dict[str, list[int]] = field(default_factory=dict)
 
@@ -240,6 +243,7 @@ class WordNetSource:
         wn = self.reader()
         graph = WordNetGraph()
         synsets = []
+        near: list[list[int]] = []
         try:
             for pos in parts_of_speech:
                 ids = graph.by_pos.setdefault(pos, [])
@@ -260,6 +264,13 @@ class WordNetSource:
                         if p.name() in graph.index
                     )
                 )
+                near.append(
+                    [
+                        graph.index[n.name()]
+                        for n in synset.verb_groups() + synset.also_sees()
+                        if n.name() in graph.index
+                    ]
+                )
         except Exception as exc:  # noqa: BLE001 - any parse failure means a damaged file
             raise self._corrupt(exc) from None
         children: list[list[int]] = [[] for _ in graph.names]
@@ -267,6 +278,11 @@ class WordNetSource:
             for parent in parents:
                 children[parent].append(child)
         graph.children = [tuple(c) for c in children]
+        neighbours: list[set[int]] = [set(n) for n in near]
+        for node, others in enumerate(near):
+            for other in others:
+                neighbours[other].add(node)
+        graph.near = [frozenset(n - {node}) for node, n in enumerate(neighbours)]
         log.info("read %d WordNet synsets (%s)", len(graph), ", ".join(parts_of_speech))
         return graph
 

@@ -1,0 +1,143 @@
+"""Second right answers and answers given away: a WordNetQA build beside the 2020 release.
+
+    python benchmarks/wordnetqa_validity.py BUILD_DIR [--release DIR] [--split test]
+
+Runs the same checks (``probesmith.builders.families.wordnetqa_answers``) on every item of the
+build's split and on every item of the release's training files (``../shared/data/wordnetqa_2020``),
+and prints, per config, the share of items with a choice WordNet says is also right (by reason)
+and the share whose question gives the gold away by a shared stem (the words of a config's
+template, found in 10% of its questions or more, aside). The release's items name their
+synsets in ``notes``; each choice is matched to its synset by its gloss (or, for synonymy, its
+lemmas).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from probesmith.builders.families.wordnetqa_answers import WordNetItemChecks
+from probesmith.builders.sources.wordnet import WordNetSource
+
+PROBES = ("definitions", "hypernymy", "hyponymy", "synonymy")
+DEFAULT_RELEASE = Path(__file__).resolve().parents[2] / "shared" / "data" / "wordnetqa_2020"
+
+
+def build_rows(build: Path, probe: str, split: str) -> list[dict]:
+    """The items of one config and split of a probesmith build."""
+    files = sorted((build / probe).glob(f"{split}-*.parquet"))
+    columns = ["probe", "question", "concept", "choices", "answer_index", "choice_concepts"]
+    return [row for f in files for row in pq.read_table(f, columns=columns).to_pylist()]
+
+
+def _match(probe: str, text: str, candidates: list[tuple[str, int]], graph) -> str | None:
+    """The synset a release choice shows: by its lemmas (synonymy shows some of them) or its gloss
+    (the release keeps residue of WordNet's examples after some glosses)."""
+    if probe == "synonymy":
+        shown = {x.strip().lower() for x in text.split(",")}
+        for name, node in candidates:
+            if shown <= {x.lower() for x in graph.lemmas[node]}:
+                return name
+        return None
+    match = re.search(r"defined as '(.*)'$", text, re.S)
+    gloss = (match.group(1) if match else text).strip().lower()
+    for name, node in candidates:
+        if gloss.startswith(graph.glosses[node].lower()):
+            return name
+    return None
+
+
+def release_rows(release: Path, probe: str, graph) -> tuple[list[dict], int]:
+    """The release's items of one probe, with each choice's synset; and how many did not map.
+
+    Items about adjectives (the release's definitions have some) are among those not mapped:
+    probesmith's graph holds nouns and verbs.
+    """
+    rows, unmapped = [], 0
+    with gzip.open(release / f"{probe}.train.jsonl.gz", "rt") as fh:
+        for line in fh:
+            item = json.loads(line)
+            notes = item["notes"]
+            chain = re.split(r"=>|<=", notes["chain"])
+            concept, gold = chain[0], chain[-1]
+            names = [gold, *notes.get("other_distractors", []), *notes.get("random_distractors", [])]
+            candidates = [(name, graph.index[name]) for name in names if name in graph.index]
+            choices = [c["text"] for c in item["question"]["choices"]]
+            mapped = [_match(probe, choice, candidates, graph) for choice in choices]
+            if None in mapped or concept not in graph.index:
+                unmapped += 1
+                continue
+            answer = [str(c["label"]) for c in item["question"]["choices"]].index(str(item["answerKey"]))
+            rows.append(
+                {
+                    "probe": probe,
+                    "question": item["question"]["stem"],
+                    "concept": concept,
+                    "choices": [_release_display(probe, t) for t in choices],
+                    "answer_index": answer,
+                    "choice_concepts": mapped,
+                }
+            )
+    return rows, unmapped
+
+
+def _release_display(probe: str, text: str) -> str:
+    """A release choice in probesmith's 'lemma: gloss' form, so labels are read the same way."""
+    match = re.match(r"(.*?)(?: \(or [^)]*\))?, defined as '(.*)'$", text, re.S)
+    return f"{match.group(1)}: {match.group(2)}" if match and probe in ("hypernymy", "hyponymy") else text
+
+
+def measure(rows: list[dict], checks: WordNetItemChecks) -> dict:
+    """Share of items breaking each rule, and of items with each second-answer reason."""
+    reasons: Counter = Counter()
+    broken: Counter = Counter()
+    for found in checks.check(rows):
+        broken.update({rule for rule, _ in found})
+        reasons.update({detail for rule, detail in found if rule == "one_right_answer"})
+    n = len(rows) or 1
+    return {
+        "items": len(rows),
+        "second_answer": round(broken["one_right_answer"] / n, 4),
+        "given_away": round(broken["not_given_away"] / n, 4),
+        "by_reason": {r: round(c / n, 4) for r, c in sorted(reasons.items())},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("build", type=Path, nargs="?", help="a WordNetQA build folder")
+    parser.add_argument("--release", type=Path, default=DEFAULT_RELEASE)
+    parser.add_argument("--split", default="test")
+    args = parser.parse_args()
+    source = WordNetSource()
+    graph = source.load(("noun", "verb"))
+    checks = WordNetItemChecks(graph, source.reader())
+    results = {}
+    for probe in PROBES:
+        if args.build:
+            results[f"probesmith {probe} ({args.split})"] = measure(
+                build_rows(args.build, probe, args.split), checks
+            )
+        if args.release.is_dir():
+            rows, unmapped = release_rows(args.release, probe, graph)
+            results[f"release-2020 {probe} (train)"] = {
+                **measure(rows, checks),
+                "unmapped": unmapped,
+            }
+    print(f"{'data':40} {'items':>7} {'2nd answer':>10} {'given away':>10}  by reason")
+    for name, r in results.items():
+        extra = f" unmapped {r['unmapped']}" if "unmapped" in r else ""
+        print(
+            f"{name:40} {r['items']:>7} {r['second_answer']:>10.2%} {r['given_away']:>10.2%}  {r['by_reason']}{extra}"
+        )
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""Second right answers and answers given away in WordNetQA items, decided from WordNet itself.
+
+This module reads an item as a reader would — a probe, the concept asked about, the gold and the
+other choices — and asks WordNet, not the builder's draws, whether a choice other than the gold
+is also right (:class:`SecondAnswers`) and whether the question gives the gold away by its form
+(:class:`StemAnalyser`). The builder uses both to refuse what they flag, and the validity report
+runs them again over every item written; ``benchmarks/wordnetqa_validity.py`` runs them on the
+2020 release as well.
+
+What WordNet says is also right, per probe (``c`` the concept asked about, ``g`` the gold):
+
+* every probe: a choice that shares a lemma with ``g`` (another sense of one of its words: "deviate"
+  beside "vary (or deviate)"), two choices that show the same lemma ("change: ..." twice), and a
+  verb-group or also-see neighbour of ``g`` (WordNet's own near-synonyms of a verb);
+* hypernymy ("c is a kind of ..."): any ISA ancestor of ``c``, at any depth, on any path;
+* hyponymy ("... is a kind of c"): any ISA descendant of ``c``;
+* definitions and synonymy (``g`` is ``c``): any ISA ancestor (its gloss is true of ``c``) or
+  descendant (``c``'s gloss is true of it: "blow: exhale hard" for "expel air") of ``c``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+
+from nltk.stem.snowball import SnowballStemmer
+
+from probesmith.builders.sources.wordnet import WordNetGraph
+
+SECOND_ANSWER_REASONS = {
+    "shares_gold_lemma": "a distractor shares a lemma with the gold (another sense of one of its words)",
+    "same_label": "two choices show the same lemma",
+    "near_synonym": "a distractor is a verb-group or also-see neighbour of the gold",
+    "ancestor": "hypernymy, definitions, synonymy: a distractor is an ISA ancestor of the concept asked "
+    "about, at any depth",
+    "descendant": "hyponymy, definitions, synonymy: a distractor is an ISA descendant of the concept "
+    "asked about, at any depth",
+    "asked_concept": "a distractor is the concept asked about",
+}
+GIVEN_AWAY = (
+    "the question shares a word stem with the gold that it shares with no distractor (Snowball "
+    "stems, WordNet's morphology, derivational links and compounds)"
+)
+
+TEMPLATE_SHARE = 0.1  # a stem in this share of a config's questions is its template's, not the concept's
+_ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})
+_DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
+
+
+class SecondAnswers:
+    """Which choices of an item WordNet says are also right (see the module docstring)."""
+
+    def __init__(self, graph: WordNetGraph):
+        self.g = graph
+        self.lemma_sets = [frozenset(x.lower() for x in lemmas) for lemmas in graph.lemmas]
+        self._ancestors = lru_cache(maxsize=1 << 17)(self._ancestors_uncached)
+
+    def _ancestors_uncached(self, node: int) -> frozenset[int]:
+        return frozenset(self.g.all_ancestors(node))
+
+    def reason(self, probe: str, concept: int, gold: int, choice: int) -> str | None:
+        """Why ``choice`` is also a right answer of an item of ``probe`` about ``concept``, or None."""
+        if choice == gold:
+            return None
+        if choice == concept:
+            return "asked_concept"
+        if self.lemma_sets[choice] & self.lemma_sets[gold]:
+            return "shares_gold_lemma"
+        if choice in self.g.near[gold]:
+            return "near_synonym"
+        if probe in _ANCESTOR_PROBES and choice in self._ancestors(concept):
+            return "ancestor"
+        if probe in _DESCENDANT_PROBES and concept in self._ancestors(choice):
+            return "descendant"
+        return None
+
+    def item_reasons(
+        self,
+        probe: str,
+        concept: int,
+        answer_index: int,
+        choices: Sequence[int],
+        labels: Sequence[frozenset[str]],
+    ) -> list[str]:
+        """The reasons found in one item: one per defensible distractor, one per repeated label.
+
+        ``labels`` are the lemmas each choice shows (:func:`choice_labels`).
+        """
+        gold = choices[answer_index]
+        found = [
+            r
+            for i, choice in enumerate(choices)
+            if i != answer_index and (r := self.reason(probe, concept, gold, choice))
+        ]
+        found += ["same_label"] * sum(
+            1 for i, j in itertools.combinations(range(len(labels)), 2) if labels[i] & labels[j]
+        )
+        return found
+
+
+def label_key(label: str) -> str:
+    """Labels that read the same: lower-cased words only ("Change" / "change")."""
+    return " ".join(re.findall(r"[a-z0-9]+", label.lower()))
+
+
+def choice_labels(probe: str, text: str) -> frozenset[str]:
+    """What a choice shows as its name.
+
+    The lemma before 'lemma: gloss' (hypernymy, hyponymy), every lemma of a synonymy choice, the
+    whole text of a definition.
+    """
+    if probe == "synonymy":
+        return frozenset(label_key(x) for x in text.split(", "))
+    if probe == "definitions":
+        return frozenset({label_key(text)})
+    return frozenset({label_key(text.split(": ", 1)[0])})
+
+
+# Words that carry no identity of their own: sharing one gives nothing away.
+FUNCTION_WORDS = frozenset(
+    "a an the of and or to in on at by for with from as is are was were be been being it its this "
+    "that these those which who whom whose what when where how than then there their they them he "
+    "she his her him you your we our us not no nor but so such some any all each every other another "
+    "one ones into onto out up down over under off about after before between through during without "
+    "within upon more most less least very much many few can could may might must shall should will "
+    "would do does did done has have had having e g etc something someone especially usually often "
+    "used use like make made".split()
+)
+
+
+class StemAnalyser:
+    """Word stems for answer-given-away checks: Snowball stems widened by WordNet's morphology.
+
+    A word's stems are the Snowball stem of the word and of its base forms (``morphy``), of the
+    lemmas WordNet links to those by a derivational pointer ("breeds" -> breed, breeder,
+    breeding), of the parts of a compound whose two parts are WordNet words of 4+ letters
+    ("farmyard" -> farm, yard), and of the word less its last one or two letters where that is a
+    WordNet word of 4+ letters (spelling variants: "sumach" -> sumac, "charr" -> char). Two texts
+    share a stem when any of their content words' stem sets meet.
+    """
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.snowball = SnowballStemmer("english").stem
+        self.word_stems = lru_cache(maxsize=1 << 18)(self._word_stems_uncached)
+        self.text_stems = lru_cache(maxsize=1 << 18)(self._text_stems_uncached)
+        self._is_word = lru_cache(maxsize=1 << 18)(self._is_word_uncached)
+
+    def _is_word_uncached(self, word: str) -> bool:
+        return bool(self.reader.synsets(word))
+
+    def _word_stems_uncached(self, word: str) -> frozenset[str]:
+        stems = {self.snowball(word)}
+        bases = {word} | {b for pos in ("n", "v", "a") if (b := self.reader.morphy(word, pos))}
+        for base in bases:
+            stems.add(self.snowball(base))
+            for lemma in self.reader.lemmas(base):
+                for related in lemma.derivationally_related_forms():
+                    name = related.name().lower()
+                    if "_" not in name and "-" not in name:
+                        stems.add(self.snowball(name))
+        for cut in range(4, len(word) - 3):  # compounds of two words of 4+ letters
+            head, tail = word[:cut], word[cut:]
+            if self._is_word(head) and self._is_word(tail):
+                stems |= {self.snowball(head), self.snowball(tail)}
+        for trim in (1, 2):  # spelling variants: sumach / sumac, charr / char
+            if len(word) - trim >= 4 and self._is_word(word[:-trim]):
+                stems.add(self.snowball(word[:-trim]))
+        return frozenset(s for s in stems if len(s) >= 3)
+
+    def _text_stems_uncached(self, text: str) -> frozenset[str]:
+        words = {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 3 and w not in FUNCTION_WORDS}
+        return frozenset().union(*(self.word_stems(w) for w in words)) if words else frozenset()
+
+    def shared(self, left: str, right: str) -> frozenset[str]:
+        """The stems two texts share."""
+        return self.text_stems(left) & self.text_stems(right)
+
+    def gives_away(
+        self, question: str, choices: Sequence[str], answer_index: int, ignore: frozenset[str] = frozenset()
+    ) -> frozenset[str]:
+        """The stems the question shares with the gold and with no distractor.
+
+        ``ignore``: the stems of the question's template, which every item shows.
+        """
+        with_gold = self.shared(question, choices[answer_index]) - ignore
+        for i, choice in enumerate(choices):
+            if not with_gold:
+                break
+            if i != answer_index:
+                with_gold = with_gold - self.text_stems(choice)
+        return with_gold
+
+    def template_stems(self, questions: Sequence[str], share: float = TEMPLATE_SHARE) -> frozenset[str]:
+        """Stems found in at least ``share`` of the questions: the words of their templates."""
+        counts: Counter = Counter(stem for q in questions for stem in self.text_stems(q))
+        return frozenset(stem for stem, n in counts.items() if n >= share * len(questions))
+
+
+ITEM_RULES = {
+    "one_right_answer": "no distractor is also right by WordNet: it shares no lemma with the gold, no two "
+    "choices show the same lemma, no verb-group or also-see neighbour of the gold, and no ISA ancestor "
+    "(hypernymy, definitions, synonymy) or descendant (hyponymy, definitions, synonymy) of the concept "
+    "asked about, at any depth",
+    "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
+    "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
+    "variants; the words of the question's template aside)",
+}
+
+
+class WordNetItemChecks:
+    """The WordNetQA rules :data:`ITEM_RULES`, checked on items as written (table rows)."""
+
+    rules = ITEM_RULES
+    columns = ("probe", "question", "concept", "choices", "answer_index", "choice_concepts")
+
+    def __init__(self, graph: WordNetGraph, reader):
+        self.graph = graph
+        self.answers = SecondAnswers(graph)
+        self.stems = StemAnalyser(reader)
+
+    def check(self, rows: Sequence[dict]) -> list[list[tuple[str, str]]]:
+        """Per row of one config: the (rule, detail) pairs it violates."""
+        template = self.stems.template_stems([row["question"] for row in rows])
+        index = self.graph.index
+        out = []
+        for row in rows:
+            found = []
+            nodes = [index.get(name) for name in row["choice_concepts"]]
+            concept = index.get(row["concept"])
+            if concept is not None and None not in nodes:
+                labels = [choice_labels(row["probe"], text) for text in row["choices"]]
+                reasons = self.answers.item_reasons(row["probe"], concept, row["answer_index"], nodes, labels)
+                found += [("one_right_answer", reason) for reason in sorted(set(reasons))]
+            else:
+                found.append(("one_right_answer", "a choice names no WordNet synset"))
+            given = self.stems.gives_away(row["question"], row["choices"], row["answer_index"], template)
+            if given:
+                found.append(("not_given_away", ", ".join(sorted(given))))
+            out.append(found)
+        return out
