@@ -1,0 +1,154 @@
+"""GCIDE residue and defensible distractors in a DictionaryQA build and in the 2020 release.
+
+    python benchmarks/dictionaryqa_validity.py BUILD_DIR [--release FILE.jsonl.gz] [--examples N]
+
+Residue: every choice (gold and distractors) of every item is read by
+``probesmith.builders.sources.gcide.definition_residue``, a detector written apart from the cleaner;
+the script prints hits per kind and a few examples. Defensible distractors: for a build, every
+``other_sense`` distractor is checked against the gold with the builder's own rule
+(``probesmith.builders.families.dictionaryqa.defensible_reason``), which must find none; the release
+(whose choices carry no sense keys we share) is matched to GCIDE senses by definition text and read
+with the same rule.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+
+
+def build_items(folder: Path) -> list[dict]:
+    from probesmith.schemas.parquet import read_parquet
+
+    rows = []
+    for path in sorted(folder.glob("*/*.parquet")):
+        rows += read_parquet(path).to_pylist()
+    return rows
+
+
+def release_items(path: Path) -> list[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def residue_report(name: str, choice_lists: list[list[str]], examples: int) -> None:
+    from probesmith.builders.sources.gcide import definition_residue
+
+    kinds: Counter = Counter()
+    items_hit = 0
+    shown: dict[str, list[str]] = defaultdict(list)
+    choices = 0
+    for item_choices in choice_lists:
+        hit = False
+        for text in item_choices:
+            choices += 1
+            kind = definition_residue(text)
+            if kind:
+                hit = True
+                kinds[kind] += 1
+                if len(shown[kind]) < examples:
+                    shown[kind].append(text[:140])
+        items_hit += hit
+    print(
+        f"\n{name}: {sum(kinds.values())} of {choices} choices with GCIDE residue, in {items_hit} of "
+        f"{len(choice_lists)} items"
+    )
+    for kind, n in kinds.most_common():
+        print(f"  {n:6d}  {kind}")
+        for text in shown[kind]:
+            print(f"            {text}")
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def defensible_report(name: str, pairs: list[tuple[object, list[object]]], unmatched: int = 0) -> None:
+    from probesmith.builders.families.dictionaryqa import defensible_reason
+
+    reasons: Counter = Counter()
+    items_hit = 0
+    for gold, others in pairs:
+        hit = False
+        for other in others:
+            reason = defensible_reason(gold, other)
+            if reason:
+                reasons[reason] += 1
+                hit = True
+        items_hit += hit
+    extra = (
+        f" ({unmatched} items whose gold or distractors match no GCIDE sense left out)" if unmatched else ""
+    )
+    print(
+        f"\n{name}: {items_hit} of {len(pairs)} items with a distractor that GCIDE's structure "
+        f"says a reader would also accept{extra}"
+    )
+    for reason, n in reasons.most_common():
+        print(f"  {n:6d}  {reason}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build", type=Path)
+    parser.add_argument(
+        "--release",
+        type=Path,
+        default=Path(__file__).resolve().parents[2]
+        / "shared/data/wordnetqa_2020/dictionary_qa.train.jsonl.gz",
+    )
+    parser.add_argument("--examples", type=int, default=3)
+    args = parser.parse_args()
+
+    from probesmith.builders.sources.gcide import GcideSource
+
+    senses = GcideSource().senses()
+    by_key = {s.key: s for s in senses}
+    rows = build_items(args.build)
+    residue_report(f"build {args.build}", [r["choices"] for r in rows], args.examples)
+    pairs = []
+    for row in rows:
+        gold = by_key[row["concept"]]
+        keys = [k for i, k in enumerate(row["choice_concepts"]) if i != row["answer_index"]]
+        pairs.append(
+            (
+                gold,
+                [by_key[k] for k, t in zip(keys, row["distractor_types"], strict=True) if t == "other_sense"],
+            )
+        )
+    defensible_report(f"build {args.build}", pairs)
+
+    if args.release.is_file():
+        release = release_items(args.release)
+        residue_report(
+            f"release {args.release.name}",
+            [[c["text"] for c in r["question"]["choices"]] for r in release],
+            args.examples,
+        )
+        by_word_text = {(s.word, _normal(s.definition)): s for s in senses}
+        by_text = defaultdict(list)
+        for s in senses:
+            by_text[_normal(s.definition)].append(s)
+        pairs, unmatched = [], 0
+        for r in release:
+            word = r["notes"]["word"].lower()
+            texts = [c["text"] for c in r["question"]["choices"]]
+            gold_text = texts[int(r["answerKey"])]
+            gold = by_word_text.get((word, _normal(gold_text)))
+            others = [
+                by_word_text.get((word, _normal(t))) for i, t in enumerate(texts) if i != int(r["answerKey"])
+            ]
+            if gold is None:
+                unmatched += 1
+                continue
+            pairs.append((gold, [o for o in others if o is not None]))
+        defensible_report(
+            f"release {args.release.name} (same-word distractors matched to GCIDE)", pairs, unmatched
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""DictionaryQA validity (issue 24): no GCIDE residue in any choice, no distractor a reader would accept.
+
+The residue detector (``definition_residue``) is checked on hand examples of every kind and on
+clean definitions it must leave alone, then run over every choice of a real build. The repairs of
+the cleaner are checked on the source's own texts, and the rule for defensible other senses on
+GCIDE's structure (sub-senses, "Hence" senses, neighbours, general senses, shared words).
+"""
+
+import pytest
+
+from probesmith.builders.families.dictionaryqa import defensible_reason
+from probesmith.builders.sources.gcide import (
+    GcideSource,
+    Sense,
+    clean_definition,
+    definition_problem,
+    definition_residue,
+    parse_entry,
+)
+from probesmith.schemas.parquet import read_parquet
+
+from ..conftest import needs_gcide
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("Hence: A very small quantity or degree; a particle.", "hence lead-in"),
+        ("Hence, to agree or assent to a proposal.", "hence lead-in"),
+        ("Above the board or table. Hence: in open sight.", "hence lead-in"),
+        ("To respire; to inhale and exhale air; hence;, to live.", "hence lead-in"),
+        ("Pl. The vessels by which absorption is carried on.", "plural label"),
+        ("A word; a significant tone; (pl.) expressions in general.", "plural label"),
+        ("Fig.: In motion; in action; astir.", "figurative label"),
+        ("To send through at high speed; usually fig., to hurry.", "figurative label"),
+        ("P. p. of Bake.", "leading label or inflection note"),
+        ("Lit., fond of flowers; feeding upon flowers.", "leading label or inflection note"),
+        ("An open field; a large, open plain. SeeChampaign.", "cross-reference"),
+        ("A clock used as a standard of time. See Astronomical clock.", "cross-reference"),
+        ("Able to be understood. Opposite of incomprehensible.", "cross-reference"),
+        ("Without any power (cf. Watt); said of a current.", "cross-reference"),
+        ("A collection or digest of laws; a code(senses 2 or 4).", "sense-number reference"),
+        ("A shrub or small tree(Sophora secundiflora) with pinnate leaves.", "run-together words"),
+        ("Resembling an apocalypse, in senses 3 or 4.", "sense-number reference"),
+        ("Analogous to physical momentum (def. 1), as of events.", "sense-number reference"),
+        ("A measure of length, being 161/2 feet; a rod.", "broken fraction"),
+        ("A Chinese weight of 22/3 pounds.", "broken fraction"),
+        ("Producing bark or something that resembling that resembles bark.", "duplicated phrase"),
+        ("To happen; to to come to pass; to befall.", "duplicated words"),
+        ("The power to produce illusions. --.", "dangling dash"),
+        ("Pl. Abaci (-s). 1. A table strewn with sand.", "markup"),
+        ("Salmon. 1. Any one of several species of fishes.", "sense number"),
+        ("1 a member of one of the four divisions of the Greeks.", "sense number"),
+        ("Standing in the second degree of descent; -- generalIy used in composition.", "run-together words"),
+        ("A narrow {3} strip of land.", "markup"),
+        ("A sea (or lake of salt water.", "unbalanced parentheses or quotes"),
+    ],
+)
+def test_residue_detector_names_each_kind(text, kind):
+    assert definition_residue(text) == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A measure of length, being 16½ feet; a rod, pole, or perch.",
+        "A measure of 16 1/2 feet; three quarters (3/4) of a yard.",
+        "Open to view; public; apparent; manifest",
+        "Long practiced; hence, skilled; experienced.",
+        "Unable to see the color blue or to distinguish the colors blue and yellow.",
+        "A rolling hitch; -- used with with.",
+        "The European shad (Alosa alosa), formerly common.",
+        "A child who returns home before the parent(s) return from work.",
+        "Of the shape of a fig.",
+        "Usually in the plural; the leaves and tops of vegetables.",
+        "Any automobile of the German firm BMW AG.",
+        "A service operating 9/11 days; a ratio of 1000/1434.",
+    ],
+)
+def test_residue_detector_leaves_clean_definitions_alone(text):
+    assert definition_residue(text) is None
+
+
+@pytest.mark.parametrize(
+    "raw, word, cleaned",
+    [
+        (
+            "Hence: A very small quantity or degree; a particle; an atom; a jot",
+            "ace",
+            "A very small quantity",
+        ),
+        ("Hence, to agree or assent to a proposal or a view", "accede", "To agree or assent"),
+        (
+            "Above the board or table. Hence: in open sight",
+            "aboveboard",
+            "Above the board or table. Hence, in",
+        ),
+        ("Pl. Abaci (-s). 1. A table or tray strewn with sand", "abacus", "A table or tray strewn"),
+        ("Pl. Checkerberries. A spicy plant and its bright red berry", "checkerberry", "A spicy plant"),
+        ("Fig.: That which gives stability or security", "anchor", "That which gives stability"),
+        (
+            "An open field; a large, open plain. See{Champaign}",
+            "campaign",
+            "An open field; a large, open plain",
+        ),
+        (
+            "A collection or digest of laws; a code(senses 2 or 4)",
+            "codex",
+            "A collection or digest of laws; a code",
+        ),
+        (
+            "A measure of length, being 161/2 feet; a rod, pole, or perch",
+            "lug",
+            "A measure of length, being 16½ feet",
+        ),
+        (
+            "Producing bark or something that resembling that resembles bark",
+            "corticiferous",
+            "something that resembles bark",
+        ),
+        (
+            "Open to view; public; apparent; manifest. Opposite of hidden",
+            "overt",
+            "Open to view; public; apparent; manifest",
+        ),
+    ],
+)
+def test_cleaner_repairs_the_residue(raw, word, cleaned):
+    text, _labels = clean_definition(raw, frozenset(), word)
+    assert cleaned in text, text
+    assert not text.endswith(("Opposite of hidden", "See", "Champaign", "senses 2 or 4)")), text
+    assert definition_residue(text) is None, text
+
+
+def test_hence_senses_are_kept_and_marked_derived():
+    block = (
+        "Ace \\Ace\\, n.\n   1. A unit; a single point or spot on a card or die.\n   [1913 Webster]\n\n"
+        "   2. Hence: A very small quantity or degree; a particle; an atom; a jot.\n   [1913 Webster]\n"
+    )
+    first, second = parse_entry(block, "ace", 1)
+    assert second.number == "2" and second.derived and not first.derived
+    assert second.definition == "A very small quantity or degree; a particle; an atom; a jot."
+
+
+def test_inflection_notes_are_not_definitions():
+    assert definition_problem("P. p. of Bake, v.") == "an inflected or variant form of another word"
+    assert definition_problem("Obs. plural of Flea.") == "an inflected or variant form of another word"
+    assert definition_problem("A bench; a high seat.") is None
+
+
+def sense(number, definition, entry=1, pos="adjective", derived=False, word="w"):
+    return Sense(word, pos, entry, number, definition, (), (), derived)
+
+
+def test_defensible_other_senses_from_gcide_structure():
+    gold = sense("2a", "Representing a person on horseback, as a statue.")
+    assert defensible_reason(gold, sense("2b", "Skilled in riding a horse well.")) == (
+        "a sub-sense of the gold's numbered sense"
+    )
+    assert defensible_reason(
+        sense("3", "A unit; one point on a card."), sense("4", "A jot.", derived=True)
+    ) == ("derived from the gold's sense by Hence, or the gold from it")
+    assert defensible_reason(sense("3", "Lax; not tense."), sense("4", "Weak; not firm.")) == (
+        "the next sense in the gold's entry"
+    )
+    assert defensible_reason(gold, sense("5", "Of or pertaining to horses or horsemen.")) == (
+        "a general 'of or pertaining to' sense beside the gold"
+    )
+    assert (
+        defensible_reason(
+            sense("1", "To import or export secretly, contrary to the law."),
+            sense("1", "To import or export in violation of the customs laws.", entry=2),
+        )
+        == "shares content words with the gold"
+    )
+    # a sense from another entry with nothing in common stands as wrong, and so do other words
+    assert (
+        defensible_reason(gold, sense("1", "Strife; contention; controversy.", entry=3, pos="noun")) is None
+    )
+    assert defensible_reason(gold, sense("5", "Of or pertaining to horses.", word="other")) is None
+
+
+@needs_gcide
+@pytest.mark.integration
+def test_no_choice_of_a_real_build_has_residue_or_a_defensible_distractor(small_dictionary_build):
+    by_key = {s.key: s for s in GcideSource().senses()}
+    rows = []
+    for path in sorted(small_dictionary_build.out.glob("*/*.parquet")):
+        rows += read_parquet(path).to_pylist()
+    assert len(rows) > 200
+    residue = [(c, definition_residue(c)) for r in rows for c in r["choices"] if definition_residue(c)]
+    assert residue == [], residue[:5]
+    defensible = []
+    for row in rows:
+        gold = by_key[row["concept"]]
+        for i, key in enumerate(row["choice_concepts"]):
+            if i != row["answer_index"] and defensible_reason(gold, by_key[key]):
+                defensible.append((row["id"], key))
+    assert defensible == [], defensible[:5]
+    dropped = small_dictionary_build.dropped
+    assert any(r.startswith("word_sense: other senses not used as distractors:") for r in dropped)
