@@ -84,7 +84,7 @@ def build(
             all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
             if tables:
                 validity = validity_report(
-                    tables, output.dropped, output.distractor_mixes, output.mix_tolerance
+                    tables, output.dropped, output.distractor_mixes, output.mix_tolerance, output.item_checks
                 )
                 writer.add_file(VALIDITY_FILE, json.dumps(validity, indent=1, sort_keys=True) + "\n")
                 card = replace(

@@ -84,6 +84,9 @@ class FamilyOutput:
     # multiple-choice families: a rule over a config's items applied again to what a build keeps
     # (after train overflow and the artifact filter): (config, items, drop counter) -> kept items
     rebalance: Callable[[str, list[DraftItem], Counter], list[DraftItem]] | None = None
+    # multiple-choice families: the family's own rules, checked on every item written
+    # (validity.ItemChecks: rules, columns, check(rows) -> broken (rule, detail) pairs per row)
+    item_checks: Any = None
 
 
 def single_split_tables(

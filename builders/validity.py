@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 
@@ -32,28 +32,47 @@ def validity_report(
     dropped: dict[str, int],
     mixes: dict[str, dict[str, int]] | None = None,
     tolerance: float = 0.03,
+    item_checks: ItemChecks | None = None,
 ) -> dict[str, Any]:
     """The report of every config of a multiple-choice build (see the module docstring).
 
     With the distractor mix each config asked for (``mixes``: config -> weight per type), each
     config also reports the mix asked for beside the mix delivered (distractor slots by type,
     counted in the tables), the shortfall of each type, and whether every type's share lies
-    within ``tolerance`` of the share asked for (``mix_delivered``).
+    within ``tolerance`` of the share asked for (``mix_delivered``). A family's own rules
+    (``item_checks``) are checked on every item beside the shared ones.
     """
     rows_by_config: dict[str, list[dict]] = defaultdict(list)
+    columns = ["choices", "answer_index", "hops", "distractor_types", "framing", "pos"]
+    if item_checks:
+        columns += [c for c in item_checks.columns if c not in columns]
     for (config, split), table in sorted(tables.items()):
-        columns = table.select(
-            ["choices", "answer_index", "hops", "distractor_types", "framing", "pos"]
-        ).to_pylist()
-        rows_by_config[config] += [dict(row, split=split) for row in columns]
+        rows_by_config[config] += [dict(row, split=split) for row in table.select(columns).to_pylist()]
+    rules = {**RULES, **(item_checks.rules if item_checks else {})}
     configs = {
-        config: _config_report(rows, {r: n for r, n in dropped.items() if r.startswith(f"{config}:")})
+        config: _config_report(
+            rows,
+            {r: n for r, n in dropped.items() if r.startswith(f"{config}:")},
+            rules,
+            item_checks.check(rows) if item_checks else None,
+        )
         for config, rows in sorted(rows_by_config.items())
     }
     for config, rows in rows_by_config.items():
         if (mixes or {}).get(config):
             configs[config]["mix"] = _mix_report(rows, mixes[config], tolerance)  # type: ignore[index]
-    return {"rules": RULES, "configs": configs}
+    return {"rules": rules, "configs": configs}
+
+
+class ItemChecks(Protocol):
+    """A family's own rules over its items as written (e.g. WordNetQA's one right answer)."""
+
+    rules: dict[str, str]  # rule -> what it promises
+    columns: tuple[str, ...]  # the table columns ``check`` reads
+
+    def check(self, rows: list[dict]) -> list[list[tuple[str, str]]]:
+        """Per row of one config: the (rule, detail) pairs it breaks."""
+        ...
 
 
 def _slot_type(tag: str) -> str:
@@ -82,9 +101,24 @@ def _mix_report(rows: list[dict], mix: dict[str, int], tolerance: float) -> dict
     }
 
 
-def _config_report(rows: list[dict], dropped: dict[str, int]) -> dict[str, Any]:
+def _config_report(
+    rows: list[dict],
+    dropped: dict[str, int],
+    rules: dict[str, str] = RULES,
+    found: list[list[tuple[str, str]]] | None = None,
+) -> dict[str, Any]:
     violations: Counter = Counter()
+    details: dict[str, Counter] = defaultdict(Counter)
     examples: dict[str, list] = defaultdict(list)
+    for row, broken in zip(rows, found or [], strict=False):
+        for rule in {rule for rule, _ in broken}:
+            violations[rule] += 1
+            if len(examples[rule]) < 3:
+                examples[rule].append(
+                    {"question": row["question"], "choices": row["choices"], "found": broken}
+                )
+        for rule, detail in broken:
+            details[rule][detail] += 1
     positions: dict[str, Counter] = defaultdict(Counter)
     gold_chars, distractor_chars = [], []
     longest = shortest = chance = 0.0
@@ -119,8 +153,13 @@ def _config_report(rows: list[dict], dropped: dict[str, int]) -> dict[str, Any]:
         "items": n,
         "items_per_split": dict(sorted(Counter(r["split"] for r in rows).items())),
         "rules": {
-            rule: {"checked": n, "violations": violations[rule], "examples": examples[rule][:3]}
-            for rule in RULES
+            rule: {
+                "checked": n,
+                "violations": violations[rule],
+                "examples": examples[rule][:3],
+                **({"by_detail": dict(details[rule].most_common(20))} if details[rule] else {}),
+            }
+            for rule in rules
         },
         "dropped": dict(sorted(dropped.items())),
         "length": {
@@ -145,20 +184,21 @@ def _shares(counts: Counter, n: int) -> dict[str, float]:
 
 def validity_markdown(report: dict[str, Any]) -> str:
     """The card's validity section: rules checked on every item, the length cue, the mix."""
+    rule_text = report.get("rules", RULES)
     lines = [
         "Checked on every item of every split (`validity.json` has the details and examples):",
         "",
-        "| config | items | " + " | ".join(RULES) + " | gold longest | gold shortest | chance |",
-        "|---|---|" + "---|" * (len(RULES) + 3),
+        "| config | items | " + " | ".join(rule_text) + " | gold longest | gold shortest | chance |",
+        "|---|---|" + "---|" * (len(rule_text) + 3),
     ]
     for config, entry in report["configs"].items():
-        rules = " | ".join(f"{entry['rules'][r]['violations']:,} violations" for r in RULES)
+        rules = " | ".join(f"{entry['rules'][r]['violations']:,} violations" for r in rule_text)
         length = entry["length"]
         lines.append(
             f"| `{config}` | {entry['items']:,} | {rules} | {length['gold_is_longest']:.3f} | "
             f"{length['gold_is_shortest']:.3f} | {length['chance']:.3f} |"
         )
-    lines += ["", "Rules: " + "; ".join(f"`{k}`: {v}" for k, v in RULES.items()) + "."]
+    lines += ["", "Rules: " + "; ".join(f"`{k}`: {v}" for k, v in rule_text.items()) + "."]
     lines += ["", "Distractor slots by type:", ""]
     for config, entry in report["configs"].items():
         mix = ", ".join(f"{t} {s:.1%}" for t, s in entry["distributions"]["distractor_types"].items())

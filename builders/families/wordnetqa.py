@@ -56,6 +56,14 @@ from typing import Literal
 
 from tqdm.auto import tqdm
 
+from probesmith.builders.families.wordnetqa_answers import (
+    GIVEN_AWAY,
+    SECOND_ANSWER_REASONS,
+    SecondAnswers,
+    StemAnalyser,
+    WordNetItemChecks,
+    choice_labels,
+)
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources.wordnet import WordNetGraph, WordNetSource
@@ -76,6 +84,7 @@ log = logging.getLogger(__name__)
 PROBE_TYPES = ("definitions", "hypernymy", "hyponymy", "synonymy")
 DISTRACTOR_TYPES = ("sister", "opposite", "popular", "random")
 POPULAR_PROBES = ("hypernymy", "hyponymy")  # the probes whose golds make a popular pool
+NO_OPPOSITE = ("definitions", "synonymy")  # every ISA relative of their concept is also right
 _FAMILY_LEVEL_CAP = 400  # sister-family members kept per level, so hub concepts stay cheap
 _RANDOM_TRIES = 64
 
@@ -138,12 +147,6 @@ class DistractorSpec:
         "distractors that are such answers are preferred, so a choice that is never anyone's answer "
         "is no cue.",
     )
-    less_specific: bool = spec_field(
-        False,
-        help="Definitions and synonymy: also draw 'opposite' distractors from the concept's own "
-        "ancestors (tagged isa_up). Their glosses are true of the concept, only less specific "
-        "('examine carefully' for 'vet'), so a reader may defend them: off unless asked.",
-    )
 
     def __post_init__(self) -> None:
         unknown_probes = [p for p in self.mix_by_probe if p not in PROBE_TYPES]
@@ -172,8 +175,14 @@ class DistractorSpec:
             raise ValueError("distractors.sister_depth and distractors.opposite_hops must be >= 1")
 
     def mix_for(self, probe: str) -> dict[str, int]:
-        """The distractor mix ``probe`` asks for: its own entry in ``mix_by_probe``, else ``mix``."""
-        return {kind: n for kind, n in self.mix_by_probe.get(probe, self.mix).items() if n}
+        """The distractor mix ``probe`` asks for: its own entry in ``mix_by_probe``, else ``mix``.
+
+        Definitions and synonymy have no opposite pool: every ISA ancestor of the concept (its gloss
+        is true of the concept) and descendant (the concept's gloss is true of it) is also a right
+        answer, so their mixes give opposite no slots.
+        """
+        mix = self.mix_by_probe.get(probe, self.mix)
+        return {k: n for k, n in mix.items() if n and not (k == "opposite" and probe in NO_OPPOSITE)}
 
 
 @dataclass(frozen=True)
@@ -300,10 +309,12 @@ class WeightedSampler:
 class _Builder:
     """Generates the items of one WordNetQA spec over one WordNet graph."""
 
-    def __init__(self, spec: WordNetSpec, graph: WordNetGraph, morphy=None):
+    def __init__(self, spec: WordNetSpec, graph: WordNetGraph, reader=None):
         self.spec = spec
         self.g = graph
-        self.morphy = lru_cache(maxsize=1 << 18)(morphy) if morphy else None
+        self.morphy = lru_cache(maxsize=1 << 18)(reader.morphy) if reader else None
+        self.second_answers = SecondAnswers(graph)
+        self.stems = StemAnalyser(reader) if reader else None
         self.d = spec.distractors
         # stratum (probe, hops, gold frequency class) -> distractor slots delivered so far by mix type
         self.slots_delivered: dict[tuple, Counter] = defaultdict(Counter)
@@ -449,6 +460,7 @@ class _Builder:
         taken_texts: list[str],
         is_valid_text=lambda text: True,
         band: tuple[list[int], Callable[[int], bool]] | None = None,
+        asked: tuple[int, int] | None = None,
     ) -> list[DraftChoice] | None:
         """The distractors of one item of ``probe``, or None when too few valid ones exist.
 
@@ -458,9 +470,14 @@ class _Builder:
         concept of the stratum that has hyponyms takes one more. A type whose pool is spent for
         this item is skipped; random fills what no asked type can. Strata are what items are later
         dropped by (hop, and how often the gold is a gold), so the mix survives the dropping.
+
+        With ``asked`` (the concept asked about, the gold), a candidate WordNet says is also right
+        (:class:`SecondAnswers`) or that shows a lemma another choice shows is refused, and counted.
         """
         chosen: list[DraftChoice] = []
         used: set[int] = set()
+        refused: set[int] = set()
+        taken_labels = set().union(*(choice_labels(probe, text) for text in taken_texts))
         random_pool, in_band = band or (self.g.by_pos[pos], lambda node: True)
         popular = pools.get("popular")
         answers = (
@@ -469,13 +486,26 @@ class _Builder:
             else frozenset()
         )
 
+        def refuse(node: int, reason: str) -> bool:
+            refused.add(node)
+            self.dropped[f"{probe}: distractor refused as also right ({SECOND_ANSWER_REASONS[reason]})"] += 1
+            return False
+
         def accept(node: int, hops: int | None, kind: str) -> bool:
-            if node in invalid or node in used or (kind in ("popular", "random") and not in_band(node)):
+            if node in invalid or node in used or node in refused:
                 return False
+            if kind in ("popular", "random") and not in_band(node):
+                return False
+            if asked and (reason := self.second_answers.reason(probe, asked[0], asked[1], node)):
+                return refuse(node, reason)
             text = render(node)
             if any(near_duplicate(text, other) for other in taken_texts) or not is_valid_text(text):
                 return False
+            labels = choice_labels(probe, text)
+            if labels & taken_labels:
+                return refuse(node, "same_label")
             used.add(node)
+            taken_labels.update(labels)
             taken_texts.append(text)
             chosen.append(DraftChoice(text, self.g.names[node], kind, hops))
             return True
@@ -581,25 +611,34 @@ class _Builder:
             def fill(template: str) -> dict[str, str]:
                 return in_context if "{example}" in template else out_of_context
 
-            def shown_stems(template: str) -> frozenset[str]:
-                # the stems of what the question shows of the concept, not of the template's words
+            def shown(template: str) -> str:
+                # what the question shows of the concept, not the template's words
                 fields = fill(template)
                 names = {f for _, f, _, _ in string.Formatter().parse(template) if f}
-                return long_word_stems(" ".join(fields[f] for f in sorted(names) if f in fields))
+                return " ".join(fields[f] for f in sorted(names) if f in fields)
 
-            found, unsaid = None, False
+            def gives_away(text: str, gold_text: str) -> bool:
+                return bool(self.stems and self.stems.shared(text, gold_text))
+
+            found, unsaid, given_away = None, False, False
             for framing, template in self.framing_order(probe, (name, hops), context is not None, pos):
                 question = template.format(**fill(template))
                 gold_text = gold_text_for(question)
                 if gold_text is None:
                     continue
-                unsaid, stems = True, shown_stems(template)
-                if not (spec.no_shared_stems and stems & long_word_stems(gold_text)):
-                    found = (framing, question, gold_text, stems)
-                    break
+                unsaid, stems = True, long_word_stems(shown(template))
+                if spec.no_shared_stems and stems & long_word_stems(gold_text):
+                    continue
+                if spec.no_shared_stems and gives_away(shown(template), gold_text):
+                    given_away = True
+                    continue
+                found = (framing, question, gold_text, stems)
+                break
             if found is None:
                 reason = (
-                    "the gold shares a word stem with every framing"
+                    f"in every framing, {GIVEN_AWAY}"
+                    if given_away
+                    else "the gold shares a word stem with every framing"
                     if unsaid
                     else "gold names a word in the question"
                 )
@@ -632,6 +671,7 @@ class _Builder:
                     taken,
                     is_valid,
                     band,
+                    (c, gold_node),
                 )
                 if picked is None:
                     self.dropped[f"{probe}: too few valid distractors"] += 1
@@ -653,8 +693,7 @@ class _Builder:
                     )
                 )
 
-        # an ancestor's gloss is true of the concept, only less specific: not a wrong answer
-        neighbours = (self._isa_pool(c, "up") if self.d.less_specific else []) + self._isa_pool(c, "down")
+        neighbours: list = []  # definitions and synonymy: every ISA relative of c is also right
         sisters_of_c = [(n, d, "sister") for n, d in self._sister_family(c)]
         if "definitions" in spec.probes:
             if context is None:
@@ -835,7 +874,8 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
     """Generate every WordNetQA item ``spec`` asks for, grouped by probe type."""
     source = WordNetSource(spec.source_dir)
     graph = source.load(("noun", "verb"))
-    builder = _Builder(spec, graph, source.reader().morphy)
+    reader = source.reader()
+    builder = _Builder(spec, graph, reader)
     items: dict[str, list[DraftItem]] = {probe: [] for probe in spec.probes}
     concepts = builder.concepts()
     log.info("asking about %d WordNet concepts", len(concepts))
@@ -870,4 +910,5 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
         distractor_mixes={probe: spec.distractors.mix_for(probe) for probe in spec.probes},
         mix_tolerance=spec.distractors.mix_tolerance,
         rebalance=rebalance,  # again on what the build keeps: the rule holds on the tables written
+        item_checks=WordNetItemChecks(graph, reader),
     )

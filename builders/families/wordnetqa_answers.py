@@ -30,20 +30,15 @@ from nltk.stem.snowball import SnowballStemmer
 
 from probesmith.builders.sources.wordnet import WordNetGraph
 
-SECOND_ANSWER_REASONS = {
-    "shares_gold_lemma": "a distractor shares a lemma with the gold (another sense of one of its words)",
-    "same_label": "two choices show the same lemma",
-    "near_synonym": "a distractor is a verb-group or also-see neighbour of the gold",
-    "ancestor": "hypernymy, definitions, synonymy: a distractor is an ISA ancestor of the concept asked "
-    "about, at any depth",
-    "descendant": "hyponymy, definitions, synonymy: a distractor is an ISA descendant of the concept "
-    "asked about, at any depth",
-    "asked_concept": "a distractor is the concept asked about",
+SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
+    "shares_gold_lemma": "it shares a lemma with the gold",
+    "same_label": "it shows a lemma another choice shows",
+    "near_synonym": "a verb-group or also-see neighbour of the gold",
+    "ancestor": "an ISA ancestor of the concept asked about",
+    "descendant": "an ISA descendant of the concept asked about",
+    "asked_concept": "the concept asked about",
 }
-GIVEN_AWAY = (
-    "the question shares a word stem with the gold that it shares with no distractor (Snowball "
-    "stems, WordNet's morphology, derivational links and compounds)"
-)
+GIVEN_AWAY = "what the question shows shares a word stem with the gold (Snowball stems widened by WordNet)"
 
 TEMPLATE_SHARE = 0.1  # a stem in this share of a config's questions is its template's, not the concept's
 _ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})

@@ -84,7 +84,8 @@ def test_every_rule_holds_on_every_item_of_a_real_build(fixture, request):
     report = json.loads((build.out / VALIDITY_FILE).read_text())
     for config, entry in report["configs"].items():
         assert entry["items"] == sum(entry["items_per_split"].values()) > 0
-        for rule in RULES:
+        assert set(RULES) <= set(report["rules"]) == set(entry["rules"])
+        for rule in report["rules"]:  # the shared rules and the family's own
             assert entry["rules"][rule] == {"checked": entry["items"], "violations": 0, "examples": []}, (
                 config,
                 rule,
@@ -92,3 +93,6 @@ def test_every_rule_holds_on_every_item_of_a_real_build(fixture, request):
         assert abs(sum(entry["distributions"]["distractor_types"].values()) - 1) < 1e-3
     card = (build.out / "README.md").read_text()
     assert "## Validity" in card and "0 violations" in card
+    if fixture == "small_wordnet_build":
+        assert {"one_right_answer", "not_given_away"} <= set(report["rules"])
+        assert all(f"`{rule}`" in card for rule in report["rules"])

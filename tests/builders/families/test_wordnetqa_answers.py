@@ -1,0 +1,143 @@
+"""Second right answers and answers given away, decided from WordNet: hand cases and the 2020 release."""
+
+import gzip
+import json
+import re
+
+import pytest
+
+from probesmith.builders.families.wordnetqa_answers import (
+    SecondAnswers,
+    StemAnalyser,
+    WordNetItemChecks,
+    choice_labels,
+)
+from probesmith.builders.sources.wordnet import WordNetSource
+
+from ...conftest import needs_wordnet
+
+pytestmark = needs_wordnet
+RELEASE = __import__("pathlib").Path(__file__).resolve().parents[4] / "shared" / "data" / "wordnetqa_2020"
+
+
+@pytest.fixture(scope="module")
+def answers(wordnet_graph):
+    return SecondAnswers(wordnet_graph)
+
+
+@pytest.fixture(scope="module")
+def stems():
+    return StemAnalyser(WordNetSource().reader())
+
+
+@pytest.mark.parametrize(
+    ("probe", "concept", "gold", "choice", "reason"),
+    [
+        # "a dog is a kind of ...": canine (2 hops up) is right too, and so is animal (far up)
+        ("hypernymy", "dog.n.01", "canine.n.02", "carnivore.n.01", "ancestor"),
+        ("hypernymy", "dog.n.01", "canine.n.02", "animal.n.01", "ancestor"),
+        ("hypernymy", "dog.n.01", "canine.n.02", "dog.n.01", "asked_concept"),
+        ("hypernymy", "dog.n.01", "canine.n.02", "feline.n.01", None),
+        # "which is a kind of dog?": a toy spaniel (3 hops down) is right too
+        ("hyponymy", "dog.n.01", "puppy.n.01", "toy_spaniel.n.01", "descendant"),
+        ("hyponymy", "dog.n.01", "puppy.n.01", "wolf.n.01", None),
+        # "expel air": blow ("exhale hard") is a troponym of exhale: the gloss is true of it
+        ("synonymy", "exhale.v.01", "exhale.v.01", "blow.v.01", "descendant"),
+        ("synonymy", "exhale.v.01", "exhale.v.01", "breathe.v.01", "ancestor"),
+        ("synonymy", "exhale.v.01", "exhale.v.01", "inhale.v.02", None),
+        # another sense of one of the gold's words ("deviate" beside "vary (or deviate)")
+        ("hypernymy", "aberrate.v.01", "deviate.v.02", "deviate.v.01", "shares_gold_lemma"),
+        ("definitions", "tea.n.01", "tea.n.01", "tea.n.05", "shares_gold_lemma"),
+        # WordNet's verb groups: near-synonyms of the gold ("to smut is a way to stain": spot)
+        ("hypernymy", "smut.v.02", "stain.v.02", "spot.v.04", "near_synonym"),
+    ],
+)
+def test_each_reason_is_found_and_wrong_answers_pass(
+    wordnet_graph, answers, probe, concept, gold, choice, reason
+):
+    index = wordnet_graph.index
+    if reason == "near_synonym":
+        assert index[choice] in wordnet_graph.near[index[gold]]
+    assert answers.reason(probe, index[concept], index[gold], index[choice]) == reason
+
+
+def test_two_choices_with_one_label_are_found(wordnet_graph, answers):
+    index = wordnet_graph.index
+    texts = ["change: a relational difference", "change: an event that occurs", "dog: a member of Canis"]
+    labels = [choice_labels("hypernymy", text) for text in texts]
+    nodes = [index["change.n.01"], index["change.n.03"], index["dog.n.01"]]
+    assert answers.item_reasons("hypernymy", index["puppy.n.01"], 2, nodes, labels) == ["same_label"]
+    assert choice_labels("synonymy", "blow, puff") & choice_labels("synonymy", "gasp, puff")
+
+
+@pytest.mark.parametrize(
+    ("question", "gold", "shared"),
+    [
+        ("breeds dogs for sale", "breeder: a person who breeds animals", True),
+        ("the breeds of dog", "breeder: someone who raises animals", True),  # derivational link
+        ("an area adjacent to farm buildings", "farmyard", True),  # compound
+        ("poison sumac", "sumach: a shrub", True),  # spelling variant
+        ("Arctic char", "charr: a trout", True),
+        ("Soviet space stations", "space station: a manned satellite", True),  # inflection
+        ("police used it to subdue the mob", "a substance that causes sneezing", False),  # not sub-
+        ("a refrigerator for cooling liquids", "ice chest", False),
+        ("a large number", "a wide area", False),
+    ],
+)
+def test_stems_shared_through_wordnets_morphology(stems, question, gold, shared):
+    assert bool(stems.shared(question, gold)) is shared, stems.shared(question, gold)
+
+
+def test_a_stem_a_distractor_shares_too_gives_nothing_away(stems):
+    question = 'A laughing gull, meaning "small black-headed European gull", is a kind of'
+    choices = ["coastal diving bird: gull family", "seabird: a bird of the sea"]
+    assert stems.gives_away(question, choices, 0) == {"gull"}
+    assert not stems.gives_away(question, [*choices, "gull: mostly white aquatic bird"], 0)
+    assert not stems.gives_away(question, choices, 0, ignore=frozenset({"gull"}))
+
+
+def _release_items(name, limit=None):
+    with gzip.open(RELEASE / f"{name}.train.jsonl.gz", "rt") as fh:
+        for i, line in enumerate(fh):
+            if limit and i >= limit:
+                return
+            yield json.loads(line)
+
+
+@pytest.mark.skipif(not RELEASE.is_dir(), reason="the 2020 release is not in ../shared/data")
+def test_the_checks_find_what_the_2020_release_has(wordnet_graph):
+    """The release's synonymy items often offer a hypernym of the concept: the checks must see it."""
+    checks = WordNetItemChecks(wordnet_graph, WordNetSource().reader())
+    rows = []
+    for item in _release_items("synonymy", 400):
+        notes = item["notes"]
+        concept = re.split(r"=>|<=", notes["chain"])[0]
+        names = [concept, *notes["other_distractors"], *notes["random_distractors"]]
+        choices = [c["text"] for c in item["question"]["choices"]]
+        # each choice is some of its synset's lemmas
+        by_lemmas = {}
+        for name in names:
+            if name in wordnet_graph.index:
+                lemmas = {x.lower() for x in wordnet_graph.lemmas[wordnet_graph.index[name]]}
+                by_lemmas[name] = lemmas
+        mapped = [
+            next((n for n, lemmas in by_lemmas.items() if {x.lower() for x in c.split(", ")} <= lemmas), None)
+            for c in choices
+        ]
+        if None in mapped:
+            continue
+        answer = [str(c["label"]) for c in item["question"]["choices"]].index(str(item["answerKey"]))
+        rows.append(
+            {
+                "probe": "synonymy",
+                "question": item["question"]["stem"],
+                "concept": concept,
+                "choices": choices,
+                "answer_index": answer,
+                "choice_concepts": mapped,
+            }
+        )
+    found = checks.check(rows)
+    flagged = sum(any(rule == "one_right_answer" for rule, _ in f) for f in found)
+    ancestors = sum(("one_right_answer", "ancestor") in f for f in found)
+    assert len(rows) > 350 and flagged / len(rows) > 0.2 and ancestors > 0.5 * flagged
