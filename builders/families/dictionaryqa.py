@@ -3,7 +3,8 @@
 After the DictionaryQA probe of Richardson & Sabharwal (TACL 2020): a word shown in one of
 GCIDE's usage examples ("as, a bank of clouds") must be matched to the definition of the sense
 it is used in. The distractors are, first, the definitions of the same word's other senses (up
-to ``other_senses``), then random definitions of other words with the same part of speech.
+to ``other_senses``), then random definitions of other words with the same part of speech that
+are themselves golds of the same split, so that they read like a gold.
 Every sense of one word shares the cluster ``gcide:<word>``, so that no word's definitions are
 split between train and test. GCIDE is GPL-3.0-or-later; so is this config.
 """
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from tqdm.auto import tqdm
 
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
-from probesmith.builders.sampling import item_rng, stable_hash
+from probesmith.builders.sampling import assign_splits, item_rng, stable_hash
 from probesmith.builders.sources.gcide import GcideSource, Sense, definition_problem
 from probesmith.builders.text import find_in_examples, mentions_word, near_duplicate
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
@@ -126,7 +127,7 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
     words = [w for w in sorted(by_word) if not spec.words or w in set(spec.words)]
     if spec.limit:
         words = sorted(sorted(words, key=lambda w: stable_hash(spec.seed, w))[: spec.limit])
-    items: list[DraftItem] = []
+    questions: list[tuple[Sense, int, str, str, list[Sense]]] = []
     for word in tqdm(words, desc="gcide words", unit="word", mininterval=1.0, disable=None):
         word_senses = _distinct_senses(by_word[word], dropped)
         if len(word_senses) < spec.min_senses:
@@ -134,14 +135,21 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
         for sense in word_senses:
             if spec.pos and sense.pos not in spec.pos:
                 continue
-            questions = _contexts(sense)[: spec.examples_per_sense]
-            if sense.examples and not questions:
+            contexts = _contexts(sense)[: spec.examples_per_sense]
+            if sense.examples and not contexts:
                 dropped["word_sense: no usage example contains the word"] += 1
-            if questions and mentions_word(sense.definition, word):
+            if contexts and mentions_word(sense.definition, word):
                 dropped["word_sense: definition mentions the word"] += 1
                 continue
-            for e, (example, surface) in enumerate(questions):
-                items.extend(_items(spec, sense, e, example, surface, word_senses, by_pos, dropped))
+            for e, (example, surface) in enumerate(contexts):
+                questions.append((sense, e, example, surface, word_senses))
+    gold_pools = _gold_pools(spec, questions)
+    items: list[DraftItem] = []
+    for sense, e, example, surface, word_senses in questions:
+        pool = gold_pools.get((f"gcide:{sense.word}", sense.pos))
+        if pool is None:
+            pool = by_pos.get(sense.pos) or by_pos[next(iter(by_pos))]
+        items.extend(_items(spec, sense, e, example, surface, word_senses, pool, dropped))
     card = CardInfo(
         pretty_name="DictionaryQA word-sense probes from GCIDE (probesmith)",
         description=spec.description or __doc__.split("\n\n")[1],
@@ -224,6 +232,34 @@ def _distinct_senses(senses: list[Sense], dropped: Counter) -> list[Sense]:
     return distinct
 
 
+_MIN_POOL = 20  # a split's golds of one part of speech fewer than this: draw from all its senses
+
+
+def _gold_pools(spec: DictionarySpec, questions: list) -> dict[tuple[str, str], list[Sense]]:
+    """The senses random distractors are drawn from, by (cluster, part of speech): golds of its split.
+
+    The splits are the ones the build assigns (``assign_splits`` over the same cluster sizes:
+    every question makes ``perturbations`` items). A random distractor is thus a sense that is
+    itself a gold, of the same part of speech, in the same split: it reads like a gold (a sense
+    of a polysemous word with a usage example), so a choice's text alone does not tell the gold,
+    and no definition is an answer in one split and a distractor in another. A split whose golds
+    of a part of speech are fewer than ``_MIN_POOL`` draws from every sense of that part of speech.
+    """
+    sizes: dict[str, Counter] = defaultdict(Counter)
+    for sense, *_ in questions:
+        sizes[f"gcide:{sense.word}"][CONFIG] += spec.perturbations
+    split_of, _overflow = assign_splits(sizes, spec.seed, spec.splits.train_items, spec.splits.dev_share)
+    golds: dict[tuple[str, str], dict[str, Sense]] = defaultdict(dict)
+    for sense, *_ in questions:
+        golds[(split_of[f"gcide:{sense.word}"], sense.pos)][sense.key] = sense
+    pools = {key: list(pool.values()) for key, pool in golds.items() if len(pool) >= _MIN_POOL}
+    return {
+        (cluster, pos): pools[(split_of[cluster], pos)]
+        for cluster, pos in {(f"gcide:{sense.word}", sense.pos) for sense, *_ in questions}
+        if (split_of[cluster], pos) in pools
+    }
+
+
 def _contexts(sense: Sense) -> list[tuple[str, str]]:
     found = []
     for example in sense.examples:
@@ -244,7 +280,7 @@ def _acceptable(candidate: Sense, word: str, taken: list[str], dropped: Counter)
     return True
 
 
-def _items(spec, sense, e, example, surface, word_senses, by_pos, dropped) -> list[DraftItem]:
+def _items(spec, sense, e, example, surface, word_senses, random_pool, dropped) -> list[DraftItem]:
     key = (sense.key, e)
     framings = list(enumerate(spec.framings))
     framing_id, template = item_rng(spec.seed, "framing", *key).choice(framings)
@@ -258,7 +294,6 @@ def _items(spec, sense, e, example, surface, word_senses, by_pos, dropped) -> li
             dropped[f"{CONFIG}: other senses not used as distractors: {reason}"] += 1
         else:
             others.append(other)
-    random_pool = by_pos.get(sense.pos) or by_pos[next(iter(by_pos))]
     items = []
     for p in range(spec.perturbations):
         rng = item_rng(spec.seed, CONFIG, *key, p)

@@ -10,6 +10,7 @@ import datasets
 import pytest
 
 from probesmith.builders.build import build
+from probesmith.builders.families.dictionaryqa import _MIN_POOL
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources.gcide import GcideSource, definition_problem
 from probesmith.builders.text import mentions_word, near_duplicate, normalize_choice
@@ -66,6 +67,27 @@ def test_every_item_obeys_the_rules(small_dictionary_build, senses_by_key):
         positions[row["split"]][answer] += 1
     for counts in positions.values():
         assert max(counts.values()) - min(counts.values()) <= 1
+
+
+def test_random_distractors_are_golds_of_the_same_split(small_dictionary_build):
+    """A random distractor reads like a gold because it is one: a gold of its item's split and part of
+    speech (where that split has at least ``_MIN_POOL`` such golds), never a gold of another split."""
+    rows = rows_of(small_dictionary_build)
+    golds = defaultdict(set)
+    split_of_gold = {}
+    for row in rows:
+        golds[(row["split"], row["pos"])].add(row["concept"])
+        split_of_gold[row["concept"]] = row["split"]
+    checked = 0
+    for row in rows:
+        pool = golds[(row["split"], row["pos"])]
+        keys = [k for i, k in enumerate(row["choice_concepts"]) if i != row["answer_index"]]
+        for key, kind in zip(keys, row["distractor_types"], strict=True):
+            assert split_of_gold.get(key, row["split"]) == row["split"], (row["id"], key)
+            if kind == "random" and len(pool) >= _MIN_POOL:
+                assert key in pool, (row["id"], key)
+                checked += 1
+    assert checked > 500
 
 
 def test_card_carries_the_gpl_and_loads_with_datasets(small_dictionary_build):
