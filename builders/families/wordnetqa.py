@@ -60,10 +60,10 @@ from probesmith.builders.families.wordnetqa_answers import (
     GIVEN_AWAY,
     SECOND_ANSWER_REASONS,
     SecondAnswers,
-    StemAnalyser,
     WordNetItemChecks,
     choice_labels,
 )
+from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources.wordnet import WordNetGraph, WordNetSource
@@ -910,5 +910,5 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
         distractor_mixes={probe: spec.distractors.mix_for(probe) for probe in spec.probes},
         mix_tolerance=spec.distractors.mix_tolerance,
         rebalance=rebalance,  # again on what the build keeps: the rule holds on the tables written
-        item_checks=WordNetItemChecks(graph, reader),
+        item_checks=WordNetItemChecks(graph, stems=builder.stems),
     )

@@ -48,6 +48,7 @@ REQUIRED_FILES = tuple(
 
 POS_CODES = {"noun": "n", "verb": "v"}
 _GRAPH_CACHE: dict[tuple, WordNetGraph] = {}
+_READER_CACHE: dict[tuple, object] = {}
 
 
 def data_home() -> Path:
@@ -187,15 +188,21 @@ class WordNetSource:
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
         root = prepare_wordnet(self.source_dir, self.home)
+        key = tuple((n, (root / n).stat().st_size, (root / n).stat().st_mtime_ns) for n in REQUIRED_FILES)
+        if (str(root), key) in _READER_CACHE:  # reading the indexes takes seconds: once per process
+            return _READER_CACHE[(str(root), key)]
         nltk_data = str(root.parent.parent)
         if nltk_data not in nltk.data.path:  # NLTK reads only below its data folders
             nltk.data.path.insert(0, nltk_data)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return WordNetCorpusReader(str(root), None)
+                reader = WordNetCorpusReader(str(root), None)
         except Exception as exc:  # NLTK raises bare asserts and ValueErrors on bad files
             raise self._corrupt(exc) from None
+        _READER_CACHE.clear()  # one reader at a time, like the graph
+        _READER_CACHE[(str(root), key)] = reader
+        return reader
 
     def _corrupt(self, exc: BaseException) -> SourceError:
         return SourceError(

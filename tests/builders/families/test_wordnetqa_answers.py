@@ -6,12 +6,8 @@ import re
 
 import pytest
 
-from probesmith.builders.families.wordnetqa_answers import (
-    SecondAnswers,
-    StemAnalyser,
-    WordNetItemChecks,
-    choice_labels,
-)
+from probesmith.builders.families.wordnetqa_answers import SecondAnswers, WordNetItemChecks, choice_labels
+from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetSource
 
 from ...conftest import needs_wordnet

@@ -1,0 +1,96 @@
+"""Word stems for answer-given-away checks: the Snowball stemmer widened by WordNet's morphology.
+
+Shared by the builders that ask whether a question gives its gold away by the form of a word
+("breeds" / breeder, "farm" / farmyard, "sumac" / sumach): WordNetQA and DictionaryQA.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+
+from nltk.stem.snowball import SnowballStemmer
+
+TEMPLATE_SHARE = 0.1  # a stem in this share of a config's questions is its template's, not the concept's
+
+# Words that carry no identity of their own: sharing one gives nothing away.
+FUNCTION_WORDS = frozenset(
+    "a an the of and or to in on at by for with from as is are was were be been being it its this "
+    "that these those which who whom whose what when where how than then there their they them he "
+    "she his her him you your we our us not no nor but so such some any all each every other another "
+    "one ones into onto out up down over under off about after before between through during without "
+    "within upon more most less least very much many few can could may might must shall should will "
+    "would do does did done has have had having e g etc something someone especially usually often "
+    "used use like make made".split()
+)
+
+
+class StemAnalyser:
+    """Word stems for answer-given-away checks: Snowball stems widened by WordNet's morphology.
+
+    A word's stems are the Snowball stem of the word and of its base forms (``morphy``), of the
+    lemmas WordNet links to those by a derivational pointer ("breeds" -> breed, breeder,
+    breeding), of the parts of a compound whose two parts are WordNet words of 4+ letters
+    ("farmyard" -> farm, yard), and of the word less its last one or two letters where that is a
+    WordNet word of 4+ letters (spelling variants: "sumach" -> sumac, "charr" -> char). Two texts
+    share a stem when any of their content words' stem sets meet.
+    """
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.vocabulary = frozenset(name.lower() for name in reader.all_lemma_names())
+        self.snowball = SnowballStemmer("english").stem
+        self.word_stems = lru_cache(maxsize=1 << 18)(self._word_stems_uncached)
+        self.text_stems = lru_cache(maxsize=1 << 18)(self._text_stems_uncached)
+
+    def _is_word(self, word: str) -> bool:
+        return word in self.vocabulary
+
+    def _word_stems_uncached(self, word: str) -> frozenset[str]:
+        stems = {self.snowball(word)}
+        bases = {word} | {b for pos in ("n", "v", "a") if (b := self.reader.morphy(word, pos))}
+        for base in bases:
+            stems.add(self.snowball(base))
+            for lemma in self.reader.lemmas(base):
+                for related in lemma.derivationally_related_forms():
+                    name = related.name().lower()
+                    if "_" not in name and "-" not in name:
+                        stems.add(self.snowball(name))
+        for cut in range(4, len(word) - 3):  # compounds of two words of 4+ letters
+            head, tail = word[:cut], word[cut:]
+            if self._is_word(head) and self._is_word(tail):
+                stems |= {self.snowball(head), self.snowball(tail)}
+        for trim in (1, 2):  # spelling variants: sumach / sumac, charr / char
+            if len(word) - trim >= 4 and self._is_word(word[:-trim]):
+                stems.add(self.snowball(word[:-trim]))
+        return frozenset(s for s in stems if len(s) >= 3)
+
+    def _text_stems_uncached(self, text: str) -> frozenset[str]:
+        words = {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 3 and w not in FUNCTION_WORDS}
+        return frozenset().union(*(self.word_stems(w) for w in words)) if words else frozenset()
+
+    def shared(self, left: str, right: str) -> frozenset[str]:
+        """The stems two texts share."""
+        return self.text_stems(left) & self.text_stems(right)
+
+    def gives_away(
+        self, question: str, choices: Sequence[str], answer_index: int, ignore: frozenset[str] = frozenset()
+    ) -> frozenset[str]:
+        """The stems the question shares with the gold and with no distractor.
+
+        ``ignore``: the stems of the question's template, which every item shows.
+        """
+        with_gold = self.shared(question, choices[answer_index]) - ignore
+        for i, choice in enumerate(choices):
+            if not with_gold:
+                break
+            if i != answer_index:
+                with_gold = with_gold - self.text_stems(choice)
+        return with_gold
+
+    def template_stems(self, questions: Sequence[str], share: float = TEMPLATE_SHARE) -> frozenset[str]:
+        """Stems found in at least ``share`` of the questions: the words of their templates."""
+        counts: Counter = Counter(stem for q in questions for stem in self.text_stems(q))
+        return frozenset(stem for stem, n in counts.items() if n >= share * len(questions))
