@@ -33,8 +33,10 @@ class StemAnalyser:
     A word's stems are the Snowball stem of the word and of its base forms (``morphy``), of the
     lemmas WordNet links to those by a derivational pointer ("breeds" -> breed, breeder,
     breeding), of the parts of a compound whose two parts are WordNet words of 4+ letters
-    ("farmyard" -> farm, yard), and of the word less its last one or two letters where that is a
-    WordNet word of 4+ letters (spelling variants: "sumach" -> sumac, "charr" -> char). Two texts
+    ("farmyard" -> farm, yard), of a WordNet word of 5+ letters it begins or ends with
+    ("subpopulation" -> population, "Nepalese" -> Nepal, "afterworld" -> world), and of the word
+    less its last one or two letters where that is a WordNet word of 4+ letters (spelling
+    variants: "sumach" -> sumac, "charr" -> char). Two texts
     share a stem when any of their content words' stem sets meet.
     """
 
@@ -62,6 +64,10 @@ class StemAnalyser:
             head, tail = word[:cut], word[cut:]
             if self._is_word(head) and self._is_word(tail):
                 stems |= {self.snowball(head), self.snowball(tail)}
+        for cut in range(5, len(word) - 1):  # a word of 5+ letters at either end: subpopulation, Nepalese
+            for part in (word[:cut], word[-cut:]):
+                if self._is_word(part):
+                    stems.add(self.snowball(part))
         for trim in (1, 2):  # spelling variants: sumach / sumac, charr / char
             if len(word) - trim >= 4 and self._is_word(word[:-trim]):
                 stems.add(self.snowball(word[:-trim]))

@@ -226,6 +226,12 @@ class FramingSpec:
     verb_hyponymy: tuple[str, ...] = spec_field(
         (), help=f"Hyponymy templates for verbs; empty = the hyponymy templates. {_PLACEHOLDERS}"
     )
+    instance_hypernymy: tuple[str, ...] = spec_field(
+        (),
+        help="Hypernymy templates for named instances (Hubel, the Temple of Artemis), which are "
+        "examples of a class, not kinds of it: 'Hubel is an example of'; empty = the hypernymy "
+        f"templates. Hyponymy never asks for an instance ('a kind of trainer' is no person). {_PLACEHOLDERS}",
+    )
 
 
 @dataclass(frozen=True)
@@ -246,10 +252,12 @@ class WordNetSpec(MultipleChoiceSpec):
     distractors: DistractorSpec = spec_field(default_factory=DistractorSpec, help="Distractor policy.")
     no_shared_stems: bool = spec_field(
         True,
-        help="No choice shares a word stem (the first 6 letters of a word of 6+ letters) with what "
-        "the question shows of the concept (its word, example sentence or gloss): a framing whose "
-        "text shares one with the gold is not used ('a domesticated canine' -> canine, 'the act of "
-        "exterminating' -> extermination), and a distractor that shares one is not drawn. Off: the "
+        help="No choice shares a word stem with what the question shows of the concept (its word, "
+        "example sentence or gloss): a framing whose text shares one with the gold is not used ('a "
+        "domesticated canine' -> canine, 'the act of exterminating' -> extermination, 'breeds' -> "
+        "breeder), and a distractor that shares one is not drawn. Stems: the first 6 letters of a "
+        "word of 6+ letters, and the Snowball stems widened by WordNet's morphology, derivational "
+        "links, compounds and spelling variants (probesmith.builders.morphology). Off: the "
         "question-to-choice and lexical-overlap baselines find many golds by their form.",
     )
     framings: FramingSpec = spec_field(
@@ -264,7 +272,7 @@ class WordNetSpec(MultipleChoiceSpec):
         for probe in self.probes:
             if not getattr(self.framings, probe):
                 raise ValueError(f"framings: no question template for probe type {probe!r}")
-        for probe in (*PROBE_TYPES, "verb_hypernymy", "verb_hyponymy"):
+        for probe in (*PROBE_TYPES, "verb_hypernymy", "verb_hyponymy", "instance_hypernymy"):
             for template in getattr(self.framings, probe):
                 fields = set(re.findall(r"{(\w+)}", template))
                 if not fields <= {*_WORD_FIELDS, "example", "gloss"} or (
@@ -313,8 +321,8 @@ class _Builder:
         self.spec = spec
         self.g = graph
         self.morphy = lru_cache(maxsize=1 << 18)(reader.morphy) if reader else None
-        self.second_answers = SecondAnswers(graph)
         self.stems = StemAnalyser(reader) if reader else None
+        self.second_answers = SecondAnswers(graph, self.stems)
         self.d = spec.distractors
         # stratum (probe, hops, gold frequency class) -> distractor slots delivered so far by mix type
         self.slots_delivered: dict[tuple, Counter] = defaultdict(Counter)
@@ -496,6 +504,8 @@ class _Builder:
                 return False
             if kind in ("popular", "random") and not in_band(node):
                 return False
+            if probe == "hyponymy" and self.g.instance[node]:  # never a gold either: no cue
+                return False
             if asked and (reason := self.second_answers.reason(probe, asked[0], asked[1], node)):
                 return refuse(node, reason)
             text = render(node)
@@ -581,11 +591,23 @@ class _Builder:
 
     # ---- items -------------------------------------------------------------------------------
     def framing_order(
-        self, probe: str, key: tuple, has_example: bool, pos: str = "n"
+        self, probe: str, key: tuple, has_example: bool, pos: str = "n", instance: bool = False
     ) -> list[tuple[str, str]]:
-        """The probe's templates for a concept of part of speech ``pos``, in seeded order."""
-        verb_templates = getattr(self.spec.framings, f"verb_{probe}", ()) if pos in ("v", "verb") else ()
-        prefix, templates = (f"{probe}-v", verb_templates) if verb_templates else (f"{probe}-", None)
+        """The probe's templates for a concept of part of speech ``pos``, in seeded order.
+
+        Verbs take the ``verb_`` templates and named instances the ``instance_`` ones where the
+        spec has them (framing ids ``<probe>-v<i>`` and ``<probe>-i<i>``).
+        """
+        framings = self.spec.framings
+        verb_templates = getattr(framings, f"verb_{probe}", ()) if pos in ("v", "verb") else ()
+        instance_templates = getattr(framings, f"instance_{probe}", ()) if instance else ()
+        prefix, templates = (
+            (f"{probe}-i", instance_templates)
+            if instance_templates
+            else (f"{probe}-v", verb_templates)
+            if verb_templates
+            else (f"{probe}-", None)
+        )
         templates = [
             (f"{prefix}{i}", t)
             for i, t in enumerate(templates or getattr(self.spec.framings, probe))
@@ -621,7 +643,9 @@ class _Builder:
                 return bool(self.stems and self.stems.shared(text, gold_text))
 
             found, unsaid, given_away = None, False, False
-            for framing, template in self.framing_order(probe, (name, hops), context is not None, pos):
+            instance = probe == "hypernymy" and g.instance[c]
+            order = self.framing_order(probe, (name, hops), context is not None, pos, instance)
+            for framing, template in order:
                 question = template.format(**fill(template))
                 gold_text = gold_text_for(question)
                 if gold_text is None:
@@ -632,7 +656,7 @@ class _Builder:
                 if spec.no_shared_stems and gives_away(shown(template), gold_text):
                     given_away = True
                     continue
-                found = (framing, question, gold_text, stems)
+                found = (framing, question, gold_text, stems, shown(template))
                 break
             if found is None:
                 reason = (
@@ -644,13 +668,16 @@ class _Builder:
                 )
                 self.dropped[f"{probe}: {reason}"] += 1
                 return
-            framing, question, gold_text, question_stems = found
+            framing, question, gold_text, question_stems, shown_text = found
             is_valid = valid_text or (lambda t: True)
             if spec.no_shared_stems:
                 base_valid = is_valid
+                shown_stems = self.stems.text_stems(shown_text) if self.stems else frozenset()
 
                 def is_valid(text: str) -> bool:
-                    return not question_stems & long_word_stems(text) and base_valid(text)
+                    if question_stems & long_word_stems(text):
+                        return False
+                    return not (self.stems and shown_stems & self.stems.text_stems(text)) and base_valid(text)
 
             popular = pools.get("popular")
             expected_gold_uses = (
@@ -742,6 +769,11 @@ class _Builder:
         def pick_gold(probe: str, k: int, level: set[int]) -> int | None:
             options = sorted(level)
             item_rng(spec.seed, "gold", probe, name, k).shuffle(options)
+            if probe == "hyponymy":  # a named instance is no kind of anything: Stengel is a trainer
+                options = [node for node in options if not g.instance[node]]
+                if not options:
+                    self.dropped[f"{probe}: every concept {k} hops away is a named instance"] += 1
+                    return None
             for node in options:
                 if any(not names_asked(self.isa_text(node, lemma)) for lemma in g.lemmas[node]):
                     return node

@@ -15,7 +15,12 @@ What WordNet says is also right, per probe (``c`` the concept asked about, ``g``
 * hypernymy ("c is a kind of ..."): any ISA ancestor of ``c``, at any depth, on any path;
 * hyponymy ("... is a kind of c"): any ISA descendant of ``c``;
 * definitions and synonymy (``g`` is ``c``): any ISA ancestor (its gloss is true of ``c``) or
-  descendant (``c``'s gloss is true of it: "blow: exhale hard" for "expel air") of ``c``.
+  descendant (``c``'s gloss is true of it: "blow: exhale hard" for "expel air") of ``c``;
+* verbs, every probe: a verb whose gloss shares a content word with the gold's gloss (WordNet's
+  verb senses are fine-grained, and sister verbs that share one read as near-synonyms: "commemorate:
+  mark by some ceremony or observation" beside "solemnize: observe or perform with dignity"); words
+  found in more than 1% of verb glosses ("cause", "become") do not count, nor does an antonym
+  ("inhale: draw in air" beside "exhale: expel air").
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "ancestor": "an ISA ancestor of the concept asked about",
     "descendant": "an ISA descendant of the concept asked about",
     "asked_concept": "the concept asked about",
+    "verb_gloss_overlap": "a verb whose gloss shares a content word with the gold verb's gloss",
 }
 GIVEN_AWAY = "what the question shows shares a word stem with the gold (Snowball stems widened by WordNet)"
 
+GENERIC_VERB_GLOSS_SHARE = 0.01
 _ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})
 _DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
 
@@ -45,10 +52,21 @@ _DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
 class SecondAnswers:
     """Which choices of an item WordNet says are also right (see the module docstring)."""
 
-    def __init__(self, graph: WordNetGraph):
+    def __init__(self, graph: WordNetGraph, stems: StemAnalyser | None = None):
         self.g = graph
+        self.stems = stems
         self.lemma_sets = [frozenset(x.lower() for x in lemmas) for lemmas in graph.lemmas]
         self._ancestors = lru_cache(maxsize=1 << 17)(self._ancestors_uncached)
+        self._generic_verb_stems: frozenset[str] | None = None
+
+    def _gloss_stems(self, node: int) -> frozenset[str]:
+        assert self.stems is not None
+        if self._generic_verb_stems is None:
+            verbs = self.g.by_pos.get("verb", [])
+            self._generic_verb_stems = self.stems.template_stems(
+                [self.g.glosses[n] for n in verbs], GENERIC_VERB_GLOSS_SHARE
+            )
+        return self.stems.text_stems(self.g.glosses[node]) - self._generic_verb_stems
 
     def _ancestors_uncached(self, node: int) -> frozenset[int]:
         return frozenset(self.g.all_ancestors(node))
@@ -67,6 +85,10 @@ class SecondAnswers:
             return "ancestor"
         if probe in _DESCENDANT_PROBES and concept in self._ancestors(choice):
             return "descendant"
+        verbs = self.g.pos[gold] == "verb" == self.g.pos[choice]
+        if verbs and self.stems and choice not in self.g.antonyms[gold]:
+            if self._gloss_stems(choice) & self._gloss_stems(gold):
+                return "verb_gloss_overlap"
         return None
 
     def item_reasons(
@@ -115,7 +137,7 @@ ITEM_RULES = {
     "one_right_answer": "no distractor is also right by WordNet: it shares no lemma with the gold, no two "
     "choices show the same lemma, no verb-group or also-see neighbour of the gold, and no ISA ancestor "
     "(hypernymy, definitions, synonymy) or descendant (hyponymy, definitions, synonymy) of the concept "
-    "asked about, at any depth",
+    "asked about, at any depth; no verb whose gloss shares a content word with the gold verb's gloss",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; the words of the question's template aside)",
@@ -130,8 +152,8 @@ class WordNetItemChecks:
 
     def __init__(self, graph: WordNetGraph, reader=None, stems: StemAnalyser | None = None):
         self.graph = graph
-        self.answers = SecondAnswers(graph)
         self.stems = stems or StemAnalyser(reader)
+        self.answers = SecondAnswers(graph, self.stems)
 
     def check(self, rows: Sequence[dict]) -> list[list[tuple[str, str]]]:
         """Per row of one config: the (rule, detail) pairs it violates."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import warnings
 from dataclasses import dataclass, field
@@ -119,6 +120,10 @@ class WordNetGraph:
     children: list[tuple[int, ...]] = field(default_factory=list)
     #: WordNet's near-synonym pointers within the graph: verb groups and also-sees (both ways)
     near: list[frozenset[int]] = field(default_factory=list)
+    #: synsets with a lemma WordNet marks as an antonym of one of this synset's lemmas (exhale / inhale)
+    antonyms: list[frozenset[int]] = field(default_factory=list)
+    #: whether a synset is a named instance (it has instance hypernyms: Hubel, Temple of Artemis)
+    instance: list[bool] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
     by_pos: dict[str, list[int]] = field(default_factory=dict)
 
@@ -261,7 +266,8 @@ class WordNetSource:
                     graph.names.append(synset.name())
                     graph.pos.append(pos)
                     graph.lemmas.append(tuple(n.replace("_", " ") for n in synset.lemma_names()))
-                    graph.glosses.append(synset.definition())
+                    # NLTK's split of gloss from examples leaves "; ," or "," at some glosses' ends
+                    graph.glosses.append(re.sub(r"[\s;,]+$", "", synset.definition()))
                     graph.examples.append(tuple(synset.examples()))
             for synset in synsets:
                 graph.parents.append(
@@ -269,6 +275,15 @@ class WordNetSource:
                         graph.index[p.name()]
                         for p in synset.hypernyms() + synset.instance_hypernyms()
                         if p.name() in graph.index
+                    )
+                )
+                graph.instance.append(bool(synset.instance_hypernyms()))
+                graph.antonyms.append(
+                    frozenset(
+                        graph.index[a.synset().name()]
+                        for lemma in synset.lemmas()
+                        for a in lemma.antonyms()
+                        if a.synset().name() in graph.index
                     )
                 )
                 near.append(

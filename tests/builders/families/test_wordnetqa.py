@@ -156,6 +156,34 @@ def test_no_distractor_is_also_right_by_an_independent_reading_of_wordnet(small_
                 assert concept not in isa_closure(synset), (row["id"], synset)
 
 
+def test_named_instances_are_examples_not_kinds(tmp_path):
+    """Hubel "is an example of" a neuroscientist; no instance answers "which is a kind of X?"."""
+    spec = tmp_path / "neuro.yaml"
+    spec.write_text(
+        "include: wordnet\nname: neuro\nprobes: [hypernymy, hyponymy]\n"
+        "concepts:\n  roots: [neurologist.n.01, scientist.n.01]\nsplits:\n  train_items: 20\n"
+    )
+    result = build(load_spec(spec), tmp_path / "neuro")
+    wn = WordNetSource().reader()
+    instances = 0
+    for row in items(result):
+        is_instance = bool(wn.synset(row["concept"]).instance_hypernyms())
+        if row["probe"] == "hypernymy":
+            assert row["framing"].startswith("hypernymy-i") == is_instance, row["id"]
+            assert ("an example of" in row["question"] or "an instance of" in row["question"]) == is_instance
+            instances += is_instance
+        if row["probe"] == "hyponymy":
+            for name in row["choice_concepts"]:
+                assert not wn.synset(name).instance_hypernyms(), (row["id"], name)
+    assert instances > 50  # Hubel, Wiesel, Einstein ...
+
+
+def test_no_choice_ends_in_the_residue_of_an_example_split(small_wordnet_build):
+    for row in items(small_wordnet_build):
+        for choice in row["choices"]:
+            assert not re.search(r"[;,]\s*$", choice), (row["id"], choice)
+
+
 def test_gold_position_is_uniform_in_every_split(small_wordnet_build):
     by_split = Counter()
     for row in items(small_wordnet_build):
@@ -310,8 +338,9 @@ def test_no_choice_shares_a_word_stem_with_what_the_question_shows(small_wordnet
     checked = 0
     for row in items(small_wordnet_build):
         probe, _, index = row["framing"].rpartition("-")
-        templates = getattr(framings, f"verb_{probe}" if index.startswith("v") else probe)
-        template = templates[int(index.lstrip("v"))]
+        variant = {"v": "verb_", "i": "instance_"}.get(index[:1], "")
+        templates = getattr(framings, f"{variant}{probe}")
+        template = templates[int(index.lstrip("vi"))]
         shown = stems(row["question"]) - stems(re.sub(r"\{\w+\}", " ", template))
         for choice in row["choices"]:
             assert not shown & stems(choice), (row["id"], row["question"], choice)

@@ -17,13 +17,13 @@ RELEASE = __import__("pathlib").Path(__file__).resolve().parents[4] / "shared" /
 
 
 @pytest.fixture(scope="module")
-def answers(wordnet_graph):
-    return SecondAnswers(wordnet_graph)
+def stems():
+    return StemAnalyser(WordNetSource().reader())
 
 
 @pytest.fixture(scope="module")
-def stems():
-    return StemAnalyser(WordNetSource().reader())
+def answers(wordnet_graph, stems):
+    return SecondAnswers(wordnet_graph, stems)
 
 
 @pytest.mark.parametrize(
@@ -46,6 +46,9 @@ def stems():
         ("definitions", "tea.n.01", "tea.n.01", "tea.n.05", "shares_gold_lemma"),
         # WordNet's verb groups: near-synonyms of the gold ("to smut is a way to stain": spot)
         ("hypernymy", "smut.v.02", "stain.v.02", "spot.v.04", "near_synonym"),
+        # sister verbs whose glosses share a content word read as near-synonyms
+        ("definitions", "solemnize.v.01", "solemnize.v.01", "commemorate.v.01", "verb_gloss_overlap"),
+        ("synonymy", "soft-soap.v.02", "soft-soap.v.02", "adulate.v.01", "verb_gloss_overlap"),
     ],
 )
 def test_each_reason_is_found_and_wrong_answers_pass(
@@ -78,6 +81,8 @@ def test_two_choices_with_one_label_are_found(wordnet_graph, answers):
         ("police used it to subdue the mob", "a substance that causes sneezing", False),  # not sub-
         ("a refrigerator for cooling liquids", "ice chest", False),
         ("a large number", "a wide area", False),
+        ("the currency of Nepal", "Nepalese rupee", True),  # a word it begins with
+        ("a population within a larger population", "subpopulation", True),  # a word it ends with
     ],
 )
 def test_stems_shared_through_wordnets_morphology(stems, question, gold, shared):
