@@ -6,7 +6,7 @@ Runs the same checks (``probesmith.builders.families.wordnetqa_answers``) on eve
 build's split and on every item of the release's training files (``../shared/data/wordnetqa_2020``),
 and prints, per config, the share of items with a choice WordNet says is also right (by reason)
 and the share whose question gives the gold away by a shared stem (the words of a config's
-template, found in 10% of its questions or more, aside). The release's items name their
+template, found in half or more of the questions of a framing, aside). The release's items name their
 synsets in ``notes``; each choice is matched to its synset by its gloss (or, for synonymy, its
 lemmas).
 """
@@ -32,7 +32,7 @@ DEFAULT_RELEASE = Path(__file__).resolve().parents[2] / "shared" / "data" / "wor
 def build_rows(build: Path, probe: str, split: str) -> list[dict]:
     """The items of one config and split of a probesmith build."""
     files = sorted((build / probe).glob(f"{split}-*.parquet"))
-    columns = ["probe", "question", "concept", "choices", "answer_index", "choice_concepts"]
+    columns = ["probe", "question", "concept", "choices", "answer_index", "choice_concepts", "framing"]
     return [row for f in files for row in pq.read_table(f, columns=columns).to_pylist()]
 
 

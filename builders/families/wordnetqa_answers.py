@@ -45,6 +45,7 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
 GIVEN_AWAY = "what the question shows shares a word stem with the gold (Snowball stems widened by WordNet)"
 
 GENERIC_VERB_GLOSS_SHARE = 0.01
+FRAMING_SHARE = 0.5  # a stem in half of a framing's questions is the template's
 _ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})
 _DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
 
@@ -148,7 +149,7 @@ class WordNetItemChecks:
     """The WordNetQA rules :data:`ITEM_RULES`, checked on items as written (table rows)."""
 
     rules = ITEM_RULES
-    columns = ("probe", "question", "concept", "choices", "answer_index", "choice_concepts")
+    columns = ("probe", "question", "concept", "choices", "answer_index", "choice_concepts", "framing")
 
     def __init__(self, graph: WordNetGraph, reader=None, stems: StemAnalyser | None = None):
         self.graph = graph
@@ -156,8 +157,16 @@ class WordNetItemChecks:
         self.answers = SecondAnswers(graph, self.stems)
 
     def check(self, rows: Sequence[dict]) -> list[list[tuple[str, str]]]:
-        """Per row of one config: the (rule, detail) pairs it violates."""
-        template = self.stems.template_stems([row["question"] for row in rows])
+        """Per row of one config: the (rule, detail) pairs it violates.
+
+        A template's words are the stems found in half or more of the questions of its framing
+        (rows without a ``framing`` are one framing), so a word every such question shows gives
+        nothing away.
+        """
+        by_framing: dict[str, list[str]] = {}
+        for row in rows:
+            by_framing.setdefault(row.get("framing", ""), []).append(row["question"])
+        templates = {f: self.stems.template_stems(qs, FRAMING_SHARE) for f, qs in by_framing.items()}
         index = self.graph.index
         out = []
         for row in rows:
@@ -170,6 +179,7 @@ class WordNetItemChecks:
                 found += [("one_right_answer", reason) for reason in sorted(set(reasons))]
             else:
                 found.append(("one_right_answer", "a choice names no WordNet synset"))
+            template = templates[row.get("framing", "")]
             given = self.stems.gives_away(row["question"], row["choices"], row["answer_index"], template)
             if given:
                 found.append(("not_given_away", ", ".join(sorted(given))))
