@@ -8,7 +8,9 @@ the script prints hits per kind and a few examples. Defensible distractors: for 
 ``other_sense`` distractor is checked against the gold with the builder's own rule
 (``probesmith.builders.families.dictionaryqa.defensible_reason``), which must find none; the release
 (whose choices carry no sense keys we share) is matched to GCIDE senses by definition text and read
-with the same rule.
+with the same rule. Answer given away: the share of items whose question shares a stem with the gold
+that it shares with no distractor (``probesmith.builders.morphology.StemAnalyser.gives_away``, the
+stems in 10% of a set's questions, its template's, aside), per split of the build and for the release.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def build_items(folder: Path) -> list[dict]:
 
     rows = []
     for path in sorted(folder.glob("*/*.parquet")):
-        rows += read_parquet(path).to_pylist()
+        rows += [dict(r, split=path.name.split("-")[0]) for r in read_parquet(path).to_pylist()]
     return rows
 
 
@@ -61,6 +63,23 @@ def residue_report(name: str, choice_lists: list[list[str]], examples: int) -> N
         print(f"  {n:6d}  {kind}")
         for text in shown[kind]:
             print(f"            {text}")
+
+
+def given_away_report(name: str, sets: dict[str, list[tuple[str, list[str], int]]], examples: int) -> None:
+    """Per set of (question, choices, answer index): items whose question gives the gold away."""
+    from probesmith.builders.morphology import StemAnalyser
+    from probesmith.builders.sources.wordnet import WordNetSource
+
+    stems = StemAnalyser(WordNetSource().reader())
+    print(f"\n{name}: answer given away (a stem the question shares with the gold and no distractor)")
+    for label, items in sets.items():
+        template = stems.template_stems([q for q, _, _ in items])
+        hits = [(q, c, a, stems.gives_away(q, c, a, template)) for q, c, a in items]
+        hits = [h for h in hits if h[3]]
+        share = len(hits) / len(items) if items else 0.0
+        print(f"  {label:10s} {len(hits):6d} of {len(items):6d} items  {share:6.1%}")
+        for q, c, a, given in hits[:examples]:
+            print(f"            {q[:90]} -> {c[a][:60]}  {sorted(given)}")
 
 
 def _normal(text: str) -> str:
@@ -120,6 +139,11 @@ def main() -> None:
             )
         )
     defensible_report(f"build {args.build}", pairs)
+    by_split: dict[str, list] = defaultdict(list)
+    for row in rows:
+        by_split[row["split"]].append((row["question"], row["choices"], row["answer_index"]))
+    by_split["all"] = [item for split in sorted(by_split) for item in by_split[split]]
+    given_away_report(f"build {args.build}", dict(by_split), args.examples)
 
     if args.release.is_file():
         release = release_items(args.release)
@@ -147,6 +171,20 @@ def main() -> None:
             pairs.append((gold, [o for o in others if o is not None]))
         defensible_report(
             f"release {args.release.name} (same-word distractors matched to GCIDE)", pairs, unmatched
+        )
+        given_away_report(
+            f"release {args.release.name}",
+            {
+                "all": [
+                    (
+                        r["question"]["stem"],
+                        [c["text"] for c in r["question"]["choices"]],
+                        int(r["answerKey"]),
+                    )
+                    for r in release
+                ]
+            },
+            args.examples,
         )
 
 

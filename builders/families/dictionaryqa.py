@@ -2,9 +2,12 @@
 
 After the DictionaryQA probe of Richardson & Sabharwal (TACL 2020): a word shown in one of
 GCIDE's usage examples ("as, a bank of clouds") must be matched to the definition of the sense
-it is used in. The distractors are, first, the definitions of the same word's other senses (up
-to ``other_senses``), then random definitions of other words with the same part of speech that
-are themselves golds of the same split, so that they read like a gold.
+it is used in. The distractors are, first, the definitions of the same word's other senses of the
+same part of speech (up to ``other_senses``), then random definitions of other words with the same
+part of speech that are themselves golds of the same split, so that they read like a gold. No
+question shares a stem with its gold that no other-sense distractor shares (GCIDE defines derived
+words by their base: "cultivator", *One who cultivates*): another usage example of the sense is
+used, or the item is not made.
 Every sense of one word shares the cluster ``gcide:<word>``, so that no word's definitions are
 split between train and test. GCIDE is GPL-3.0-or-later; so is this config.
 """
@@ -18,9 +21,11 @@ from dataclasses import dataclass
 
 from tqdm.auto import tqdm
 
+from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import assign_splits, item_rng, stable_hash
 from probesmith.builders.sources.gcide import GcideSource, Sense, definition_problem
+from probesmith.builders.sources.wordnet import WordNetSource
 from probesmith.builders.text import find_in_examples, mentions_word, near_duplicate
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
 from probesmith.schemas.card import CardInfo
@@ -127,7 +132,7 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
     words = [w for w in sorted(by_word) if not spec.words or w in set(spec.words)]
     if spec.limit:
         words = sorted(sorted(words, key=lambda w: stable_hash(spec.seed, w))[: spec.limit])
-    questions: list[tuple[Sense, int, str, str, list[Sense]]] = []
+    candidates: list[tuple[Sense, list[Sense], list[tuple]]] = []  # (sense, other senses, questions)
     for word in tqdm(words, desc="gcide words", unit="word", mininterval=1.0, disable=None):
         word_senses = _distinct_senses(by_word[word], dropped)
         if len(word_senses) < spec.min_senses:
@@ -135,21 +140,31 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
         for sense in word_senses:
             if spec.pos and sense.pos not in spec.pos:
                 continue
-            contexts = _contexts(sense)[: spec.examples_per_sense]
+            contexts = _contexts(sense)
             if sense.examples and not contexts:
                 dropped["word_sense: no usage example contains the word"] += 1
             if contexts and mentions_word(sense.definition, word):
                 dropped["word_sense: definition mentions the word"] += 1
                 continue
-            for e, (example, surface) in enumerate(contexts):
-                questions.append((sense, e, example, surface, word_senses))
-    gold_pools = _gold_pools(spec, questions)
+            if contexts:
+                others = _other_senses(sense, word_senses, dropped)
+                questions = [_question(spec, sense, e, *c) for e, c in enumerate(contexts)]
+                candidates.append((sense, others, questions))
+    wordnet = WordNetSource()
+    stems = StemAnalyser(wordnet.reader())
+    template = stems.template_stems([q for *_, questions in candidates for _, q, *_ in questions])
+    plans = [
+        plan
+        for sense, others, questions in candidates
+        for plan in _plans(spec, stems, template, sense, others, questions, dropped)
+    ]
+    gold_pools = _gold_pools(spec, plans, by_pos)
     items: list[DraftItem] = []
-    for sense, e, example, surface, word_senses in questions:
-        pool = gold_pools.get((f"gcide:{sense.word}", sense.pos))
-        if pool is None:
-            pool = by_pos.get(sense.pos) or by_pos[next(iter(by_pos))]
-        items.extend(_items(spec, sense, e, example, surface, word_senses, pool, dropped))
+    for plan in plans:
+        pool = gold_pools[(f"gcide:{plan.sense.word}", plan.sense.pos)]
+        item = _item(spec, plan, pool, dropped)
+        if item is not None:
+            items.append(item)
     card = CardInfo(
         pretty_name="DictionaryQA word-sense probes from GCIDE (probesmith)",
         description=spec.description or __doc__.split("\n\n")[1],
@@ -158,7 +173,8 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
         tags=("probing", "gcide", "word-sense", "multiple-choice"),
         extra_sections=(("Known limitation", KNOWN_LIMITATION),),
     )
-    return FamilyOutput(card, {"gcide": source.version()}, items={CONFIG: items}, dropped=dropped)
+    versions = {"gcide": source.version(), "wordnet": wordnet.version()}
+    return FamilyOutput(card, versions, items={CONFIG: items}, dropped=dropped)
 
 
 # A general sense that covers the specific ones: "Of or pertaining to horses" beside "equestrian statue"
@@ -235,28 +251,52 @@ def _distinct_senses(senses: list[Sense], dropped: Counter) -> list[Sense]:
 _MIN_POOL = 20  # a split's golds of one part of speech fewer than this: draw from all its senses
 
 
-def _gold_pools(spec: DictionarySpec, questions: list) -> dict[tuple[str, str], list[Sense]]:
+@dataclass(frozen=True)
+class _Plan:
+    """One item before its random distractors: the sense, the question, the other-sense distractors."""
+
+    sense: Sense
+    e: int  # which of the sense's usage examples that contain the word
+    p: int  # perturbation
+    question: str
+    framing_id: int
+    others: tuple[DraftChoice, ...]
+    rejected: tuple[tuple[str, int], ...]  # distractor candidates refused while choosing ``others``
+
+
+def _gold_pools(
+    spec: DictionarySpec, plans: list[_Plan], by_pos: dict[str, list[Sense]]
+) -> dict[tuple[str, str], list[Sense]]:
     """The senses random distractors are drawn from, by (cluster, part of speech): golds of its split.
 
-    The splits are the ones the build assigns (``assign_splits`` over the same cluster sizes:
-    every question makes ``perturbations`` items). A random distractor is thus a sense that is
-    itself a gold, of the same part of speech, in the same split: it reads like a gold (a sense
-    of a polysemous word with a usage example), so a choice's text alone does not tell the gold,
-    and no definition is an answer in one split and a distractor in another. A split whose golds
-    of a part of speech are fewer than ``_MIN_POOL`` draws from every sense of that part of speech.
+    The splits are the ones the build assigns (``assign_splits`` over the same cluster sizes: one
+    item per plan). A random distractor is thus a sense that is itself a gold, of the same part of
+    speech, in the same split: it reads like a gold (a sense of a polysemous word with a usage
+    example), so a choice's text alone does not tell the gold, and no definition is an answer in one
+    split and a distractor in another. A split whose golds of a part of speech are fewer than
+    ``_MIN_POOL`` draws from every sense of that part of speech that is no gold of another split.
     """
     sizes: dict[str, Counter] = defaultdict(Counter)
-    for sense, *_ in questions:
-        sizes[f"gcide:{sense.word}"][CONFIG] += spec.perturbations
+    for plan in plans:
+        sizes[f"gcide:{plan.sense.word}"][CONFIG] += 1
     split_of, _overflow = assign_splits(sizes, spec.seed, spec.splits.train_items, spec.splits.dev_share)
     golds: dict[tuple[str, str], dict[str, Sense]] = defaultdict(dict)
-    for sense, *_ in questions:
-        golds[(split_of[f"gcide:{sense.word}"], sense.pos)][sense.key] = sense
-    pools = {key: list(pool.values()) for key, pool in golds.items() if len(pool) >= _MIN_POOL}
+    gold_split: dict[str, str] = {}
+    for plan in plans:
+        split = split_of[f"gcide:{plan.sense.word}"]
+        golds[(split, plan.sense.pos)][plan.sense.key] = plan.sense
+        gold_split[plan.sense.key] = split
+    pools: dict[tuple[str, str], list[Sense]] = {}
+    for cluster, pos in sorted({(f"gcide:{plan.sense.word}", plan.sense.pos) for plan in plans}):
+        key = (split_of[cluster], pos)
+        if key not in pools:
+            gold_pool = list(golds[key].values())
+            if len(gold_pool) < _MIN_POOL:
+                gold_pool = [s for s in by_pos[pos] if gold_split.get(s.key, key[0]) == key[0]]
+            pools[key] = gold_pool
     return {
         (cluster, pos): pools[(split_of[cluster], pos)]
-        for cluster, pos in {(f"gcide:{sense.word}", sense.pos) for sense, *_ in questions}
-        if (split_of[cluster], pos) in pools
+        for cluster, pos in {(f"gcide:{plan.sense.word}", plan.sense.pos) for plan in plans}
     }
 
 
@@ -280,55 +320,113 @@ def _acceptable(candidate: Sense, word: str, taken: list[str], dropped: Counter)
     return True
 
 
-def _items(spec, sense, e, example, surface, word_senses, random_pool, dropped) -> list[DraftItem]:
-    key = (sense.key, e)
-    framings = list(enumerate(spec.framings))
-    framing_id, template = item_rng(spec.seed, "framing", *key).choice(framings)
-    question = template.format(word=surface, example=example)
+def _other_senses(sense: Sense, word_senses: list[Sense], dropped: Counter) -> list[Sense]:
+    """The word's other senses that may be distractors of ``sense``: its part of speech, not defensible.
+
+    A sense of another part of speech is wrong by grammar alone ("to breed" beside a noun sense of
+    breed), so a reader would eliminate it without knowing the word: other-sense distractors have
+    the gold's part of speech, as random ones do.
+    """
     others = []
     for other in word_senses:
         if other.key == sense.key:
             continue
-        reason = defensible_reason(sense, other)
+        reason = "another part of speech" if other.pos != sense.pos else defensible_reason(sense, other)
         if reason:
             dropped[f"{CONFIG}: other senses not used as distractors: {reason}"] += 1
         else:
             others.append(other)
-    items = []
-    for p in range(spec.perturbations):
-        rng = item_rng(spec.seed, CONFIG, *key, p)
-        taken = [sense.definition]
-        chosen: list[DraftChoice] = []
-        for other in rng.sample(others, min(spec.other_senses, len(others))):
-            if _acceptable(other, sense.word, taken, dropped):
-                taken.append(other.definition)
-                chosen.append(DraftChoice(other.definition, other.key, "other_sense", None))
-        while len(chosen) < spec.distractors:
-            for _try in range(_RANDOM_TRIES):
-                candidate = rng.choice(random_pool)
-                if candidate.word != sense.word and _acceptable(candidate, sense.word, taken, dropped):
-                    taken.append(candidate.definition)
-                    chosen.append(DraftChoice(candidate.definition, candidate.key, "random", None))
-                    break
+    return others
+
+
+def _question(spec: DictionarySpec, sense: Sense, e: int, example: str, surface: str) -> tuple:
+    """(e, question, framing id, the word as shown) for the sense's ``e``-th example with the word."""
+    framing_id, template = item_rng(spec.seed, "framing", sense.key, e).choice(list(enumerate(spec.framings)))
+    return e, template.format(word=surface, example=example), framing_id, surface
+
+
+def _plans(spec, stems, template, sense, others, questions, dropped) -> list[_Plan]:
+    """The items of one sense, up to ``examples_per_sense`` usage examples, none giving the gold away.
+
+    GCIDE defines a derived word by its base ("cultivator": *One who cultivates*), and an example
+    may repeat a word of the definition ("effortless victory": *Requiring little or no effort*).
+    An item whose question shares a stem with the gold that no other-sense distractor shares
+    (``StemAnalyser.gives_away``, the stems of the framings aside) is not made: the sense's next
+    usage example is tried in its place, and where none is left the item is dropped, counted by
+    whether the word itself or the rest of the example shares the stem. The decision looks at
+    the gold and the word's other senses only, never at the random distractors (which are drawn
+    afterwards and may only add stems), so no random distractor is chosen or refused for its stems.
+    """
+    plans: list[_Plan] = []
+    used = 0
+    failed: list[str] = []
+    for e, question, framing_id, surface in questions:
+        if used == spec.examples_per_sense:
+            break
+        made = []
+        for p in range(spec.perturbations):
+            rejected: Counter = Counter()
+            rng = item_rng(spec.seed, CONFIG, sense.key, e, p)
+            taken = [sense.definition]
+            chosen: list[DraftChoice] = []
+            for other in rng.sample(others, min(spec.other_senses, len(others))):
+                if _acceptable(other, sense.word, taken, rejected):
+                    taken.append(other.definition)
+                    chosen.append(DraftChoice(other.definition, other.key, "other_sense", None))
+            given = stems.gives_away(question, taken, 0, template)
+            if given:
+                by_word = given & (stems.text_stems(surface) | stems.text_stems(sense.word))
+                shown_by = "the word asked about" if by_word else "the usage example"
+                made.append(f"{shown_by} shares a stem with the gold and no distractor")
             else:
+                made.append(_Plan(sense, e, p, question, framing_id, tuple(chosen), tuple(rejected.items())))
+        kept = [m for m in made if isinstance(m, _Plan)]
+        if kept:
+            used += 1
+            plans.extend(kept)
+            for reason in made:
+                if isinstance(reason, str):
+                    dropped[f"{CONFIG}: gives the gold away in one perturbation: {reason}"] += 1
+        else:
+            failed.append(made[0])
+    lost = min(spec.examples_per_sense, len(questions)) - used
+    for reason in failed[:lost]:
+        dropped[f"{CONFIG}: gives the gold away, no other usage example: {reason}"] += 1
+    for _ in failed[lost:]:
+        dropped[f"{CONFIG}: usage example gives the gold away, another example of the sense used"] += 1
+    return plans
+
+
+def _item(spec: DictionarySpec, plan: _Plan, random_pool: list[Sense], dropped: Counter) -> DraftItem | None:
+    """The planned item with random distractors from ``random_pool`` up to ``spec.distractors``."""
+    sense = plan.sense
+    dropped.update(dict(plan.rejected))
+    rng = item_rng(spec.seed, CONFIG, sense.key, plan.e, plan.p, "random")
+    taken = [sense.definition] + [c.text for c in plan.others]
+    chosen = list(plan.others)
+    while len(chosen) < spec.distractors:
+        for _try in range(_RANDOM_TRIES):
+            candidate = rng.choice(random_pool)
+            if candidate.word != sense.word and _acceptable(candidate, sense.word, taken, dropped):
+                taken.append(candidate.definition)
+                chosen.append(DraftChoice(candidate.definition, candidate.key, "random", None))
                 break
-        if len(chosen) < spec.distractors:
-            dropped["word_sense: too few distinct distractors"] += 1
-            continue
-        items.append(
-            DraftItem(
-                id=f"{CONFIG}:{sense.key}:{e}:{p}",
-                probe=CONFIG,
-                question=question,
-                gold=DraftChoice(sense.definition, sense.key, "gold", None),
-                distractors=chosen,
-                cluster=f"gcide:{sense.word}",
-                concept=sense.key,
-                hops=0,
-                pos=sense.pos,
-                framing=f"{CONFIG}-{framing_id}",
-                perturbation=p,
-                source="gcide-0.48",
-            )
-        )
-    return items
+        else:
+            break
+    if len(chosen) < spec.distractors:
+        dropped["word_sense: too few distinct distractors"] += 1
+        return None
+    return DraftItem(
+        id=f"{CONFIG}:{sense.key}:{plan.e}:{plan.p}",
+        probe=CONFIG,
+        question=plan.question,
+        gold=DraftChoice(sense.definition, sense.key, "gold", None),
+        distractors=chosen,
+        cluster=f"gcide:{sense.word}",
+        concept=sense.key,
+        hops=0,
+        pos=sense.pos,
+        framing=f"{CONFIG}-{plan.framing_id}",
+        perturbation=plan.p,
+        source="gcide-0.48",
+    )

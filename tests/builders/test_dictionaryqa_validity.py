@@ -6,6 +6,8 @@ the cleaner are checked on the source's own texts, and the rule for defensible o
 GCIDE's structure (sub-senses, "Hence" senses, neighbours, general senses, shared words).
 """
 
+from collections import Counter
+
 import pytest
 
 from probesmith.builders.families.dictionaryqa import defensible_reason
@@ -19,7 +21,7 @@ from probesmith.builders.sources.gcide import (
 )
 from probesmith.schemas.parquet import read_parquet
 
-from ..conftest import needs_gcide
+from ..conftest import needs_gcide, needs_wordnet
 
 
 @pytest.mark.parametrize(
@@ -199,3 +201,101 @@ def test_no_choice_of_a_real_build_has_residue_or_a_defensible_distractor(small_
     assert defensible == [], defensible[:5]
     dropped = small_dictionary_build.dropped
     assert any(r.startswith("word_sense: other senses not used as distractors:") for r in dropped)
+
+
+@pytest.fixture(scope="module")
+def stems():
+    from probesmith.builders.morphology import StemAnalyser
+    from probesmith.builders.sources.wordnet import WordNetSource
+
+    return StemAnalyser(WordNetSource().reader())
+
+
+def plans_of(stems, gold, others, dropped):
+    from probesmith.builders.families.dictionaryqa import _contexts, _plans, _question
+    from probesmith.builders.registry import load_spec
+
+    spec = load_spec("dictionary")
+    questions = [_question(spec, gold, e, *c) for e, c in enumerate(_contexts(gold))]
+    template = stems.text_stems(" ".join(spec.framings))
+    return _plans(spec, stems, template, gold, others, questions, dropped)
+
+
+@needs_wordnet
+def test_a_derived_definition_is_no_gold_beside_its_word(stems):
+    """ "cultivator": *One who cultivates.* gives itself away in every example; no item is made."""
+    gold = Sense("cultivator", "noun", 1, "1", "One who cultivates.", ("a cultivator of the soil",))
+    other = Sense("cultivator", "noun", 1, "2", "An agricultural implement used in the tillage of crops.", ())
+    dropped = Counter()
+    assert plans_of(stems, gold, [other], dropped) == []
+    assert dropped == {
+        "word_sense: gives the gold away, no other usage example: "
+        "the word asked about shares a stem with the gold and no distractor": 1
+    }
+    # a distractor that shares the stem too: the question no longer tells the gold
+    covering = Sense("cultivator", "noun", 1, "3", "One who cultivates the arts or letters; a patron.", ())
+    assert len(plans_of(stems, gold, [covering], Counter())) == 1
+
+
+@needs_wordnet
+def test_an_example_that_gives_the_gold_away_gives_way_to_the_next(stems):
+    gold = Sense(
+        "able",
+        "adjective",
+        1,
+        "1",
+        "Having sufficient power or skill to accomplish an object.",
+        ("able to accomplish the errand", "an able workman, soldier, seaman"),
+    )
+    other = Sense("able", "adjective", 1, "4", "Free from legal disqualification; competent.", ())
+    dropped = Counter()
+    (plan,) = plans_of(stems, gold, [other], dropped)
+    assert plan.e == 1 and "workman" in plan.question
+    assert dropped == {"word_sense: usage example gives the gold away, another example of the sense used": 1}
+
+
+@needs_gcide
+def test_other_senses_of_another_part_of_speech_are_no_distractors():
+    from probesmith.builders.families.dictionaryqa import _other_senses
+
+    breed = [s for s in GcideSource().senses() if s.word == "breed"]
+    gold = next(s for s in breed if s.key == "breed#1.4")  # verb: "to breed a storm"
+    dropped = Counter()
+    others = _other_senses(gold, breed, dropped)
+    assert others and {s.pos for s in others} == {"verb"}
+    assert (
+        dropped["word_sense: other senses not used as distractors: another part of speech"]
+        == sum(s.pos != "verb" for s in breed)
+        > 0
+    )
+
+
+@needs_gcide
+@needs_wordnet
+@pytest.mark.integration
+def test_no_item_of_a_real_build_gives_the_gold_away_or_mixes_parts_of_speech(small_dictionary_build, stems):
+    """Measured as issue 24 measures it, on every item: the question shares no stem with its gold that
+    it does not share with a distractor (the stems of 10% of the questions, the framings', aside); and
+    every distractor, other sense or random, has the gold's part of speech."""
+    by_key = {s.key: s for s in GcideSource().senses()}
+    rows = []
+    for path in sorted(small_dictionary_build.out.glob("*/*.parquet")):
+        rows += read_parquet(path).to_pylist()
+    assert len(rows) > 200
+    template = stems.template_stems([r["question"] for r in rows])
+    given = [
+        (r["question"], r["choices"][r["answer_index"]], sorted(g))
+        for r in rows
+        if (g := stems.gives_away(r["question"], r["choices"], r["answer_index"], template))
+    ]
+    assert given == [], given[:5]
+    other_pos = [
+        (r["id"], key)
+        for r in rows
+        for i, key in enumerate(r["choice_concepts"])
+        if by_key[key].pos != by_key[r["concept"]].pos
+    ]
+    assert other_pos == [], other_pos[:5]
+    assert any("other_sense" in r["distractor_types"] for r in rows)
+    assert any("gives the gold away" in reason for reason in small_dictionary_build.dropped)
+    assert "gives the gold away" in (small_dictionary_build.out / "validity.json").read_text()
