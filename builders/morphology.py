@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from nltk.stem.snowball import SnowballStemmer
 
+AFFIX_WORDS = 100  # words of WordNet's vocabulary an affix begins or ends, at least
 TEMPLATE_SHARE = 0.1  # a stem in this share of a config's questions is its template's, not the concept's
 
 # Words that carry no identity of their own: sharing one gives nothing away.
@@ -43,12 +44,20 @@ class StemAnalyser:
     def __init__(self, reader):
         self.reader = reader
         self.vocabulary = frozenset(name.lower() for name in reader.all_lemma_names())
+        words = [w for w in self.vocabulary if w.isalpha()]
+        self.heads = Counter(w[:n] for w in words for n in range(4, min(len(w) - 2, 8)))
+        self.tails = Counter(w[-n:] for w in words for n in range(4, min(len(w) - 2, 8)))
         self.snowball = SnowballStemmer("english").stem
         self.word_stems = lru_cache(maxsize=1 << 18)(self._word_stems_uncached)
         self.text_stems = lru_cache(maxsize=1 << 18)(self._text_stems_uncached)
 
     def _is_word(self, word: str) -> bool:
         return word in self.vocabulary
+
+    def _is_part(self, part: str, affixes: Counter) -> bool:
+        # a word that begins or ends hundreds of WordNet's words is an affix there, not a word
+        # ("-ness" in abruptness, "over-" in overcome), so it joins no compound
+        return part in self.vocabulary and affixes[part] < AFFIX_WORDS
 
     def _word_stems_uncached(self, word: str) -> frozenset[str]:
         stems = {self.snowball(word)}
@@ -62,12 +71,13 @@ class StemAnalyser:
                         stems.add(self.snowball(name))
         for cut in range(4, len(word) - 3):  # compounds of two words of 4+ letters
             head, tail = word[:cut], word[cut:]
-            if self._is_word(head) and self._is_word(tail):
+            if self._is_part(head, self.heads) and self._is_part(tail, self.tails):
                 stems |= {self.snowball(head), self.snowball(tail)}
         for cut in range(5, len(word) - 1):  # a word of 5+ letters at either end: subpopulation, Nepalese
-            for part in (word[:cut], word[-cut:]):
-                if self._is_word(part):
-                    stems.add(self.snowball(part))
+            if self._is_part(word[:cut], self.heads):
+                stems.add(self.snowball(word[:cut]))
+            if self._is_part(word[-cut:], self.tails):
+                stems.add(self.snowball(word[-cut:]))
         for trim in (1, 2):  # spelling variants: sumach / sumac, charr / char
             if len(word) - trim >= 4 and self._is_word(word[:-trim]):
                 stems.add(self.snowball(word[:-trim]))

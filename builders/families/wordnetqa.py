@@ -332,6 +332,8 @@ class _Builder:
         self.depth = graph.depths()
         self._by_depth_cache: dict[WeightedSampler, dict[int, list[int]]] = {}
         self._popular_band_cache: dict[tuple, WeightedSampler] = {}
+        self._shown_stems: dict[int, frozenset[str]] = {}
+        self._choice_stems: dict[int, frozenset[str]] = {}
         self.by_pos_depth: dict[tuple[str, int], list[int]] = defaultdict(list)
         for node, depth in enumerate(self.depth):
             self.by_pos_depth[(graph.pos[node], depth)].append(node)
@@ -412,6 +414,8 @@ class _Builder:
         ancestors, so a synset's expected count as gold is the sum of 1/|A_k(c)| over the
         concepts c it is a k-hop ancestor of (likewise for hyponymy, with descendants). Drawing
         distractors from the same distribution makes "the answer is a frequent answer" useless.
+        Only the synsets that can be the concept's gold count (:meth:`could_be_gold`), so the
+        weights follow the golds the build asks for, not every synset k hops away.
         """
         weights: dict[tuple[str, int, str], Counter] = {}
         wanted = {"hypernymy": self.g.ancestors_by_hops, "hyponymy": self.g.descendants_by_hops}
@@ -422,10 +426,32 @@ class _Builder:
                 for k, level in enumerate(levels_of(c, self.spec.max_hops)[1:], 1):
                     if not level:
                         break
+                    golds = [node for node in level if self.could_be_gold(probe, c, node)]
                     counter = weights.setdefault((probe, k, self.g.pos[c]), Counter())
-                    for node in level:
-                        counter[node] += 1.0 / len(level)
+                    for node in golds:
+                        counter[node] += 1.0 / len(golds)
         self.popular = {key: WeightedSampler(dict(counter)) for key, counter in weights.items()}
+
+    def could_be_gold(self, probe: str, c: int, node: int) -> bool:
+        """Whether ``node`` may be the gold of a ``probe`` item about ``c``.
+
+        Not a named instance for hyponymy (no instance is a kind of anything), and with
+        ``no_shared_stems`` no WordNet-widened stem shared with the word asked about (every framing
+        shows it) or, for a concept without an example sentence, with its gloss (every framing
+        then shows that too): such a gold would give itself away.
+        """
+        if probe == "hyponymy" and self.g.instance[node]:
+            return False
+        if not (self.stems and self.spec.no_shared_stems):
+            return True
+        if c not in self._shown_stems:
+            shown = " ".join(self.g.lemmas[c])
+            if find_in_examples(self.g.lemmas[c], self.g.examples[c]) is None:
+                shown += " " + self.g.glosses[c]
+            self._shown_stems[c] = self.stems.text_stems(shown)
+        if node not in self._choice_stems:
+            self._choice_stems[node] = self.stems.text_stems(self.isa_text(node))
+        return not self._shown_stems[c] & self._choice_stems[node]
 
     def _sister_family_uncached(self, anchor: int) -> tuple[tuple[int, int], ...]:
         siblings = {s for p in self.g.parents[anchor] for s in self.g.children[p]} - {anchor}
@@ -769,11 +795,13 @@ class _Builder:
         def pick_gold(probe: str, k: int, level: set[int]) -> int | None:
             options = sorted(level)
             item_rng(spec.seed, "gold", probe, name, k).shuffle(options)
-            if probe == "hyponymy":  # a named instance is no kind of anything: Stengel is a trainer
-                options = [node for node in options if not g.instance[node]]
-                if not options:
-                    self.dropped[f"{probe}: every concept {k} hops away is a named instance"] += 1
-                    return None
+            options = [node for node in options if self.could_be_gold(probe, c, node)]
+            if not options:
+                self.dropped[
+                    f"{probe}: every concept {k} hops away is a named instance (hyponymy) or shares a "
+                    "word stem with the word asked about"
+                ] += 1
+                return None
             for node in options:
                 if any(not names_asked(self.isa_text(node, lemma)) for lemma in g.lemmas[node]):
                     return node
