@@ -223,15 +223,18 @@ def read_review_sheet(folder: str | Path, sheet: str | Path, *, force: bool = Fa
         logical_hash = logical_hash_of(folder)
         records = _sheet_records(sheet)
         sample = _checked_sample(folder, logical_hash)
-        by_config, natural = _verdicts(folder, sheet, records, sample)
+        by_config, natural, seconds = _verdicts(folder, sheet, records, sample)
         result: dict[str, Any] = {
             "sheet": str(sheet),
             "build_logical_hash": logical_hash,
             "configs": {},
-            "overall": _accuracy([v for vs in by_config.values() for v in vs]),
+            "overall": {
+                **_accuracy([v for vs in by_config.values() for v in vs]),
+                "second_right_answer": sum(v for vs in seconds.values() for v in vs),
+            },
         }
         for config, verdicts in sorted(by_config.items()):
-            result["configs"][config] = _accuracy(verdicts)
+            result["configs"][config] = {**_accuracy(verdicts), "second_right_answer": sum(seconds[config])}
             if natural.get(config):
                 result["configs"][config]["reads_naturally"] = _share(natural[config])
         if natural:
@@ -288,13 +291,17 @@ def _checked_sample(folder: Path, logical_hash: str | None) -> dict[str, Any]:
 
 def _verdicts(
     folder: Path, sheet: Path, records: list[dict[str, str]], sample: dict[str, Any]
-) -> tuple[dict[str, list[bool]], dict[str, list[bool]]]:
-    """Per config: each reviewed item's verdict (gold right, no second right answer) and reads-naturally."""
+) -> tuple[dict[str, list[bool]], dict[str, list[bool]], dict[str, list[bool]]]:
+    """Per config: each reviewed item's verdict, whether it has a second right answer, reads-naturally.
+
+    The verdict: the gold is right and there is no second right answer.
+    """
     bound = f"{sample['family']}:{sample['logical_hash']}"
     items: dict[str, str] = sample["items"]
     seen: dict[str, int] = {}
     by_config: dict[str, list[bool]] = defaultdict(list)
     natural: dict[str, list[bool]] = defaultdict(list)
+    seconds: dict[str, list[bool]] = defaultdict(list)
     for line, record in enumerate(records, 2):
         where = f"{sheet}, line {line}"
         theirs = record[BUILD_COLUMN].strip()
@@ -332,11 +339,12 @@ def _verdicts(
         if verdict is None:
             continue
         by_config[items[item_id]].append(verdict and not second)
+        seconds[items[item_id]].append(second)
         if reads is not None:
             natural[items[item_id]].append(reads)
     if not by_config:
         raise ArtifactError(f"{sheet} has no reviewed rows: fill gold_is_correct (y or n) first.")
-    return by_config, natural
+    return by_config, natural, seconds
 
 
 def _yes_no(cell: str, column: str, where: str) -> bool | None:
@@ -379,17 +387,22 @@ def review_markdown(result: dict[str, Any]) -> str:
     lines = [
         "A stratified sample (config x hops) read item by item (`review/sheet.csv`; "
         "`probesmith review-sample BUILD --read SHEET`). Validated accuracy: the share of reviewed "
-        "items whose gold is right and that have no second right answer.",
+        "items whose gold is right and that have no second right answer. Second right answers: "
+        "reviewed items where the reviewer found another choice also right (a distractor a reader "
+        "could defend). Measured on this sample, not guaranteed.",
         "",
-        "| config | reviewed | validated accuracy | 95% interval | reads naturally |",
-        "|---|---:|---:|---|---:|",
+        "| config | reviewed | validated accuracy | 95% interval | second right answer | reads naturally |",
+        "|---|---:|---:|---|---:|---:|",
     ]
     for config, entry in rows:
         low, high = entry["ci95"]
         natural = entry.get("reads_naturally")
+        second = entry.get("second_right_answer")
+        second_text = f"{second}/{entry['reviewed']}" if second is not None else "not rated"
         lines.append(
             f"| `{config}` | {entry['reviewed']} | {entry['validated_accuracy']:.3f} | "
-            f"[{low:.3f}, {high:.3f}] | {f'{natural:.3f}' if natural is not None else 'not rated'} |"
+            f"[{low:.3f}, {high:.3f}] | {second_text} | "
+            f"{f'{natural:.3f}' if natural is not None else 'not rated'} |"
         )
     return "\n".join(lines)
 

@@ -39,6 +39,8 @@ def test_sheet_round_trip(small_wordnet_build, tmp_path):
     result = read_review_sheet(build, filled)
     assert result["overall"]["reviewed"] == 10 and result["overall"]["validated_accuracy"] == 0.7
     assert result["overall"]["reads_naturally"] == 0.9
+    assert result["overall"]["second_right_answer"] == 1  # row 2 names choice C
+    assert "| 1/10 |" in (build / "README.md").read_text()
     low, high = result["overall"]["ci95"]
     assert low < 0.7 < high
     assert main(["verify", str(build)]) == 0  # the review folder lives beside the data
@@ -46,7 +48,7 @@ def test_sheet_round_trip(small_wordnet_build, tmp_path):
     card = (build / "README.md").read_text()
     assert card.startswith(card_before.split("## Citation")[0])
     section = card.split("## Human review")[1].split("## Citation")[0]
-    assert f"| `overall` | 10 | 0.700 | [{low:.3f}, {high:.3f}] | 0.900 |" in section
+    assert f"| `overall` | 10 | 0.700 | [{low:.3f}, {high:.3f}] | 1/10 | 0.900 |" in section
     rows[1]["gold_is_correct"] = "y"
     write_filled_sheet(filled, rows)
     assert read_review_sheet(build, filled, force=True)["overall"]["validated_accuracy"] == 0.8
