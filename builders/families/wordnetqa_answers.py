@@ -10,7 +10,8 @@ flag, and the validity report runs them again over every item written;
 What WordNet says is also right, per probe (``c`` the concept asked about, ``g`` the gold):
 
 * every probe: a choice that shares a lemma with ``g`` (another sense of one of its words: "deviate"
-  beside "vary (or deviate)"), two choices that show the same lemma ("change: ..." twice), and a
+  beside "vary (or deviate)") or its gloss (WordNet glosses some sister colonies, states and
+  coordinates alike), two choices that show the same lemma ("change: ..." twice), and a
   verb-group or also-see neighbour of ``g`` (WordNet's own near-synonyms of a verb);
 * hypernymy ("c is a kind of ..."): any ISA ancestor of ``c``, at any depth, on any path;
 * hyponymy ("... is a kind of c"): any ISA descendant of ``c``;
@@ -32,10 +33,12 @@ from functools import lru_cache
 
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetGraph
+from probesmith.builders.text import normalize_choice
 
 SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "shares_gold_lemma": "it shares a lemma with the gold",
     "same_label": "it shows a lemma another choice shows",
+    "same_gloss": "its gloss is the gold's gloss",
     "near_synonym": "a verb-group or also-see neighbour of the gold",
     "ancestor": "an ISA ancestor of the concept asked about",
     "descendant": "an ISA descendant of the concept asked about",
@@ -57,6 +60,7 @@ class SecondAnswers:
         self.g = graph
         self.stems = stems
         self.lemma_sets = [frozenset(x.lower() for x in lemmas) for lemmas in graph.lemmas]
+        self.gloss_keys = [normalize_choice(gloss) for gloss in graph.glosses]
         self._ancestors = lru_cache(maxsize=1 << 17)(self._ancestors_uncached)
         self._generic_verb_stems: frozenset[str] | None = None
 
@@ -80,6 +84,8 @@ class SecondAnswers:
             return "asked_concept"
         if self.lemma_sets[choice] & self.lemma_sets[gold]:
             return "shares_gold_lemma"
+        if self.gloss_keys[choice] == self.gloss_keys[gold]:
+            return "same_gloss"
         if choice in self.g.near[gold]:
             return "near_synonym"
         if probe in _ANCESTOR_PROBES and choice in self._ancestors(concept):
@@ -135,10 +141,10 @@ def choice_labels(probe: str, text: str) -> frozenset[str]:
 
 
 ITEM_RULES = {
-    "one_right_answer": "no distractor is also right by WordNet: it shares no lemma with the gold, no two "
-    "choices show the same lemma, no verb-group or also-see neighbour of the gold, and no ISA ancestor "
-    "(hypernymy, definitions, synonymy) or descendant (hyponymy, definitions, synonymy) of the concept "
-    "asked about, at any depth; no verb whose gloss shares a content word with the gold verb's gloss",
+    "one_right_answer": "no distractor is also right by WordNet: it shares no lemma or gloss with the gold, "
+    "no two choices show the same lemma, no verb-group or also-see neighbour of the gold, and no ISA "
+    "ancestor (hypernymy, definitions, synonymy) or descendant (hyponymy, definitions, synonymy) of the "
+    "concept asked about, at any depth; no verb whose gloss shares a content word with the gold verb's gloss",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; the words of the question's template aside)",
