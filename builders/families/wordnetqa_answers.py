@@ -17,11 +17,13 @@ What WordNet says is also right, per probe (``c`` the concept asked about, ``g``
 * hyponymy ("... is a kind of c"): any ISA descendant of ``c``;
 * definitions and synonymy (``g`` is ``c``): any ISA ancestor (its gloss is true of ``c``) or
   descendant (``c``'s gloss is true of it: "blow: exhale hard" for "expel air") of ``c``;
-* verbs, every probe: a verb whose gloss shares a content word with the gold's gloss (WordNet's
-  verb senses are fine-grained, and sister verbs that share one read as near-synonyms: "commemorate:
-  mark by some ceremony or observation" beside "solemnize: observe or perform with dignity"); words
-  found in more than 1% of verb glosses ("cause", "become") do not count, nor does an antonym
-  ("inhale: draw in air" beside "exhale: expel air").
+* a choice whose gloss shares a content word with the gold's gloss, for verbs in every probe and
+  for nouns in definitions and synonymy, whose questions are or ask for the gloss (WordNet's verb
+  senses are fine-grained, and sisters that share one read as near-synonyms: "commemorate: mark by
+  some ceremony or observation" beside "solemnize: observe or perform with dignity"; "ordinate: the
+  value of a coordinate on the vertical axis" for "one of three Cartesian coordinates"). Words
+  found in more than 1% of verb glosses or 0.3% of noun glosses ("cause", "person") do not count,
+  nor does an antonym ("inhale: draw in air" beside "exhale: expel air").
 """
 
 from __future__ import annotations
@@ -43,11 +45,14 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "ancestor": "an ISA ancestor of the concept asked about",
     "descendant": "an ISA descendant of the concept asked about",
     "asked_concept": "the concept asked about",
-    "verb_gloss_overlap": "a verb whose gloss shares a content word with the gold verb's gloss",
+    "gloss_overlap": "its gloss shares a content word with the gold's gloss (verbs; nouns in definitions "
+    "and synonymy)",
 }
 GIVEN_AWAY = "what the question shows shares a word stem with the gold (Snowball stems widened by WordNet)"
 
-GENERIC_VERB_GLOSS_SHARE = 0.01
+# a stem in this share of a part of speech's glosses carries no meaning of its own ("cause", "person")
+GENERIC_GLOSS_SHARE = {"verb": 0.01, "noun": 0.003}
+_GLOSS_PROBES = frozenset({"definitions", "synonymy"})  # the question is, or asks for, the gloss
 FRAMING_SHARE = 0.5  # a stem in half of a framing's questions is the template's
 _ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})
 _DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
@@ -62,16 +67,15 @@ class SecondAnswers:
         self.lemma_sets = [frozenset(x.lower() for x in lemmas) for lemmas in graph.lemmas]
         self.gloss_keys = [normalize_choice(gloss) for gloss in graph.glosses]
         self._ancestors = lru_cache(maxsize=1 << 17)(self._ancestors_uncached)
-        self._generic_verb_stems: frozenset[str] | None = None
+        self._generic_stems: dict[str, frozenset[str]] = {}
 
     def _gloss_stems(self, node: int) -> frozenset[str]:
         assert self.stems is not None
-        if self._generic_verb_stems is None:
-            verbs = self.g.by_pos.get("verb", [])
-            self._generic_verb_stems = self.stems.template_stems(
-                [self.g.glosses[n] for n in verbs], GENERIC_VERB_GLOSS_SHARE
-            )
-        return self.stems.text_stems(self.g.glosses[node]) - self._generic_verb_stems
+        pos = self.g.pos[node]
+        if pos not in self._generic_stems:
+            glosses = [self.g.glosses[n] for n in self.g.by_pos.get(pos, [])]
+            self._generic_stems[pos] = self.stems.template_stems(glosses, GENERIC_GLOSS_SHARE[pos])
+        return self.stems.text_stems(self.g.glosses[node]) - self._generic_stems[pos]
 
     def _ancestors_uncached(self, node: int) -> frozenset[int]:
         return frozenset(self.g.all_ancestors(node))
@@ -92,10 +96,11 @@ class SecondAnswers:
             return "ancestor"
         if probe in _DESCENDANT_PROBES and concept in self._ancestors(choice):
             return "descendant"
-        verbs = self.g.pos[gold] == "verb" == self.g.pos[choice]
-        if verbs and self.stems and choice not in self.g.antonyms[gold]:
+        if not self.stems or choice in self.g.antonyms[gold] or self.g.pos[gold] != self.g.pos[choice]:
+            return None
+        if self.g.pos[gold] == "verb" or probe in _GLOSS_PROBES:
             if self._gloss_stems(choice) & self._gloss_stems(gold):
-                return "verb_gloss_overlap"
+                return "gloss_overlap"
         return None
 
     def item_reasons(
@@ -144,7 +149,8 @@ ITEM_RULES = {
     "one_right_answer": "no distractor is also right by WordNet: it shares no lemma or gloss with the gold, "
     "no two choices show the same lemma, no verb-group or also-see neighbour of the gold, and no ISA "
     "ancestor (hypernymy, definitions, synonymy) or descendant (hyponymy, definitions, synonymy) of the "
-    "concept asked about, at any depth; no verb whose gloss shares a content word with the gold verb's gloss",
+    "concept asked about, at any depth; no gloss sharing a content word with the gold's (verbs; nouns in "
+    "definitions and synonymy)",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; the words of the question's template aside)",

@@ -47,10 +47,12 @@ def answers(wordnet_graph, stems):
         # WordNet's verb groups: near-synonyms of the gold ("to smut is a way to stain": spot)
         ("hypernymy", "smut.v.02", "stain.v.02", "spot.v.04", "near_synonym"),
         # sister verbs whose glosses share a content word read as near-synonyms
-        ("definitions", "solemnize.v.01", "solemnize.v.01", "commemorate.v.01", "verb_gloss_overlap"),
-        ("synonymy", "soft-soap.v.02", "soft-soap.v.02", "adulate.v.01", "verb_gloss_overlap"),
+        ("definitions", "solemnize.v.01", "solemnize.v.01", "commemorate.v.01", "gloss_overlap"),
+        ("synonymy", "soft-soap.v.02", "soft-soap.v.02", "adulate.v.01", "gloss_overlap"),
         # WordNet glosses some sisters alike: "one of the British colonies that formed the United States"
         ("synonymy", "rhode_island.n.02", "rhode_island.n.02", "virginia.n.02", "same_gloss"),
+        # definitions and synonymy ask for the gloss: a noun sister whose gloss shares a content word
+        ("synonymy", "dimension.n.03", "dimension.n.03", "ordinate.n.01", "gloss_overlap"),
     ],
 )
 def test_each_reason_is_found_and_wrong_answers_pass(
