@@ -201,11 +201,12 @@ class ConceptSpec:
 
 
 _PLACEHOLDERS = (
-    "Placeholders: {word} (the word as it appears), {a_word} / {A_word} (the word with its "
+    "Placeholders: {word} (the word as it appears), {lemma} (its base form: 'headed' -> head), "
+    "{a_word} / {A_word} (the word with its "
     "indefinite article, none for a proper noun: 'an owl', 'Deng Xiaoping'), {example}, {gloss}; a "
     "template with {example} is used only for concepts with an example sentence containing their word."
 )
-_WORD_FIELDS = {"word", "a_word", "A_word"}
+_WORD_FIELDS = {"word", "lemma", "a_word", "A_word"}
 
 
 @dataclass(frozen=True)
@@ -279,8 +280,8 @@ class WordNetSpec(MultipleChoiceSpec):
                     not fields & _WORD_FIELDS and probe != "synonymy"
                 ):
                     raise ValueError(
-                        f"framings.{probe}: template {template!r} must use {{word}} (or {{a_word}}) "
-                        "and only {word}, {a_word}, {A_word}, {example}, {gloss}"
+                        f"framings.{probe}: template {template!r} must use {{word}} (or {{lemma}}, "
+                        "{a_word}) and only {word}, {lemma}, {a_word}, {A_word}, {example}, {gloss}"
                     )
 
 
@@ -646,8 +647,10 @@ class _Builder:
         g, spec = self.g, self.spec
         context = find_in_examples(g.lemmas[c], g.examples[c])
         word = context[1] if context else g.lemmas[c][0]
-        in_context = {"word": word, "example": context[0] if context else "", "gloss": g.glosses[c]}
-        out_of_context = {"word": g.lemmas[c][0], "example": "", "gloss": g.glosses[c]}
+        lemma = next((x for x in g.lemmas[c] if x.lower() == word.lower() or self.says(word, x)), word)
+        gloss, first = g.glosses[c], g.lemmas[c][0]
+        in_context = {"word": word, "lemma": lemma, "example": context[0] if context else "", "gloss": gloss}
+        out_of_context = {"word": first, "lemma": first, "example": "", "gloss": gloss}
         for fields in (in_context, out_of_context):
             fields["a_word"] = with_article(fields["word"])
             fields["A_word"] = with_article(fields["word"], capital=True)
