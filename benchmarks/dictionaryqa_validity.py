@@ -86,7 +86,21 @@ def _normal(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def defensible_report(name: str, pairs: list[tuple[object, list[object]]], unmatched: int = 0) -> None:
+def word_senses(senses: list) -> dict[str, list]:
+    """Each word's senses as the builder reads them (usable definitions, near-duplicates aside)."""
+    from probesmith.builders.families.dictionaryqa import _distinct_senses
+    from probesmith.builders.sources.gcide import definition_problem
+
+    by_word: dict[str, list] = defaultdict(list)
+    for sense in senses:
+        if not definition_problem(sense.definition):
+            by_word[sense.word].append(sense)
+    return {word: _distinct_senses(listed, Counter()) for word, listed in by_word.items()}
+
+
+def defensible_report(
+    name: str, pairs: list[tuple[object, list[object]]], senses_of: dict[str, list], unmatched: int = 0
+) -> None:
     from probesmith.builders.families.dictionaryqa import defensible_reason
 
     reasons: Counter = Counter()
@@ -94,7 +108,7 @@ def defensible_report(name: str, pairs: list[tuple[object, list[object]]], unmat
     for gold, others in pairs:
         hit = False
         for other in others:
-            reason = defensible_reason(gold, other)
+            reason = defensible_reason(gold, other, senses_of.get(gold.word, ()))
             if reason:
                 reasons[reason] += 1
                 hit = True
@@ -138,7 +152,8 @@ def main() -> None:
                 [by_key[k] for k, t in zip(keys, row["distractor_types"], strict=True) if t == "other_sense"],
             )
         )
-    defensible_report(f"build {args.build}", pairs)
+    senses_of = word_senses(senses)
+    defensible_report(f"build {args.build}", pairs, senses_of)
     by_split: dict[str, list] = defaultdict(list)
     for row in rows:
         by_split[row["split"]].append((row["question"], row["choices"], row["answer_index"]))
@@ -170,7 +185,10 @@ def main() -> None:
                 continue
             pairs.append((gold, [o for o in others if o is not None]))
         defensible_report(
-            f"release {args.release.name} (same-word distractors matched to GCIDE)", pairs, unmatched
+            f"release {args.release.name} (same-word distractors matched to GCIDE)",
+            pairs,
+            senses_of,
+            unmatched,
         )
         given_away_report(
             f"release {args.release.name}",

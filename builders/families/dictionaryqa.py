@@ -17,11 +17,13 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tqdm.auto import tqdm
 
-from probesmith.builders.morphology import StemAnalyser
+from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import assign_splits, item_rng, stable_hash
 from probesmith.builders.sources.gcide import GcideSource, Sense, definition_problem
@@ -91,12 +93,14 @@ The `other_sense` distractors are the word's other GCIDE senses, and GCIDE tells
 finely. Other senses that GCIDE's own structure marks as close to the gold are not used as
 distractors (counted under "other senses not used as distractors" in `validity.json`): sub-senses
 of the gold's numbered sense, a sense derived from it by "Hence" (or the gold from it), the next
-sense in the same entry, a general "Of or pertaining to ..." sense, and a sense whose definition
-shares a content word with the gold's; random definitions fill their places. This is a rule, not
-a guarantee: in a reading of 25 random test items of the default build, 1 still had a distractor
-a reader could defend ("a version near to the original": *At a little distance, in place, time,
-manner, or degree* beside the gold *Close to anything followed or imitated*) and 2 more were
-arguable; before the rule the same reading found 4 (+5 arguable). Measure it on your build with
+sense in the same entry, a general "Of or pertaining to ..." sense, a sense whose definition
+shares a content word with the gold's (also on WordNet-widened stems of 3+ letter words: "oar" /
+"oars"; GCIDE's v.t. and v.i. entries of a verb so compared), and a sense linked to the gold by a
+chain of neighbouring senses that share content stems; random definitions fill their places. This
+is a rule, not a guarantee: a later reading of 25 random items of the default build found 2
+distractors a reader could defend ("affix" sense 1 beside sense 3; "row" v.t. *To propel with
+oars* beside v.i. *To use the oar*), both of which the widened rules now refuse; earlier readings
+found 1 (+2 arguable), and 4 (+5 arguable) before any rule. Measure it on your build with
 `probesmith review-sample BUILD`, whose `other_correct` column gives the validated accuracy."""
 
 
@@ -132,6 +136,8 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
     words = [w for w in sorted(by_word) if not spec.words or w in set(spec.words)]
     if spec.limit:
         words = sorted(sorted(words, key=lambda w: stable_hash(spec.seed, w))[: spec.limit])
+    wordnet = WordNetSource()
+    stems = default_stems()
     candidates: list[tuple[Sense, list[Sense], list[tuple]]] = []  # (sense, other senses, questions)
     for word in tqdm(words, desc="gcide words", unit="word", mininterval=1.0, disable=None):
         word_senses = _distinct_senses(by_word[word], dropped)
@@ -147,11 +153,9 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
                 dropped["word_sense: definition mentions the word"] += 1
                 continue
             if contexts:
-                others = _other_senses(sense, word_senses, dropped)
+                others = _other_senses(sense, word_senses, dropped, stems)
                 questions = [_question(spec, sense, e, *c) for e, c in enumerate(contexts)]
                 candidates.append((sense, others, questions))
-    wordnet = WordNetSource()
-    stems = StemAnalyser(wordnet.reader())
     template = stems.template_stems([q for *_, questions in candidates for _, q, *_ in questions])
     plans = [
         plan
@@ -202,6 +206,47 @@ def _content_stems(text: str) -> frozenset[str]:
     return frozenset(w[:_STEM] for w in words) - _DEFINITION_STOPWORDS
 
 
+def _widened_stems(stems: StemAnalyser, text: str) -> frozenset[str]:
+    """Stems of a definition's content words of 3+ letters, widened by WordNet (oar / oars, drift / drive)."""
+    words = {
+        w
+        for w in re.findall(r"[a-z]+", text.lower())
+        if len(w) >= 3 and w not in FUNCTION_WORDS and w[:_STEM] not in _DEFINITION_STOPWORDS
+    }
+    return frozenset().union(*(stems.word_stems(w) for w in words)) if words else frozenset()
+
+
+@lru_cache(maxsize=1)
+def default_stems() -> StemAnalyser:
+    """The stem analyser the build uses (WordNet's lemma index), made once per process."""
+    return StemAnalyser(WordNetSource().reader())
+
+
+def _chained(gold: Sense, other: Sense, word_senses: Sequence[Sense], stems: StemAnalyser) -> bool:
+    """Whether every pair of neighbouring numbered senses between the two (one entry) shares a content stem.
+
+    "affix" v.: sense 1 *To subjoin, annex ...; to fix to any part of* and sense 3 *To attach, unite,
+    or connect with* share no word, but sense 2 *To fix or fasten in any way; to attach physically*
+    shares one with each: Webster's senses run into each other there.
+    """
+    mine, theirs = _sense_number(gold), _sense_number(other)
+    if other.entry != gold.entry or mine is None or theirs is None or abs(mine - theirs) < 2:
+        return False
+    by_number: dict[int, list[Sense]] = defaultdict(list)
+    for sense in word_senses:
+        if sense.entry == gold.entry and _sense_number(sense) is not None:
+            by_number[_sense_number(sense)].append(sense)
+    low, high = sorted((mine, theirs))
+    return all(
+        any(
+            _widened_stems(stems, a.definition) & _widened_stems(stems, b.definition)
+            for a in by_number.get(n, ())
+            for b in by_number.get(n + 1, ())
+        )
+        for n in range(low, high)
+    )
+
+
 def _sense_number(sense: Sense) -> int | None:
     match = re.match(r"\d+", sense.number)
     return int(match.group(0)) if match else None
@@ -210,14 +255,21 @@ def _sense_number(sense: Sense) -> int | None:
 SHARED_STEMS = 1  # content-word stems a distractor may share with the gold before it is also right
 
 
-def defensible_reason(gold: Sense, other: Sense) -> str | None:
+def defensible_reason(
+    gold: Sense, other: Sense, word_senses: Sequence[Sense] = (), stems: StemAnalyser | None = None
+) -> str | None:
     """Why a reader would accept ``other`` (another sense of the gold's word) for the gold's example.
 
     Read from GCIDE's own structure: a sub-sense of the same numbered sense ("2a" beside "2b"), a
     sense derived from the gold by "Hence" or the gold derived from it, the sense next to the gold's
     in the same entry (Webster orders senses by their development, so neighbours overlap), a general
     "Of or pertaining to X" sense beside another of the same part of speech, or a definition that
-    shares ``SHARED_STEMS`` content words with the gold's. None: the other sense can stand as wrong.
+    shares ``SHARED_STEMS`` content words with the gold's. Then, on the stems of content words of 3+
+    letters widened by WordNet (``StemAnalyser``: "oar" / "oars", "drift" / "drive"): a transitive and
+    an intransitive verb sense (GCIDE puts them in separate entries: "row" v.t. *To propel with oars*,
+    v.i. *To use the oar*) sharing one, or any other sense sharing one; and a sense linked to the
+    gold by a chain of neighbouring senses of the entry (``word_senses``, the word's senses) that
+    each share a widened content stem with the next. None: the other sense can stand as wrong.
     """
     if other.word != gold.word or other.key == gold.key:
         return None
@@ -234,6 +286,13 @@ def defensible_reason(gold: Sense, other: Sense) -> str | None:
         return "a general 'of or pertaining to' sense beside the gold"
     if len(_content_stems(gold.definition) & _content_stems(other.definition)) >= SHARED_STEMS:
         return "shares content words with the gold"
+    stems = stems or default_stems()
+    if _widened_stems(stems, gold.definition) & _widened_stems(stems, other.definition):
+        if other.entry != gold.entry and {gold.marker, other.marker} == {"v. t.", "v. i."}:
+            return "the gold's verb sense in the other voice (v.t./v.i.) sharing a content stem"
+        return "shares a WordNet-widened content stem with the gold (3+ letter words)"
+    if _chained(gold, other, word_senses, stems):
+        return "linked to the gold by neighbouring senses that share content stems"
     return None
 
 
@@ -320,7 +379,9 @@ def _acceptable(candidate: Sense, word: str, taken: list[str], dropped: Counter)
     return True
 
 
-def _other_senses(sense: Sense, word_senses: list[Sense], dropped: Counter) -> list[Sense]:
+def _other_senses(
+    sense: Sense, word_senses: list[Sense], dropped: Counter, stems: StemAnalyser | None = None
+) -> list[Sense]:
     """The word's other senses that may be distractors of ``sense``: its part of speech, not defensible.
 
     A sense of another part of speech is wrong by grammar alone ("to breed" beside a noun sense of
@@ -331,7 +392,10 @@ def _other_senses(sense: Sense, word_senses: list[Sense], dropped: Counter) -> l
     for other in word_senses:
         if other.key == sense.key:
             continue
-        reason = "another part of speech" if other.pos != sense.pos else defensible_reason(sense, other)
+        if other.pos != sense.pos:
+            reason = "another part of speech"
+        else:
+            reason = defensible_reason(sense, other, word_senses, stems)
         if reason:
             dropped[f"{CONFIG}: other senses not used as distractors: {reason}"] += 1
         else:

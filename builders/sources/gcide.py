@@ -83,6 +83,7 @@ class Sense:
     examples: tuple[str, ...]
     labels: tuple[str, ...] = ()  # domain and usage labels taken out of the definition: Zool., Obs.
     derived: bool = False  # introduced by "Hence": a sense the source derives from the one before it
+    marker: str = ""  # the entry's part-of-speech marker as the source writes it: "v. t.", "v. i.", "n."
 
     @property
     def key(self) -> str:
@@ -132,6 +133,7 @@ def parse_entry(block: str, word: str, entry: int, headwords: frozenset[str] = f
     header, body = split_header(block)
     pos_match = _POS_RE.search(header.rsplit("\\", 1)[-1])
     pos = POS_MARKERS[pos_match.group(1)] if pos_match else "unknown"
+    marker = pos_match.group(1) if pos_match else ""
     senses: list[tuple[str, str]] = []
     for paragraph in re.split(r"\n\s*\n", body):
         lines = [line for line in paragraph.split("\n") if line.strip() and not _SOURCE_TAG_LINE.match(line)]
@@ -168,7 +170,7 @@ def parse_entry(block: str, word: str, entry: int, headwords: frozenset[str] = f
         definition, labels = clean_definition(definition, headwords, word)
         if len(definition.split()) >= 2:
             definition = definition.rstrip(" .;,:") + "."  # one ending for all, no length cue
-            result.append(Sense(word, pos, entry, number, definition, examples, labels, derived))
+            result.append(Sense(word, pos, entry, number, definition, examples, labels, derived, marker))
     return result
 
 
@@ -287,6 +289,85 @@ def _hence_colon(match: re.Match) -> str:
     return f"{match.group(1)}, {following}"
 
 
+# Usage and grammar notes after "--" or opening a sentence: what words follow or go with the word
+# ("-- followed by with, formerly also by to", "-- with on or upon", "-- used chiefly in the
+# plural", "-- used reflexively") and contrasts ("Contrasted to ROM"). Notes on the meaning stay
+# ("-- said of persons", "-- opposed to downward", "-- used of the mind").
+_NOTE_ADVERBS = (
+    r"(?:(?:[a-z]+ly|and|but|also|not|often|oftener|ofetn|usually|generally|commonly|chiefly|mostly|mainly|sometimes"
+    r"|formerly|rarely|seldom|now|especially|esp\.|frequently|properly|originally|always|occasionally"
+    r"|ordinarily|most|more|only|then|in\s+this\s+sense|in\s+this\s+use),?\s+)*"
+)
+_PREPOSITIONS = (
+    r"(?:with|to|of|on|upon|in|into|at|for|from|up|out|off|over|through|by|about|after|against|down"
+    r"|forth|away|back|toward|towards|under|among|between|as|that|it|before|around|round|along|together"
+    r"|across|unto|within|without|onto|behind|till|until|than|like|but|if|how|what|whom|which)"
+)
+_GRAMMAR_WORDS = (
+    r"(?:following|reflexive|infinitive|predicate|substantive|subject|object|objective|accusative|dative"
+    r"|genitive|remoter|preposition|adverb|adjective|noun|pronoun|clause|verb|imperative|subjunctive"
+    r"|participle)"
+)
+_USAGE_NOTE = re.compile(
+    r"^(?:(?:\w+,?\s+){0,2}(?:followed|preceded)\s+(?:\w+\s+)?by\b"
+    r"|" + _NOTE_ADVERBS + r"(?:used,?\s+)?" + _NOTE_ADVERBS + r"(?:"
+    r"with\s+(?:" + _PREPOSITIONS + r"(?:\s*(?:,|or|and|,\s*or)\s*" + _PREPOSITIONS + r")*\b"
+    r"|(?:a|an|the)\s+" + _GRAMMAR_WORDS + r"\b|(?:an?\s+)?" + _GRAMMAR_WORDS + r"s?\b)"
+    r"|in\s+(?:the\s+|a\s+)?(?:plural|singular|pl\.|composition|compounds|combination|imperative"
+    r"|subjunctive|reflexive|passive)\b"
+    r"|(?:plural|singular|reflexive|impersonal|intransitive|transitive)\b"
+    r"|(?:reflexively|impersonally|interrogatively|relatively|pronominally|adjectively|adverbially"
+    r"|substantively|correlatively|transitively|intransitively|absolutely|attributively"
+    r"|predicatively|imperatively|collectively)\b"
+    r"|as\s+(?:an?\s+)?(?:adjective|adverb|noun|verb|conjunction|preposition|interjection|pronoun"
+    r"|substantive|auxiliary|participle|prefix|suffix|intensive)\b"
+    r"|(?:it\s+is\s+)?(?:contrasted|contradistinguished)\s+(?:to|with|from)\b"
+    r"))",
+    re.I,
+)
+_CONTRAST_NOTE = re.compile(
+    r"^" + _NOTE_ADVERBS + r"(?:it\s+is\s+)?(?:contrasted|contradistinguished)\b", re.I
+)
+_SENTENCE_END = r"(?<=[a-z)]\.)\s+(?=[A-Z])|(?<=[a-z]{4}\.)\s+(?=[a-z])"
+
+
+def drop_usage_notes(text: str) -> str:
+    """The definition without its usage and grammar notes, meaning notes kept.
+
+    A note is a clause after "--" (clauses of a note split at ";" and at sentence ends) or a
+    sentence after the first: "To agree; -- followed by with, formerly also by to." -> "To agree."
+    "X. Contrasted to ROM and data storage device." -> "X." (a contrast ends the text: what follows
+    it in the source is a run-on list of related words). A text with no such note is returned as is.
+    """
+    pieces = re.split(r"\s*--\s*", text)
+    dropped = False
+    sentences = re.split(_SENTENCE_END, pieces[0])
+    for i, sentence in enumerate(sentences[1:], 1):
+        if _USAGE_NOTE.match(sentence):
+            dropped = True
+            pieces = [" ".join(sentences[:i]), *([] if _CONTRAST_NOTE.match(sentence) else pieces[1:])]
+            break
+    kept = [pieces[0]]
+    for piece in pieces[1:]:
+        clauses = re.split(r"\s*;\s*|" + _SENTENCE_END, piece)
+        contrast = next((i for i, c in enumerate(clauses) if _CONTRAST_NOTE.match(c)), None)
+        if contrast is not None:
+            clauses = clauses[:contrast]
+        notes = [c for c in clauses if c and _USAGE_NOTE.match(c)]
+        if notes or contrast is not None:
+            dropped = True
+            clauses = [c for c in clauses if c and c not in notes]
+            if clauses:
+                kept.append("; ".join(c.rstrip(" ;,") for c in clauses))
+        else:
+            kept.append(piece)
+        if contrast is not None:
+            break
+    if not dropped:
+        return text
+    return " -- ".join(k for k in kept if k.strip(" ;,:.-")).rstrip(" ;,:-")
+
+
 def repair_definition(text: str, word: str = "") -> tuple[str, tuple[str, ...]]:
     """Repairs for residue that Webster's layout leaves in a definition; returns the text and labels.
 
@@ -338,6 +419,7 @@ def repair_definition(text: str, word: str = "") -> tuple[str, tuple[str, ...]]:
     text = _DUPLICATED_WORD.sub(r"\1", text)
     text = re.sub(r"\b(\w{4,})ing\s+that\s+(?=\1)", "", text)  # "resembling that resembles bark"
     text = re.sub(r"\s+--\s*[A-Z][\w.]*\s*&\s*[A-Z][\w.]*\.?\s*$", "", text)  # "-- Beau. & Fl."
+    text = drop_usage_notes(text)
     text = re.sub(r"^\s*--\s*|\s*--\s*[.;,]?\s*$", "", text)
     return text.strip(), labels
 
@@ -398,6 +480,23 @@ _RESIDUE_KINDS: tuple[tuple[str, re.Pattern], ...] = (
     ("duplicated words", re.compile(r"\b(?!(?:with|that|had|or|thousand)\b)([a-z]{2,})\s+\1\b")),
     ("duplicated phrase", re.compile(r"\b(\w{4,})ing\s+that\s+\1")),
     ("dangling dash", re.compile(r"^\s*--|--\s*[.;,]?\s*$")),
+    (
+        "usage or grammar note",
+        re.compile(
+            r"(?:--|(?<=[a-z)]\.)\s)\s*(?:(?:[a-z]+ly|often|ofetn|also|now|not|and|but|used|esp\.|sometimes"
+            r"|formerly|in\s+the\s+imperative)\s*,?\s+){0,3}(?:(?:followed|preceded)\s+(?:\w+\s+)?by\b"
+            r"|(?:contrasted|contradistinguished)\s+(?:to|with|from)\b"
+            r"|with\s+(?:with|to|of|on|upon|in|into|at|for|from|up|out|off|over|through|by|about|after"
+            r"|against"
+            r"|down|forth|away|back|as|that|together|toward|towards|between|among)(?:\s*(?:[,.;]|or\b|and\b|before\b|$))"
+            r"|(?:in\s+(?:the\s+)?)?(?:plural|singular)(?:\s+(?:form|number))?\s*[.;,]?\s*(?:$|--)"
+            r"|(?:reflexive(?:ly)?|impersonally|interrogatively|pronominally|adjectively|adverbially"
+            r"|substantively|correlatively|relatively|attributively)\b|in\s+a\s+reflexive\b"
+            r"|in\s+(?:the\s+)?(?:passive|composition|compounds)\b"
+            r"|with\s+(?:the|a|an)\s+(?:reflexive|infinitive|following|predicate|remoter|substantive)\b)",
+            re.I,
+        ),
+    ),
     ("etymology", re.compile(r"\bfr\.\s|(?:^|\s)(?:AS|OE|OF|OHG|Icel|Skr|Goth)\.\s|\bp\. ?p\.|\bp\. ?pr\.")),
 )
 

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from probesmith.builders.families.dictionaryqa import defensible_reason
+from probesmith.builders.families.dictionaryqa import _distinct_senses, defensible_reason
 from probesmith.builders.sources.gcide import (
     GcideSource,
     Sense,
@@ -56,6 +56,22 @@ from ..conftest import needs_gcide, needs_wordnet
         ("Standing in the second degree of descent; -- generalIy used in composition.", "run-together words"),
         ("A narrow {3} strip of land.", "markup"),
         ("A sea (or lake of salt water.", "unbalanced parentheses or quotes"),
+        # usage and grammar notes (the reviewer's read of the default build, issue 24)
+        ("To agree; to be in harmony; -- followed by with, formerly also by to.", "usage or grammar note"),
+        ("To make to agree; to adjust; -- followed by to.", "usage or grammar note"),
+        ("Secret rites of a religion; -- used chiefly in the plural.", "usage or grammar note"),
+        ("To ask or petition; -- with for.", "usage or grammar note"),
+        ("To wait, as attendants; to serve; -- with on or upon.", "usage or grammar note"),
+        ("Memory that loses its data. Contrasted to ROM and data storage device.", "usage or grammar note"),
+        ("A rolling hitch; -- used with with.", "usage or grammar note"),
+        ("To behave; -- with the reflexive.", "usage or grammar note"),
+        ("Tired; sick; -- often with of before the cause.", "usage or grammar note"),
+        ("A mystery or sacred rite -- usually in the plural.", "usage or grammar note"),
+        (
+            "To put on; -- opposed to divest. Usually followed by with, sometimes by in.",
+            "usage or grammar note",
+        ),
+        ("On which; -- used relatively.", "usage or grammar note"),
     ],
 )
 def test_residue_detector_names_each_kind(text, kind):
@@ -70,7 +86,16 @@ def test_residue_detector_names_each_kind(text, kind):
         "Open to view; public; apparent; manifest",
         "Long practiced; hence, skilled; experienced.",
         "Unable to see the color blue or to distinguish the colors blue and yellow.",
-        "A rolling hitch; -- used with with.",
+        "Having dealings with; -- said of persons.",
+        # notes on the meaning stay: they are no usage residue
+        "Moving or working; -- of machines.",
+        "Toward the top; -- opposed to downward.",
+        "A composition on a subject; -- usually shorter and less methodical than a treatise.",
+        "Of the same kin; related by blood; -- used of persons.",
+        "Is it thus? do you mean what you say? -- with an upward tone.",
+        "Unrestrained; lavish; -- used in a bad sense.",
+        "Briskly; with speed; followed by a crowd of others.",
+        "A boat fitted with oars. With sails it could cross the sea.",
         "The European shad (Alosa alosa), formerly common.",
         "A child who returns home before the parent(s) return from work.",
         "Of the shape of a fig.",
@@ -134,6 +159,33 @@ def test_cleaner_repairs_the_residue(raw, word, cleaned):
     assert definition_residue(text) is None, text
 
 
+@pytest.mark.parametrize(
+    "raw, cleaned",
+    [
+        ("To agree; to correspond; to be in harmony; -- followed by with, formerly also by to", "To agree; to "
+         "correspond; to be in harmony"),
+        ("To make to agree or correspond; to adjust; -- followed by to", "To make to agree or correspond; to adjust"),
+        ("Secret rites of a religion; -- used chiefly in the plural", "Secret rites of a religion"),
+        ("To ask or petition; -- with for", "To ask or petition"),
+        ("Memory that loses its data. Contrasted to ROM and data storage device", "Memory that loses its data."),
+        ("To put on; to clothe; -- opposed to divest. Usually followed by with, sometimes by in",
+         "To put on; to clothe; -- opposed to divest."),
+        ("Heavy; grave -- with of before the cause; -- said of persons", "Heavy; grave -- said of persons"),
+        ("To begin; -- often followed by an infinitive without to", "To begin"),
+        # meaning notes are kept as they are
+        ("Moving or working; -- of machines", "Moving or working; -- of machines"),
+        ("Toward the top; -- opposed to downward", "Toward the top; -- opposed to downward"),
+        ("A composition; -- usually shorter and less methodical than a treatise",
+         "A composition; -- usually shorter and less methodical than a treatise"),
+        ("Is it thus? -- with an upward tone", "Is it thus? -- with an upward tone"),
+    ],
+)  # fmt: skip
+def test_cleaner_drops_usage_notes_and_keeps_meaning_notes(raw, cleaned):
+    text, _labels = clean_definition(raw, frozenset(), "w")
+    assert text == cleaned
+    assert definition_residue(text) is None, text
+
+
 def test_hence_senses_are_kept_and_marked_derived():
     block = (
         "Ace \\Ace\\, n.\n   1. A unit; a single point or spot on a card or die.\n   [1913 Webster]\n\n"
@@ -150,10 +202,11 @@ def test_inflection_notes_are_not_definitions():
     assert definition_problem("A bench; a high seat.") is None
 
 
-def sense(number, definition, entry=1, pos="adjective", derived=False, word="w"):
-    return Sense(word, pos, entry, number, definition, (), (), derived)
+def sense(number, definition, entry=1, pos="adjective", derived=False, word="w", marker=""):
+    return Sense(word, pos, entry, number, definition, (), (), derived, marker)
 
 
+@needs_wordnet
 def test_defensible_other_senses_from_gcide_structure():
     gold = sense("2a", "Representing a person on horseback, as a statue.")
     assert defensible_reason(gold, sense("2b", "Skilled in riding a horse well.")) == (
@@ -182,6 +235,55 @@ def test_defensible_other_senses_from_gcide_structure():
     assert defensible_reason(gold, sense("5", "Of or pertaining to horses.", word="other")) is None
 
 
+@needs_wordnet
+def test_a_verb_sense_in_the_other_voice_sharing_a_stem_is_the_same_meaning(stems):
+    # GCIDE: "row" v.t. (entry 4) *To propel with oars*, v.i. (entry 5) *To use the oar*
+    gold = sense("1", "To use the oar.", entry=5, pos="verb", word="row", marker="v. i.")
+    transitive = sense(
+        "1", "To propel with oars, as a boat.", entry=4, pos="verb", word="row", marker="v. t."
+    )
+    assert defensible_reason(gold, transitive, stems=stems) == (
+        "the gold's verb sense in the other voice (v.t./v.i.) sharing a content stem"
+    )
+    # the 5-letter prefixes of 4+ letter words alone ("oars" / -) did not see it
+    from probesmith.builders.families.dictionaryqa import _content_stems
+
+    assert not _content_stems(gold.definition) & _content_stems(transitive.definition)
+    # the same stem in two senses of one voice: still also right, under the widened-stem reason
+    same_voice = sense(
+        "1", "To propel with oars, as a boat.", entry=4, pos="verb", word="row", marker="v. i."
+    )
+    assert defensible_reason(gold, same_voice, stems=stems) == (
+        "shares a WordNet-widened content stem with the gold (3+ letter words)"
+    )
+    # nothing shared: the other voice stands as a distractor
+    quarrel = sense("1", "To quarrel noisily; to brawl.", entry=6, pos="verb", word="row", marker="v. t.")
+    assert defensible_reason(gold, quarrel, stems=stems) is None
+
+
+@needs_wordnet
+def test_senses_linked_by_neighbours_sharing_words_are_the_same_meaning(stems):
+    # GCIDE "affix" v.t.: senses 1 and 3 share no word, sense 2 shares one with each
+    affix = [
+        sense("1", "To subjoin, annex, or add at the close or end; to append to; to fix to any part of.",
+              pos="verb", word="affix"),
+        sense("2", "To fix or fasten in any way; to attach physically.", pos="verb", word="affix"),
+        sense("3", "To attach, unite, or connect with.", pos="verb", word="affix"),
+        sense("4", "To fix or fasten figuratively.", pos="verb", word="affix"),
+    ]  # fmt: skip
+    assert defensible_reason(affix[2], affix[0], affix, stems) == (
+        "linked to the gold by neighbouring senses that share content stems"
+    )
+    # without the sense between, the chain is broken and sense 1 stands as wrong
+    assert defensible_reason(affix[2], affix[0], [affix[0], affix[2], affix[3]], stems) is None
+    unlinked = [
+        sense("1", "A raised mound of earth.", word="bank"),
+        sense("2", "A shelf of rock under water.", word="bank"),
+        sense("3", "An establishment that keeps money.", word="bank"),
+    ]
+    assert defensible_reason(unlinked[2], unlinked[0], unlinked, stems) is None
+
+
 @needs_gcide
 @pytest.mark.integration
 def test_no_choice_of_a_real_build_has_residue_or_a_defensible_distractor(small_dictionary_build):
@@ -193,10 +295,17 @@ def test_no_choice_of_a_real_build_has_residue_or_a_defensible_distractor(small_
     residue = [(c, definition_residue(c)) for r in rows for c in r["choices"] if definition_residue(c)]
     assert residue == [], residue[:5]
     defensible = []
+    senses_of: dict = {}  # each word's senses as the builder reads them
+    for s in by_key.values():
+        if not definition_problem(s.definition):
+            senses_of.setdefault(s.word, []).append(s)
+    senses_of = {word: _distinct_senses(listed, Counter()) for word, listed in senses_of.items()}
     for row in rows:
         gold = by_key[row["concept"]]
         for i, key in enumerate(row["choice_concepts"]):
-            if i != row["answer_index"] and defensible_reason(gold, by_key[key]):
+            if i != row["answer_index"] and defensible_reason(
+                gold, by_key[key], senses_of.get(gold.word, ())
+            ):
                 defensible.append((row["id"], key))
     assert defensible == [], defensible[:5]
     dropped = small_dictionary_build.dropped
