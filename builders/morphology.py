@@ -11,8 +11,6 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
-from nltk.stem.snowball import SnowballStemmer
-
 AFFIX_WORDS = 100  # words of WordNet's vocabulary an affix begins or ends, at least
 TEMPLATE_SHARE = 0.1  # a stem in this share of a config's questions is its template's, not the concept's
 
@@ -42,6 +40,8 @@ class StemAnalyser:
     """
 
     def __init__(self, reader):
+        from nltk.stem.snowball import SnowballStemmer  # deferred: importing nltk costs ~80 MB
+
         self.reader = reader
         self.vocabulary = frozenset(name.lower() for name in reader.all_lemma_names())
         words = [w for w in self.vocabulary if w.isalpha()]
