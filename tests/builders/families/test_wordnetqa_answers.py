@@ -10,10 +10,10 @@ from probesmith.builders.families.wordnetqa_answers import SecondAnswers, WordNe
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetSource
 
-from ...conftest import needs_wordnet
+from ...conftest import SHARED_DATA, needs_wordnet
 
 pytestmark = needs_wordnet
-RELEASE = __import__("pathlib").Path(__file__).resolve().parents[4] / "shared" / "data" / "wordnetqa_2020"
+RELEASE = SHARED_DATA / "wordnetqa_2020"
 
 
 @pytest.fixture(scope="module")
