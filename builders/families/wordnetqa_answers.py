@@ -29,7 +29,6 @@ What WordNet says is also right, per probe (``c`` the concept asked about, ``g``
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -127,11 +126,6 @@ class SecondAnswers:
         return found
 
 
-def label_key(label: str) -> str:
-    """Labels that read the same: lower-cased words only ("Change" / "change")."""
-    return " ".join(re.findall(r"[a-z0-9]+", label.lower()))
-
-
 def choice_labels(probe: str, text: str) -> frozenset[str]:
     """What a choice shows as its name.
 
@@ -139,10 +133,10 @@ def choice_labels(probe: str, text: str) -> frozenset[str]:
     whole text of a definition.
     """
     if probe == "synonymy":
-        return frozenset(label_key(x) for x in text.split(", "))
+        return frozenset(normalize_choice(x) for x in text.split(", "))
     if probe == "definitions":
-        return frozenset({label_key(text)})
-    return frozenset({label_key(text.split(": ", 1)[0])})
+        return frozenset({normalize_choice(text)})
+    return frozenset({normalize_choice(text.split(": ", 1)[0])})
 
 
 ITEM_RULES = {
