@@ -47,6 +47,7 @@ from probesmith.builders.sources.wikidata_queries import (
     subjects_in_key_order,
 )
 from probesmith.builders.text import fill_template, filled_problem, shared_stems, template_key, word_tokens
+from probesmith.builders.textcheck import apply_fixes
 from probesmith.builders.validity import rules_table
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
@@ -84,6 +85,11 @@ class PatternSourcesSpec:
         ("[X] is an instance [Y].", "[Y] musicians [X]."),
         help="Patterns read and found wrong (a missing word, a noun phrase that is no statement): "
         "dropped with a reason wherever they come from.",
+    )
+    fixes: str = spec_field(
+        "catalogs/template_fixes",
+        help="Fixes of external patterns (ParaRel, Cao et al., LAMA, BEAR) found wrong as English text or "
+        "as paraphrases: rewritten or dropped, each with its reason (bundled name or path; empty = none).",
     )
 
 
@@ -149,7 +155,7 @@ def resolve_pattern_sources(sources: PatternSourcesSpec) -> PatternSourcesSpec:
     found = {
         f.name: str(data_path(getattr(sources, f.name), f"pattern source `patterns.{f.name}`"))
         for f in dataclasses.fields(sources)
-        if f.name not in ("catalog", "reject") and getattr(sources, f.name)
+        if f.name not in ("catalog", "reject", "fixes") and getattr(sources, f.name)
     }
     return dataclasses.replace(sources, **found)
 
@@ -165,6 +171,8 @@ def raw_patterns(sources: PatternSourcesSpec, relation: str) -> list[tuple[str, 
         found += [(t, "lama") for t in _lama_templates(sources.lama).get(relation, [])]
     if sources.bear and Path(sources.bear).is_file():
         found += [(t, "bear") for t in _bear_templates(sources.bear).get(relation, [])]
+    fixed = [(apply_fixes("patterns", relation, t, sources.fixes), origin) for t, origin in found]
+    found = [(t, origin) for t, origin in fixed if t is not None]
     if sources.catalog:
         catalog = load_catalog(sources.catalog)
         if relation in catalog:

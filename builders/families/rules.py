@@ -119,6 +119,11 @@ class RulesSpec(ProbeSpec):
         "../shared/data/mquake/cloze_templates.json",
         help="JSON {PID: cloze with [X] and __} (MQuAKE's); catalog templates ending in [Y] add more.",
     )
+    template_fixes: str = spec_field(
+        "catalogs/template_fixes",
+        help="Fixes of MQuAKE's questions and clozes (a typo rewritten, a form that is no English dropped), "
+        "each with its reason (bundled name or path; empty = none).",
+    )
     exclude_relations: tuple[str, ...] = spec_field(
         ("P31", "P279"), help="Relations left out of mining (class membership swamps the joins)."
     )
@@ -773,6 +778,23 @@ def load_questions(name_or_path: str) -> dict[str, str]:
     return {str(pid): q for pid, q in questions.items()}
 
 
+def read_question_sources(spec: RulesSpec) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """MQuAKE's questions and clozes as the template fixes have them, and probesmith's own questions."""
+    from probesmith.builders.textcheck import apply_fixes
+
+    read = {"questions": spec.question_templates, "clozes": spec.cloze_templates}
+    fixed = {}
+    for kind, path in read.items():
+        templates = _read_templates(path, {"questions": "question_templates"}.get(kind, "cloze_templates"))
+        fixed[kind] = {
+            pid: text
+            for pid, template in templates.items()
+            if (text := apply_fixes(kind, pid, template, spec.template_fixes)) is not None
+        }
+    own = load_questions(spec.questions) if spec.questions else {}
+    return fixed["questions"], fixed["clozes"], own
+
+
 def _read_templates(path: str, key: str) -> dict:
     """A JSON file of templates named by the spec (``''`` = none)."""
     from probesmith.builders.data import data_path
@@ -970,9 +992,7 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         inverses = inverse_pairs(mined)
         facts = canonical_edges(mined, inverses)
         rules = mine_rules(facts, spec.tiers, spec.max_join_degree, spec.min_support, spec.seed)
-        questions = _read_templates(spec.question_templates, "question_templates")
-        clozes = _read_templates(spec.cloze_templates, "cloze_templates")
-        own = load_questions(spec.questions) if spec.questions else {}
+        questions, clozes, own = read_question_sources(spec)
         forms = {
             pid: question_forms(pid, catalog[pid].templates if pid in catalog else (), questions, clozes, own)
             for pid in relations
