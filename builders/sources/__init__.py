@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import logging
 import os
 from collections.abc import Iterator
@@ -27,6 +28,12 @@ from probesmith.builders.sources.wikidata import (
     SparqlClient,
     load_store,
     store_info,
+)
+from probesmith.builders.sources.wikidata_snapshot import (
+    describe_snapshot,
+    end_time_qualifiers,
+    snapshot_markdown,
+    snapshot_sidecar,
 )
 from probesmith.builders.sources.wordnet import data_home
 from probesmith.errors import SourceError
@@ -86,7 +93,8 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
     )
     if source.startswith(("http://", "https://")):
         # the URL with its credentials is for the request only; the manifest and card show it redacted
-        yield SparqlClient(source, **client_options), {"endpoint": redact_url(source)}
+        shown = redact_url(source)
+        yield SparqlClient(source, **client_options), {"endpoint": shown, **describe_snapshot(endpoint=shown)}
         return
     path = Path(source).expanduser()
     if not path.is_absolute() and not path.exists() and (REPOSITORY_ROOT / path).exists():
@@ -95,11 +103,14 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         info = store_info(path)
         store = path
         described = {"store": str(path.resolve()), "dump_sha256": info.get("dump_sha256")}
+        loaded_from = Path(info["dump"]) if info.get("dump") else None
+        described.update(describe_snapshot(dump=loaded_from, dump_sha256=info.get("dump_sha256")))
     elif path.is_file():
         digest = file_sha256(path)
         store = data_home() / "stores" / digest[:16]
         _load_once(path, store)
         described = {"dump": str(path.resolve()), "dump_sha256": digest}
+        described.update(describe_snapshot(dump=path, dump_sha256=digest))
     else:
         raise SourceError(
             f"Wikidata source {redact_url(source)!r} is neither an endpoint URL, a store folder nor a dump "
@@ -113,7 +124,9 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         # the server cancels a query at `timeout`; our deadline comes later, so that its verdict (a
         # timeout naming the relation and the fix) arrives before we give up on the connection
         client_options["timeout"] = spec.timeout + LOCAL_DEADLINE_GRACE_S
-        yield SparqlClient(server.endpoint, cache_endpoint=cache_endpoint, **client_options), described
+        client = SparqlClient(server.endpoint, cache_endpoint=cache_endpoint, **client_options)
+        described["end_time_qualifiers"] = end_time_qualifiers(client)
+        yield client, described
 
 
 def _load_once(dump: Path, store: Path) -> None:
@@ -245,6 +258,15 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
             tmp.write_bytes(bz2.compress(text))
         else:
             tmp.write_bytes(text)
+    read_from = source.get("endpoint") or source.get("dump") or source.get("store")
+    sidecar = {
+        "name": f"probesmith snapshot of {read_from}",
+        "date": source.get("snapshot_date", "unknown"),
+        "dump_id": source.get("dump_id", "unknown"),
+        "note": f"{len(relations)} relations' facts, labels and aliases frozen by `probesmith wikidata "
+        f"snapshot` from {source.get('snapshot', read_from)}",
+    }
+    snapshot_sidecar(out).write_text(json.dumps(sidecar, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     log.info("snapshot of %d relations: %d triples from %s into %s", len(relations), len(lines), source, out)
     return {"relations": relations, "triples": len(lines), "source": source, "out": str(out)}
 
@@ -258,6 +280,13 @@ def wikidata_output(
     source's provenance, each query (text hash, rows, seconds) and ``manifest``'s other entries
     (``popularity_measure``, ``inverse_relations``).
     """
+    from dataclasses import replace
+
+    from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
+
+    labels = {pid: relation.label for pid, relation in load_catalog(DEFAULT_CATALOG).items()}
+    section = snapshot_markdown(source, _relations_of(configs), labels)
+    card = replace(card, extra_sections=(("Snapshot and time", section), *card.extra_sections))
     return FamilyOutput(
         card,
         {"wikidata": source},
@@ -267,3 +296,15 @@ def wikidata_output(
         validity=validity,
         manifest_extra={"queries": queries, **manifest},
     )
+
+
+def _relations_of(configs: dict) -> list[str]:
+    """The Wikidata relations a build's tables hold (``relation_id``, ``relation``, rule atoms)."""
+    found: set[str] = set()
+    for _, rows in configs.values():
+        for row in rows:
+            for key in ("relation_id", "relation", "r1", "r2", "r3"):
+                value = row.get(key)
+                if isinstance(value, str) and value:
+                    found.add(value.removesuffix("^-1"))
+    return sorted(pid for pid in found if pid.startswith("P") and pid[1:].isdigit())
