@@ -146,7 +146,7 @@ def snapshot_markdown(source: dict, relations: list[str], labels: dict[str, str]
     labels = labels or {}
     where = source.get("endpoint") or source.get("dump") or source.get("store") or "unknown"
     lines = [
-        f"- Source: `{where}`" + (f" (sha256 `{source['dump_sha256']}`)" if source.get("dump_sha256") else ""),
+        f"- Source: `{where}`" + (f" (sha256 `{sha}`)" if (sha := source.get("dump_sha256")) else ""),
         f"- Snapshot: {source.get('snapshot', 'unknown')}",
         f"- Date: **{source.get('snapshot_date', 'unknown')}**; dump id: {source.get('dump_id', 'unknown')}",
     ]
