@@ -225,8 +225,13 @@ RELATION_RULES = {
     "balanced": "within a relation every answer is the gold of the same number of instances",
     "gold_listed": "the sampled gold is among the instance's golds and answer_idx points to it",
     "unique_subjects": "no subject appears twice within a relation",
-    "no_leak": "the subject's label and aliases share no name stem with the object's label",
-    "distinct_answers": "no two answers of a space share a label or nest one name in the other",
+    "no_leak": "the subject's label and aliases share no name token of any length (nor a name stem) with "
+    "the label or an alias of a gold of its answer space; function words and the relation's generic "
+    "tokens (`generic_tokens`: in 10%+ of its candidate answers' names) aside",
+    "equal_answers": "no answer of a space bears a name (label or alias, case and diacritics aside) of "
+    "one of the instance's golds without being a gold itself",
+    "distinct_answers": "no two answers of a space share a name (label or alias) or nest one label in "
+    "the other",
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
     "templates": "every relation has at least 3 distinct templates",
     "templates_read": "no template doubles a word or an article when filled with an instance",
@@ -241,15 +246,24 @@ def relation_validity_report(
     margin: float,
     coverage: list[dict],
     dropped: dict[str, int],
+    names: dict[str, list[str]] | None = None,
+    generic: dict[str, frozenset[str]] | None = None,
 ) -> dict[str, Any]:
-    """The validity report of a relations build, computed from its rows (see the module docstring)."""
-    from probesmith.builders.text import (
-        fill_template,
-        filled_problem,
-        names_nested,
-        shared_stems,
-        template_key,
-    )
+    """The validity report of a relations build, computed from its rows (see the module docstring).
+
+    ``names`` holds the label and aliases of every subject, gold and answer (without it, the
+    rows' labels and subject aliases), ``generic`` each relation's generic name tokens.
+    """
+    from probesmith.builders.names import name_key, name_leak
+    from probesmith.builders.text import fill_template, filled_problem, names_nested, template_key
+
+    names = dict(names or {})
+    for row in instances:
+        names.setdefault(row["sub_id"], [row["sub_label"], *row["sub_aliases"]])
+        names.setdefault(row["obj_id"], [row["obj_label"]])
+    for row in answers:
+        names.setdefault(row["obj_id"], [row["obj_label"]])
+    generic = generic or {}
 
     by_relation: dict[str, list[dict]] = defaultdict(list)
     for row in instances:
@@ -271,17 +285,27 @@ def relation_validity_report(
         per_answer = Counter(row["obj_id"] for row in rows)
         if len(set(per_answer.values())) != 1 or set(per_answer) != set(ids):
             violations["balanced"] += 1
+        generic_here = frozenset(generic.get(pid, ()))
+        answer_keys = {a: {name_key(n) for n in names[a]} - {""} for a in ids}
         for row in rows:
             if row["obj_id"] not in row["gold_obj_ids"] or ids[row["answer_idx"]] != row["obj_id"]:
                 violations["gold_listed"] += 1
                 examples["gold_listed"].append(row["sub_id"])
-            leak = shared_stems([row["sub_label"], *row["sub_aliases"]], [row["obj_label"]])
-            if leak:
+            golds = [g for g in row["gold_obj_ids"] if g in names]
+            sub_names = names[row["sub_id"]]
+            leaks = {g: name_leak(sub_names, names[g], generic_here) for g in golds if g in answer_keys}
+            if any(leaks.values()):
                 violations["no_leak"] += 1
-                examples["no_leak"].append([row["sub_label"], row["obj_label"]])
+                g, shared = next((g, t) for g, t in leaks.items() if t)
+                examples["no_leak"].append([row["sub_label"], names[g][0], sorted(shared)])
+            gold_keys = {name_key(n) for g in golds for n in names[g]} - {""}
+            unmarked = [a for a in ids if a not in row["gold_obj_ids"] and answer_keys[a] & gold_keys]
+            if unmarked:
+                violations["equal_answers"] += 1
+                examples["equal_answers"].append([row["sub_label"], row["obj_label"], names[unmarked[0]][0]])
         violations["unique_subjects"] = len(rows) - len({row["sub_id"] for row in rows})
         for a, b in itertools.combinations(space, 2):
-            if a["obj_label"].lower() == b["obj_label"].lower() or names_nested(
+            if answer_keys[a["obj_id"]] & answer_keys[b["obj_id"]] or names_nested(
                 a["obj_label"], b["obj_label"]
             ):
                 violations["distinct_answers"] += 1
@@ -306,6 +330,7 @@ def relation_validity_report(
             "multi_gold_instances": sum(len(g) > 1 for g in golds_in_space),
             "constant_answer": round(constant, 4),
             "uniform": round(uniform, 4),
+            "generic_tokens": sorted(generic_here),
             "rules": {
                 rule: {"violations": violations[rule], "examples": examples[rule][:3]}
                 for rule in RELATION_RULES

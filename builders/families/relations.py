@@ -52,6 +52,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from probesmith.builders.families.bear import BEAR_RELATIONS
+from probesmith.builders.names import generic_tokens, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, Relation, is_object_final, load_catalog
@@ -69,7 +70,7 @@ from probesmith.builders.sources.wikidata_queries import (
     source_view,
     timeout_names_relation,
 )
-from probesmith.builders.text import fill_template, filled_problem, names_nested, shared_stems
+from probesmith.builders.text import fill_template, filled_problem, names_nested
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, spec_field
@@ -163,6 +164,7 @@ class RelationPool:
     judged: set[str] = field(default_factory=set)
     containers: dict[str, set[str]] = field(default_factory=dict)
     templates: tuple[str, ...] = ()  # the relation's templates: a subject they misread is not asked
+    generic: frozenset[str] = frozenset()  # name tokens of many candidate answers: no leak (names.py)
 
     @property
     def pid(self) -> str:
@@ -192,7 +194,21 @@ class RelationPool:
             self.ranked.append(o)
             self.labels[o], self.support[o] = label, n
         self._add_containers(self.ranked)
+        self.lookups.aliases_of(self.client, self.ranked)
+        self.generic = generic_tokens(self.names(o) for o in self.ranked)
         return self
+
+    def names(self, entity: str) -> list[str]:
+        """The entity's label and English aliases."""
+        return [self.labels[entity], *self.aliases.get(entity, ())]
+
+    def possible_golds(self, objects: set[str]) -> set[str]:
+        """The objects and those of their containers that are candidate answers (golds if in the space)."""
+        return objects | {c for o in objects for c in self.containers.get(o, ()) if c in self.support}
+
+    def leak(self, subject: str, obj: str) -> frozenset[str]:
+        """Name tokens (and stems) the subject's names share with the object's (``names.name_leak``)."""
+        return name_leak(self.names(subject), self.names(obj), self.generic)
 
     @property
     def page_size(self) -> int:
@@ -308,11 +324,9 @@ class RelationPool:
                 continue
             if s in objs:
                 self.dropped[f"{pid}: subject equals one of its objects"] += 1
-            elif self.spec.leakage == "drop" and any(
-                leaked_stems(s, o, self.labels, self.aliases) for o in objs
-            ):
+            elif self.spec.leakage == "drop" and any(self.leak(s, o) for o in self.possible_golds(objs)):
                 self.dropped[
-                    f"{pid}: subject shares a name stem with one of its objects (label or alias)"
+                    f"{pid}: subject shares a name token with one of its objects (label or alias)"
                 ] += 1
             elif self.cardinality in ("N-1", "1-1") and len(objs) > 1:
                 self.dropped[f"{pid}: subject with several objects ({self.cardinality} relation)"] += 1
@@ -403,11 +417,6 @@ def cardinality_from_counts(counts: dict[str, tuple[int, int]]) -> str:
     return "N-M"
 
 
-def leaked_stems(subject: str, obj: str, labels: dict[str, str], aliases: dict[str, list[str]]) -> frozenset:
-    """Name stems the subject (label or alias) shares with the object (label or alias)."""
-    return shared_stems([labels[subject], *aliases.get(subject, ())], [labels[obj], *aliases.get(obj, ())])
-
-
 def balance_relation(
     pool: RelationPool, spec: RelationsSpec, dropped: Counter, popularity_of=None
 ) -> RelationSet:
@@ -474,10 +483,10 @@ def _answer_space(
 
     An answer needs ``min_support`` subjects left after the subject rules, not only on the server.
     """
-    pid, labels, containers = pool.pid, pool.labels, pool.containers
+    pid = pool.pid
     need = 1 if one_to_one else max(min_support, spec.max_per_answer)
     space: list[str] = []
-    seen_labels: set[str] = set()
+    seen_labels: dict[str, str] = {}  # name key (label or alias) -> the answer of the space it names
     # answers with k usable subjects first, in the order of their server counts; then the short
     # ones, most usable subjects first (what the counts after the subject rules would rank)
     short: list[str] = []
@@ -492,18 +501,32 @@ def _answer_space(
         elif usable < need:
             short.append(o)
         else:
-            _admit(o, space, seen_labels, labels, containers, spec, pid, dropped)
+            _admit(o, space, seen_labels, pool, spec, dropped)
     for o in sorted(short, key=lambda o: (-len(pool.pools[o]), ranked.index(o))):
         if len(space) == max_answers:
             break
-        _admit(o, space, seen_labels, labels, containers, spec, pid, dropped)
+        _admit(o, space, seen_labels, pool, spec, dropped)
     return space
 
 
-def _admit(o, space, seen_labels, labels, containers, spec, pid, dropped) -> None:
-    """Add an answer to the space unless it is a label twin or nested in an answer already there."""
-    if labels[o].lower() in seen_labels:
+def _admit(
+    o: str, space: list[str], seen_labels: dict[str, str], pool: RelationPool, spec: RelationsSpec, dropped
+) -> None:
+    """Add an answer to the space unless it shares a name with, or is nested in, an answer already there.
+
+    Two answers one of which bears the other's label or one of its aliases ("Russian Empire",
+    alias "Russia", beside "Russia") are one answer to a reader: a model that names either
+    would be scored right and wrong at once. The better supported one is kept and the other
+    leaves the space (it is another entity, not a gold of the first one's instances).
+    """
+    pid, labels, containers = pool.pid, pool.labels, pool.containers
+    keys = {name_key(n) for n in pool.names(o)} - {""}
+    twin = seen_labels.get(name_key(labels[o]))
+    if twin is not None and labels[twin].lower() == labels[o].lower():
         dropped[f"{pid}: answer label shared with a better supported answer"] += 1
+        return
+    if keys & seen_labels.keys():
+        dropped[f"{pid}: answer shares a name (label or alias) with a better supported answer"] += 1
         return
     nested = [a for a in space if a in containers.get(o, ()) or o in containers.get(a, ())]
     if nested and spec.nested_answers == "drop":
@@ -512,7 +535,7 @@ def _admit(o, space, seen_labels, labels, containers, spec, pid, dropped) -> Non
     if not nested and any(names_nested(labels[o], labels[a]) for a in space):
         dropped[f"{pid}: answer name contains or is contained in a better supported answer's"] += 1
         return
-    seen_labels.add(labels[o].lower())
+    seen_labels.update(dict.fromkeys(keys - seen_labels.keys(), o))
     space.append(o)
 
 
@@ -595,6 +618,11 @@ def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: i
         s: (objs | {c for o in objs for c in containers.get(o, ())}) & in_space
         for s, objs in pool.golds.items()
     }
+    # an answer named like a gold (label or alias: "Writer" beside a gold "author") is a gold too
+    namesakes = _namesakes(pool, space)
+    for s, objs in pool.golds.items():
+        for o in objs | golds_in_space[s]:
+            golds_in_space[s] |= namesakes(o)
     eligible = dict(pool.golds)
     unknown = 0
     if spec.nested_answers == "gold":
@@ -617,6 +645,24 @@ def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: i
         strata = _strata(popularity_of(sorted(eligible)), spec.popularity_strata)
     chosen = _assign_subjects(pool.salt, space, candidates, golds_in_space, k, strata)
     return chosen, golds_in_space, unknown, supply
+
+
+def _namesakes(pool: RelationPool, space: list[str]):
+    """A function: entity -> the answers of the space that bear one of its names (``names.name_key``)."""
+    by_key: dict[str, set[str]] = defaultdict(set)
+    for a in space:
+        for n in pool.names(a):
+            if name_key(n):  # an emoji or a flag names nothing
+                by_key[name_key(n)].add(a)
+    cache: dict[str, set[str]] = {}
+
+    def namesakes(entity: str) -> set[str]:
+        if entity not in cache:
+            names = pool.names(entity) if entity in pool.labels else []
+            cache[entity] = {a for n in names if name_key(n) for a in by_key.get(name_key(n), ())}
+        return cache[entity]
+
+    return namesakes
 
 
 def _strata(popularity: dict[str, int], n: int) -> dict[str, int]:
@@ -690,6 +736,8 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
     instances: list[dict] = []
     answers: list[dict] = []
     built: dict[str, RelationSet] = {}
+    names: dict[str, list[str]] = {}  # label and aliases of every subject, gold and answer written
+    generic: dict[str, frozenset[str]] = {}
     lookups = EntityLookups()
     with open_wikidata(spec.wikidata) as (client, source):
         for relation in tqdm(chosen, desc="relations", unit="relation", disable=None):
@@ -713,6 +761,10 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
                 len(pool.judged),
             )
             built[relation.pid] = relation_set
+            generic[relation.pid] = pool.generic
+            for row in relation_set.instances:
+                for entity in (row["sub_id"], *row["gold_obj_ids"]):
+                    names[entity] = pool.names(entity)
             instances += relation_set.instances
             answers += relation_set.answers
         subjects = sorted({row["sub_id"] for row in instances})
@@ -755,6 +807,8 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         margin=spec.constant_margin,
         coverage=bear_coverage(catalog, spec, built, dropped),
         dropped=dropped,
+        names=names,
+        generic=generic,
     )
     card = CardInfo(
         pretty_name="Balanced relation sets from Wikidata (probesmith)",

@@ -1,0 +1,112 @@
+"""Names of Wikidata entities: the one name-leak rule and the one name key of every Wikidata family.
+
+A question gives its answer away when the subject and the gold share a *name token*: a word of
+any length, acronyms and surnames included ("BMW X5" -> "BMW", "ZIL-130" -> "ZiL", "Nina Li" ->
+"Jet Li"), found in the label or any alias of either side, compared without case or diacritics.
+The name stems of ``text.content_stems`` (five letters of a word of four or more: "Sturnus" /
+"Sturnidae", "AppleWorks" / "Apple Inc.") count too, so this rule catches everything the stem
+rule did. Tokens that carry no identity are not leaks:
+
+* ``FUNCTION_WORDS``: articles, prepositions and conjunctions of the languages Wikidata names
+  are written in, and legal-form abbreviations ("Co.", "Ltd"), a fixed list;
+* a relation's *generic* tokens (``generic_tokens``): those in the names (label or aliases) of at
+  least ``GENERIC_SHARE`` of the relation's candidate answers, and of at least ``GENERIC_MIN``
+  of them. Measured on the shared slice (BENCHMARKS.md, issue 25): the heads of answer names
+  reach 0.10 and far above ("language" 0.66 of P1412's answers, "university" 0.78 of P69's,
+  "republic" 0.61 of P27's, "records" 0.65 of P264's, "river" 0.62 of P177's, "city" 0.25 of
+  P19's), while the identity-bearing tokens the issue lists stay at or below 0.05 in every
+  relation ("li" 0.05 of P50's authors, "bbc" 0.04 of P449's networks, "zhu" 0.02 of P53's
+  houses); a first name common among a relation's answers ("john", 0.11 of P162's producers) is
+  generic in that relation only.
+
+``name_key`` is the key under which two names are the same name (case, diacritics and
+punctuation aside): two answers of one space with a common key are one answer to a reader.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+
+from probesmith.builders.text import STEM_LENGTH, content_stems
+
+GENERIC_SHARE = 0.10
+GENERIC_MIN = 3
+
+FUNCTION_WORDS = frozenset(
+    (
+        # English
+        "the of and for from with in on at by to an as or "
+        # Romance and Germanic particles of names
+        "de del della delle dei degli di da do dos das du des la le les lo los las el al et y e "
+        "von vom zu zur zum van der den het ter ten und "
+        # legal forms and their abbreviations
+        "co inc ltd llc plc corp ag sa gmbh kg nv bv spa srl"
+    ).split()
+)
+
+
+@lru_cache(maxsize=1 << 18)
+def fold(text: str) -> str:
+    """``text`` case-folded with its diacritics removed ("Zürich" -> "zurich", "ZiL" -> "zil")."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=1 << 18)
+def name_tokens(text: str) -> frozenset[str]:
+    """The name tokens of one name: folded runs of letters and digits with a letter, 2+ characters.
+
+    Hyphens and punctuation split ("ZIL-130" -> {"zil"}, "hsa-miR-548ab" -> {"hsa", "mir",
+    "548ab"}); numbers alone ("1", "130") and single letters (initials) are no names.
+    """
+    return frozenset(t for t in re.findall(r"[^\W_]+", fold(text)) if len(t) >= 2 and not t.isdigit())
+
+
+def tokens_of(names: Iterable[str]) -> frozenset[str]:
+    """The name tokens of every name given (a label and its aliases)."""
+    found: set[str] = set()
+    for name in names:
+        found |= name_tokens(name)
+    return frozenset(found)
+
+
+def generic_tokens(
+    answer_names: Iterable[Iterable[str]], share: float = GENERIC_SHARE, minimum: int = GENERIC_MIN
+) -> frozenset[str]:
+    """Tokens in the names of at least ``share`` (and ``minimum``) of a relation's answers.
+
+    ``answer_names`` holds, per candidate answer, its label and aliases. Such a token is the
+    head of the relation's answer names ("language", "university", "records"): sharing it gives
+    no answer away.
+    """
+    per_answer = [tokens_of(names) for names in answer_names]
+    counts = Counter(t for tokens in per_answer for t in tokens)
+    bound = max(minimum, share * len(per_answer))
+    return frozenset(t for t, n in counts.items() if n >= bound)
+
+
+def name_leak(
+    subject_names: Iterable[str], gold_names: Iterable[str], generic: frozenset[str] = frozenset()
+) -> frozenset[str]:
+    """What the subject's names (label, aliases) share with the gold's: tokens and stems; empty = none.
+
+    Function words, the relation's ``generic`` tokens and their stems are not leaks.
+    """
+    left, right = list(subject_names), list(gold_names)
+    ignored = FUNCTION_WORDS | generic
+    shared = (tokens_of(left) & tokens_of(right)) - ignored
+    ignored_stems = {t[:STEM_LENGTH] for t in ignored if len(t) >= 4}
+    stems_left = frozenset().union(*(content_stems(n) for n in left)) if left else frozenset()
+    stems_right = frozenset().union(*(content_stems(n) for n in right)) if right else frozenset()
+    stems = {fold(s) for s in stems_left & stems_right} - ignored_stems
+    return frozenset(shared | stems)
+
+
+@lru_cache(maxsize=1 << 18)
+def name_key(text: str) -> str:
+    """Folded words only: two names with the same key are the same name to a reader ("Russia")."""
+    return " ".join(re.findall(r"[^\W_]+", fold(text)))
