@@ -240,10 +240,10 @@ ANSWER_SPACES = TableSchema(
 
 RELATION_INFO = TableSchema(
     name="relation_info",
-    version=1,
+    version=2,
     description="Per relation, what the build decided about it: the cardinality it was balanced "
-    "as, its catalog domains, and the size of its set. Evaluation reads these; it never re-reads "
-    "a catalog or re-derives a decision.",
+    "as, its catalog domains, the size of its set, and whether its truth changes with time. "
+    "Evaluation reads these; it never re-reads a catalog or re-derives a decision.",
     schema=pa.schema(
         [
             pa.field("relation_id", pa.string(), nullable=False),
@@ -251,7 +251,12 @@ RELATION_INFO = TableSchema(
             pa.field("domains", pa.list_(pa.string()), nullable=False),
             pa.field("answers", pa.int32(), nullable=False),
             pa.field("instances", pa.int32(), nullable=False),
-        ]
+            pa.field("changes_over_time", pa.bool_(), nullable=False),
+        ],
+        metadata={
+            "changes_over_time": "a fact of the relation can stop being true (heads of government, "
+            "sports teams, spouses): true only as of the build's snapshot (see the card)"
+        },
     ),
     checks=(_unique("relation_id"),),
 )

@@ -70,6 +70,7 @@ from probesmith.builders.sources.wikidata_queries import (
     source_view,
     timeout_names_relation,
 )
+from probesmith.builders.sources.wikidata_snapshot import changes_over_time
 from probesmith.builders.text import fill_template, filled_problem, names_nested
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
 from probesmith.errors import SpecError
@@ -387,6 +388,7 @@ def relation_info_row(pid: str, cardinality: str, domains, answers: list, instan
         "domains": list(domains),
         "answers": len(answers),
         "instances": len(instances),
+        "changes_over_time": changes_over_time(pid),
     }
 
 
