@@ -11,6 +11,7 @@ import pytest
 from probesmith.builders.build import build
 from probesmith.builders.families.bear import read_bear, write_bear
 from probesmith.builders.families.relations import export_bear
+from probesmith.builders.names import name_key, name_leak
 from probesmith.builders.registry import load_spec
 from probesmith.errors import SpecError
 from probesmith.schemas.parquet import read_parquet
@@ -39,6 +40,18 @@ def slice_facts():
             s, p, o = line.split("\t")[:3]
             facts[p][s].add(o)
     return facts
+
+
+@pytest.fixture(scope="module")
+def slice_names():
+    """Label and English aliases of every entity, read straight from the slice's TSV."""
+    names = {}
+    with gzip.open(SLICE / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            qid, label, aliases = line.rstrip("\n").split("\t")
+            names[qid] = ([label] if label else []) + json.loads(aliases)
+    return names
 
 
 def containers_of(entity, facts, seen=None):
@@ -74,9 +87,12 @@ def test_every_answer_is_gold_exactly_k_times(small_relations_build):
     assert (instances["sub_aliases"].list.len() > 0).any()
 
 
-def test_golds_agree_with_an_independent_reading_of_the_slice(small_relations_build, slice_facts):
-    """Every object the slice gives a subject is a gold, and so is every answer containing one;
-    no answer space nests one answer in another; 1-1 subjects are countries."""
+def test_golds_agree_with_an_independent_reading_of_the_slice(
+    small_relations_build, slice_facts, slice_names
+):
+    """Every object the slice gives a subject is a gold, and so is every answer containing one or
+    bearing one's name (label or alias); no answer space nests one answer in another; 1-1 subjects
+    are countries."""
     instances = table(small_relations_build, "instances")
     answers = table(small_relations_build, "answer_spaces")
     for pid in instances["relation_id"].unique().to_list():
@@ -86,7 +102,9 @@ def test_golds_agree_with_an_independent_reading_of_the_slice(small_relations_bu
         for row in instances.filter(pl.col("relation_id") == pid).iter_rows(named=True):
             direct = slice_facts[pid][row["sub_id"]]
             implied = {c for o in direct for c in containers_of(o, slice_facts)} & space
-            assert set(row["gold_obj_ids"]) == direct | implied, (pid, row["sub_label"])
+            keys = {name_key(n) for g in direct | implied for n in slice_names.get(g, [])} - {""}
+            alike = {a for a in space if {name_key(n) for n in slice_names.get(a, [])} & keys}
+            assert set(row["gold_obj_ids"]) == direct | implied | alike, (pid, row["sub_label"])
     continents = set(answers.filter(pl.col("relation_id") == "P30")["obj_label"])
     assert "Europe" in continents and "Eurasia" not in continents  # Europe is part of Eurasia
     countries = {"Q6256", "Q3624078"}
@@ -126,7 +144,7 @@ def test_templates_and_manifest_record_the_queries(small_relations_build):
     manifest = small_relations_build.manifest
     assert manifest["queries"] and all(len(q["query_sha256"]) == 64 for q in manifest["queries"])
     assert manifest["sources"]["wikidata"]["store"]
-    assert any("shares a name stem" in reason for reason in manifest["dropped"])
+    assert any("shares a name token" in reason for reason in manifest["dropped"])
 
 
 def test_deterministic_and_replayable_offline(small_relations_build, tmp_path):
@@ -275,3 +293,37 @@ def test_the_build_records_what_it_decided_about_each_relation(small_relations_b
             unique = sum(n == 1 for n in per_object.values()) / len(per_object)
             expected = ("1-1" if unique >= 0.9 else "N-1") if single >= 0.9 else "N-M"
         assert row["cardinality"] == expected, pid
+
+
+def test_no_name_token_leak_and_no_answer_named_like_a_gold_left_wrong(
+    small_relations_build, slice_facts, slice_names
+):
+    """Over every instance, with names read from the slice's TSV (not the builder's lookups): the
+    subject shares no name token with a gold of its space (function words and the relation's
+    generic tokens aside); every answer of the space named like one of the subject's objects (label
+    or alias, case and diacritics aside) is a gold; no two answers of a space share a name."""
+    instances = table(small_relations_build, "instances")
+    answers = table(small_relations_build, "answer_spaces")
+    validity = json.loads((small_relations_build.out / "validity.json").read_text())
+    assert validity["totals"]["no_leak"] == validity["totals"]["equal_answers"] == 0
+
+    def keys(entity):
+        return {name_key(n) for n in slice_names.get(entity, [])} - {""}
+
+    checked = 0
+    for pid in instances["relation_id"].unique().to_list():
+        generic = frozenset(validity["relations"][pid]["generic_tokens"])
+        assert not generic & {"li", "zhu", "bmw", "bbc"}  # names of identity are never generic
+        space = answers.filter(pl.col("relation_id") == pid)["obj_id"].to_list()
+        for i, a in enumerate(space):
+            assert not any(keys(a) & keys(b) for b in space[i + 1 :]), (pid, a)
+        for row in instances.filter(pl.col("relation_id") == pid).iter_rows(named=True):
+            subject = slice_names[row["sub_id"]]
+            for gold in set(row["gold_obj_ids"]) & set(space):
+                assert not name_leak(subject, slice_names[gold], generic), (pid, row["sub_label"], gold)
+            objects = set().union(*(keys(o) for o in slice_facts[pid][row["sub_id"]]))
+            for a in space:
+                if keys(a) & objects:
+                    assert a in row["gold_obj_ids"], (pid, row["sub_label"], a)
+            checked += 1
+    assert checked == len(instances) > 0

@@ -1,0 +1,55 @@
+"""The one name-leak rule and name key of the Wikidata families (builders/names.py)."""
+
+import pytest
+
+from probesmith.builders.names import FUNCTION_WORDS, generic_tokens, name_key, name_leak, name_tokens
+
+
+@pytest.mark.parametrize(
+    ("subject", "gold", "shared"),
+    [
+        (["BMW X5"], ["BMW"], "bmw"),  # an acronym of three letters
+        (["BBC Radio 1"], ["BBC"], "bbc"),
+        (["ZIL-130"], ["ZiL"], "zil"),  # hyphen split, case aside
+        (["Zhengtong Emperor", "Zhu Qizhen"], ["House of Zhu", "Zhu dynasty"], "zhu"),  # via an alias
+        (["Nina Li"], ["Jet Li", "Li Lianjie"], "li"),  # a surname of two letters
+        (["Colledara"], ["Colledara"], "colledara"),  # subject and answer identical
+        (["hsa-miR-548ab"], ["hsa-mir-548ab"], "mir"),
+        (["Zürich Opera House"], ["Zurich"], "zurich"),  # diacritics aside
+        (["AppleWorks"], ["Apple Inc."], "apple"),  # the stems of the old rule still count
+    ],
+)
+def test_the_issues_leaks_are_caught(subject, gold, shared):
+    assert shared in name_leak(subject, gold)
+
+
+@pytest.mark.parametrize(
+    ("subject", "gold", "generic"),
+    [
+        (["University of Oxford"], ["Harvard University"], {"university"}),  # a generic head
+        (["Bank of the West"], ["Isle of Man"], set()),  # function words only
+        (["John F. Kennedy"], ["F. Scott Fitzgerald"], set()),  # an initial is no name
+        (["Apollo 11"], ["Ocean's 11"], set()),  # a number is no name
+        (["Toyota Corolla"], ["Toyota Motor Co., Ltd"], {"toyota"}),  # declared generic: not a leak
+    ],
+)
+def test_function_words_generic_tokens_initials_and_numbers_are_no_leak(subject, gold, generic):
+    assert not name_leak(subject, gold, frozenset(generic))
+
+
+def test_generic_tokens_are_the_heads_many_answers_share():
+    answers = [[f"{name} language", f"{name}"] for name in ("English", "German", "French", "Dutch")]
+    answers += [["Li"], ["Zhu"], ["Esperanto"], ["Latin"], ["Greek"], ["Welsh"]]
+    generic = generic_tokens(answers)
+    assert generic == {"language"}  # in 4 of 10 answers; "li" in one
+    assert generic_tokens([["Foo language"], ["Bar language"]]) == frozenset()  # fewer than 3 answers
+    assert not FUNCTION_WORDS & {"li", "zhu", "bmw", "bbc", "zil"}
+
+
+def test_name_tokens_and_name_key():
+    assert name_tokens("ZIL-130") == {"zil"}
+    assert name_tokens("J. R. R. Tolkien") == {"tolkien"}
+    assert name_key("Russia") == name_key("russia") == name_key("RUSSIA!")
+    assert name_key("São Tomé") == name_key("Sao Tome")
+    assert name_key("Russian Empire") != name_key("Russia")
+    assert name_key("🇷🇺") == ""  # a flag names nothing
