@@ -35,6 +35,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
+from probesmith.builders.names import generic_tokens, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, is_object_final, load_catalog
@@ -46,7 +47,7 @@ from probesmith.builders.sources.wikidata_queries import (
     source_view,
     subjects_in_key_order,
 )
-from probesmith.builders.text import fill_template, filled_problem, shared_stems, template_key, word_tokens
+from probesmith.builders.text import fill_template, filled_problem, template_key, word_tokens
 from probesmith.builders.textcheck import apply_fixes
 from probesmith.builders.validity import rules_table
 from probesmith.errors import SourceError
@@ -118,8 +119,9 @@ class ParaphraseSpec(ProbeSpec):
     max_instances: int = spec_field(2000, help="Instances per relation at most (keyed sample).")
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
-        help="Instances whose subject (label or kept alias) shares a name stem with the object (label "
-        "or alias), as in relation sets ('Panasonic Lumix DMC-FX90' -> 'Panasonic'): drop or keep.",
+        help="Instances whose subject (label or any alias) shares a name token of any length with the "
+        "object (label or any alias), as in relation sets ('Panasonic Lumix DMC-FX90' -> 'Panasonic', "
+        "'Colledara' -> 'Colledara'; builders/names.py): drop or keep.",
     )
 
 
@@ -282,6 +284,39 @@ def alias_problem(alias: str, label: str) -> str | None:
     return None
 
 
+def label_problem(label: str) -> str | None:
+    """Why an entity's label cannot stand for it in a statement, or None.
+
+    A disambiguator after the name ("Thomas Hales (dramatist)", "Andromeda (TV series)") or a
+    sentence (four words or more ending in a full stop after a lower-case word: "Dingiswayo real
+    meaning is ... exile."). Names with brackets of their own ("kukharenkoite-(Ce)") are names.
+    """
+    if re.search(r"\s\([^()]*\)$", label):
+        return "label with a disambiguator (parentheses)"
+    if len(label.split()) >= 4 and re.search(r"\s\S*[a-z]{3,}\.$", label):
+        return "label is a sentence"
+    return None
+
+
+def answers_named_alike(
+    space: list[str], labels: dict[str, str], aliases: dict[str, list[str]]
+) -> dict[str, list[str]]:
+    """Per answer, itself and every answer of the space that bears one of its names (label or alias).
+
+    "New York City" (alias "New York") beside "New York": a model that names either is right, so
+    both are golds of the instance (``names.name_key``: case, diacritics and punctuation aside).
+    """
+    by_key: dict[str, set[str]] = defaultdict(set)
+    for o in space:
+        for n in (labels[o], *aliases.get(o, ())):
+            if name_key(n):
+                by_key[name_key(n)].add(o)
+    return {
+        o: sorted({o}.union(*(by_key[name_key(n)] for n in (labels[o], *aliases.get(o, ())) if name_key(n))))
+        for o in space
+    }
+
+
 def alias_order(alias: str, label: str) -> tuple:
     """How a name reads, best first.
 
@@ -377,15 +412,30 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
         measure, degree = popularity(client, subjects)
         queries = query_log(client)
+    generic: dict[str, frozenset[str]] = {}
     for relation, pairs in per_relation.items():
+        # a label with a disambiguator or a sentence is no verbalization: its instance is not asked
+        usable = []
+        for s, o in pairs:
+            problem = label_problem(labels[s]) or label_problem(labels[o])
+            if problem:
+                side = "subject" if label_problem(labels[s]) else "object"
+                dropped[f"{relation}: {side} {problem}"] += 1
+            else:
+                usable.append((s, o))
+        per_relation[relation] = pairs = usable
+        objects = sorted({o for _, o in pairs})
+        generic[relation] = generic_tokens([labels[o], *raw_aliases[o]] for o in objects)
         if spec.leakage == "drop":
             kept_pairs = [
                 (s, o)
                 for s, o in pairs
-                if not shared_stems([labels[s], *raw_aliases[s]], [labels[o], *raw_aliases[o]])
+                if not name_leak(
+                    [labels[s], *raw_aliases[s]], [labels[o], *raw_aliases[o]], generic[relation]
+                )
             ]
             if len(kept_pairs) < len(pairs):
-                dropped[f"{relation}: subject and object share a name stem (label or alias)"] += len(
+                dropped[f"{relation}: subject and object share a name token (label or alias)"] += len(
                     pairs
                 ) - len(kept_pairs)
             per_relation[relation] = pairs = kept_pairs
@@ -399,6 +449,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         names = Counter(re.sub(r"\W+", "", n.lower()) for o in space for n in {labels[o], *raw_aliases[o]})
         ambiguous = {n for n, count in names.items() if count > 1}
         answer_idx = {o: i for i, o in enumerate(space)}
+        namesakes = answers_named_alike(space, labels, raw_aliases)
         answers += [
             {"relation_id": relation, "answer_idx": i, "obj_id": o, "obj_label": labels[o]}
             for i, o in enumerate(space)
@@ -425,7 +476,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                     "obj_id": o,
                     "obj_label": labels[o],
                     "answer_idx": answer_idx[o],
-                    "gold_obj_ids": [o],
+                    "gold_obj_ids": namesakes[o],
                     "popularity": degree.get(s),
                 }
             )
@@ -448,7 +499,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         e for relation, bank in banks.items() for e in pattern_edges(relation, sources.pararel_graphs, bank)
     ]
     summary = _summary(patterns, instances, verbalizations, grid)
-    validity = paraphrase_validity(patterns, edges, instances, kept_aliases, raw_aliases, labels, spec)
+    validity = paraphrase_validity(
+        patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic
+    )
     card = CardInfo(
         pretty_name="Paraphrase and alias banks with probe grids (probesmith)",
         description=spec.description or __doc__.split("\n\n")[0],
@@ -481,25 +534,56 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
 
 
 PARAPHRASE_RULES = {
-    "no_leak": "no instance's subject (label or any alias) shares a name stem with its object's",
+    "no_leak": "no instance's subject (label or any alias) shares a name token of any length (nor a name "
+    "stem) with its object's (label or any alias), case and diacritics aside (a subject equal to its "
+    "object included); function words and the relation's generic tokens (in 10%+ of its objects' "
+    "names, `generic_tokens`) aside",
+    "equal_answers": "every answer of the space that bears a name (label or alias, case and diacritics "
+    "aside) of an instance's object is one of its golds",
+    "labels_usable": "no kept label has a disambiguator in parentheses or is a sentence",
     "alias_usable": "no kept alias is an identifier, code, inverted name, disambiguated form or description",
     "verbalizations": "at most K verbalizations per entity, the label first",
     "patterns_read": "no pattern doubles a word or an article when filled with its first instance",
 }
 
 
-def paraphrase_validity(patterns, edges, instances, kept_aliases, raw_aliases, labels, spec) -> dict:
+def paraphrase_validity(
+    patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic=None
+) -> dict:
     """Each rule of the family checked on every row, and where each pattern stands in the graph."""
     violations: Counter = Counter()
+    generic = generic or {}
+    spaces: dict[str, set[str]] = defaultdict(set)
     for row in instances:
+        spaces[row["relation_id"]].add(row["obj_id"])
+    keys = {
+        o: {name_key(n) for n in (labels[o], *raw_aliases.get(o, ()))} - {""}
+        for space in spaces.values()
+        for o in space
+    }
+    by_key: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for relation, space in spaces.items():
+        for o in space:
+            for key in keys[o]:
+                by_key[relation, key].add(o)
+    for row in instances:
+        alike = set().union(*(by_key[row["relation_id"], key] for key in keys[row["obj_id"]]))
+        if not alike <= set(row["gold_obj_ids"]):
+            violations["equal_answers"] += 1
         s, o = row["sub_id"], row["obj_id"]
-        if shared_stems([labels[s], *raw_aliases.get(s, ())], [labels[o], *raw_aliases.get(o, ())]):
+        if name_leak(
+            [labels[s], *raw_aliases.get(s, ())],
+            [labels[o], *raw_aliases.get(o, ())],
+            generic.get(row["relation_id"], frozenset()),
+        ):
             violations["no_leak"] += 1
     per_entity: dict[str, list[dict]] = defaultdict(list)
     for alias in kept_aliases:
         per_entity[alias["entity_id"]].append(alias)
         if alias["source"] == "alias" and alias_problem(alias["alias"], labels[alias["entity_id"]]):
             violations["alias_usable"] += 1
+        if alias["source"] == "label" and label_problem(alias["alias"]):
+            violations["labels_usable"] += 1
     violations["verbalizations"] = sum(
         len(rows) > spec.aliases.max_verbalizations or rows[0]["source"] != "label"
         for rows in per_entity.values()
@@ -533,6 +617,7 @@ def paraphrase_validity(patterns, edges, instances, kept_aliases, raw_aliases, l
         "rules": PARAPHRASE_RULES,
         "violations": {rule: violations[rule] for rule in PARAPHRASE_RULES},
         "instances": len(instances),
+        "generic_tokens": {r: sorted(tokens) for r, tokens in sorted(generic.items())},
         "patterns": len(patterns),
         "isolated_patterns": sum(len(g["isolated"]) for g in graph.values()),
         "relations_without_graph": sorted(r for r, g in graph.items() if not g["graph"]),

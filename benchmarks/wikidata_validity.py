@@ -1,0 +1,157 @@
+"""Name leaks, equal answers and unusable labels over every instance of a relations or paraphrases build.
+
+Reads the build's tables and, independently of the builder, the slice's names (``entities.tsv.gz``:
+label and English aliases) and facts (``facts.tsv.gz``), then prints per build:
+
+* ``leak (gold label)``: instances whose subject (label or any alias) shares a name token of any
+  length (``names.name_tokens``: two characters or more, not a number; function words aside) with
+  the sampled gold's label (the measure of issue 25);
+* ``leak (labels and aliases)``: the same with every alias of the gold too;
+* ``leak (rule)``: the build's rule (``names.name_leak``: tokens and stems, labels and aliases of
+  both sides, function words and the relation's generic tokens aside), generic tokens taken from
+  the build's ``validity.json`` where it lists them, else computed from the slice (the objects of
+  the relation with the most subjects);
+* ``equal answers``: instances where an answer of the space bears a name (``names.name_key``) of
+  one of the subject's objects in the slice without being in ``gold_obj_ids``;
+* paraphrases only: instances whose subject and object have the same name key, kept labels with a
+  disambiguator or that are sentences (``paraphrases.label_problem``), and grid rows using them.
+
+Usage::
+
+    python3 benchmarks/wikidata_validity.py /tmp/c/rel_before /tmp/c/rel_after /tmp/c/para_after
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import polars as pl
+
+import probesmith.builders.sources  # noqa: F401  (imports the sources before the families)
+from probesmith.builders.families.paraphrases import label_problem
+from probesmith.builders.names import FUNCTION_WORDS, generic_tokens, name_key, name_leak, tokens_of
+
+SLICE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "wikidata_slice"
+
+
+def read_slice(folder: Path) -> tuple[dict[str, list[str]], dict[str, dict[str, set[str]]]]:
+    """(names: entity -> label and aliases, facts: property -> subject -> objects) of the slice."""
+    names: dict[str, list[str]] = {}
+    with gzip.open(folder / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            qid, label, aliases = line.rstrip("\n").split("\t")
+            names[qid] = ([label] if label else []) + json.loads(aliases)
+    facts: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    with gzip.open(folder / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            s, p, o = line.split("\t")[:3]
+            facts[p][s].add(o)
+    return names, facts
+
+
+def table(build: Path, config: str) -> pl.DataFrame:
+    """One config of a build, every split."""
+    return pl.concat([pl.read_parquet(p) for p in sorted((build / config).glob("*.parquet"))])
+
+
+def slice_generic(pid: str, names, facts, candidates: int = 150) -> frozenset[str]:
+    """A relation's generic tokens computed from the slice: its objects with the most subjects."""
+    support = Counter(o for objs in facts[pid].values() for o in objs)
+    return generic_tokens(names.get(o, []) for o, _ in support.most_common(candidates))
+
+
+def measure(build: Path, names, facts) -> dict:
+    """The counts of the module docstring over every instance of one build."""
+    instances = table(build, "instances")
+    answers = table(build, "answer_spaces")
+    validity = json.loads((build / "validity.json").read_text())
+    listed = {pid: entry.get("generic_tokens") for pid, entry in validity.get("relations", {}).items()}
+    listed.update(validity.get("generic_tokens", {}))
+    space_of = defaultdict(list)
+    for row in answers.iter_rows(named=True):
+        space_of[row["relation_id"]].append(row["obj_id"])
+    generic = {}
+    counts = Counter(
+        dict.fromkeys(
+            [
+                "instances",
+                "leak (gold label)",
+                "leak (labels and aliases)",
+                "leak (rule)",
+                "equal answers",
+                "subject and object identical",
+            ],
+            0,
+        )
+    )
+    examples = defaultdict(list)
+    for row in instances.iter_rows(named=True):
+        pid, s, o = row["relation_id"], row["sub_id"], row["obj_id"]
+        if pid not in generic:
+            found = listed.get(pid)
+            generic[pid] = frozenset(found) if found is not None else slice_generic(pid, names, facts)
+        sub_names = names.get(s, [row["sub_label"]])
+        gold_names = names.get(o, [row["obj_label"]])
+        subject_tokens = tokens_of(sub_names) - FUNCTION_WORDS
+        counts["instances"] += 1
+        if subject_tokens & tokens_of(gold_names[:1]):
+            counts["leak (gold label)"] += 1
+            if len(examples["leak"]) < 8:
+                examples["leak"].append(f"{pid}: {row['sub_label']} -> {row['obj_label']}")
+        if subject_tokens & tokens_of(gold_names):
+            counts["leak (labels and aliases)"] += 1
+        if name_leak(sub_names, gold_names, generic[pid]):
+            counts["leak (rule)"] += 1
+        objects = facts[pid].get(s, set()) | set(row["gold_obj_ids"])
+        keys = {name_key(n) for g in objects for n in names.get(g, [])} - {""}
+        unmarked = [
+            a
+            for a in space_of[pid]
+            if a not in row["gold_obj_ids"] and {name_key(n) for n in names.get(a, [])} & keys
+        ]
+        if unmarked:
+            counts["equal answers"] += 1
+            if len(examples["equal answers"]) < 8:
+                examples["equal answers"].append(
+                    f"{pid}: {row['sub_label']} -> {row['obj_label']}, also {names[unmarked[0]][0]}"
+                )
+        if name_key(row["sub_label"]) == name_key(row["obj_label"]):
+            counts["subject and object identical"] += 1
+    if (build / "aliases").is_dir():
+        labels = table(build, "aliases").filter(pl.col("source") == "label")
+        bad = {r["entity_id"]: r["alias"] for r in labels.iter_rows(named=True) if label_problem(r["alias"])}
+        counts["kept labels with a disambiguator or a sentence"] = len(bad)
+        examples["labels"] = list(bad.values())[:8]
+        grid = table(build, "grid").select("verbalization")
+        counts["grid rows"] = len(grid)
+        counts["grid rows verbalized by such a label"] = sum(
+            label_problem(v) is not None for v in grid["verbalization"]
+        )
+    return {"counts": dict(counts), "examples": dict(examples)}
+
+
+def main() -> None:
+    """Print the counts of every build given."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("builds", nargs="+", type=Path, help="relations or paraphrases build folders")
+    parser.add_argument("--slice", type=Path, default=SLICE, help="the Wikidata slice the builds read")
+    args = parser.parse_args()
+    names, facts = read_slice(args.slice)
+    for build in args.builds:
+        report = measure(build, names, facts)
+        print(f"== {build}")
+        for name, n in report["counts"].items():
+            print(f"  {name:50s} {n:>9,}")
+        for name, rows in report["examples"].items():
+            for text in rows:
+                print(f"  e.g. [{name}] {text}")
+
+
+if __name__ == "__main__":
+    main()
