@@ -1,0 +1,201 @@
+"""The text checker (Hunspell + Link Grammar) on hand-labelled sentences and on every form the default
+Wikidata specs use (issue 25)."""
+
+import pytest
+
+import probesmith.builders.sources  # noqa: F401 -- builders.data and the sources import each other
+from probesmith.builders.textcheck import (
+    EnglishToolMissing,
+    GrammarChecker,
+    SpellChecker,
+    apply_fixes,
+    check_forms,
+    check_template,
+    fill_form,
+    forms_in_use,
+    frame_words,
+    load_template_fixes,
+    relation_samples,
+)
+
+# (template, subject, object, reads as English once filled) -- labelled by hand. The bad ones are
+# the issue's ("Lewis Porter is pianist by profession", "[X] is member of [Y]", "univeristy"),
+# patterns the paraphrase family rejects by hand, and made-up slips (agreement, a missing word).
+LABELLED = [
+    ("[X] is [Y] by profession.", "Lewis Porter", "pianist", False),
+    ("[Y] was [X]'s occupation.", "Mike Terry", "record producer", False),
+    ("[X] is member of [Y].", "Lionel Messi", "FC Barcelona", False),
+    ("[X] plays in [Y] position.", "Lionel Messi", "forward", False),
+    ("[X] is a taxonomic type of [Y].", "Cnemoscopus", "Grey-hooded Bush Tanager", False),
+    ("Which univeristy was [X] educated at?", "Albert Einstein", "ETH Zurich", False),
+    ("What is the origianl language of [X]?", "Casablanca", "English", False),
+    ("[X] born in [Y].", "Barack Obama", "Honolulu", False),
+    ("[X] is an instance [Y].", "Berlin", "city", False),
+    ("[Y] musicians [X].", "Miles Davis", "jazz", False),
+    ("[X] is located [Y].", "Paris", "France", False),
+    ("[X] a citizen of [Y].", "Angela Merkel", "Germany", False),
+    ("The capital of [X] are [Y].", "France", "Paris", False),
+    ("[X] have the position of [Y].", "Angela Merkel", "Chancellor of Germany", False),
+    ("[X] was educated at the univeristy of [Y].", "Albert Einstein", "Zurich", False),
+    ("[X] was born [Y].", "Barack Obama", "Honolulu", False),
+    ("[X] is developed [Y].", "Windows", "Microsoft", False),
+    ("[X] is the [Y] language official.", "France", "French", False),
+    ("[X] was born in [Y].", "Barack Obama", "Honolulu", True),
+    ("The capital of [X] is [Y].", "France", "Paris", True),
+    ("[Y] serves as the capital of [X].", "France", "Paris", True),
+    ("[X] is a citizen of [Y].", "Angela Merkel", "Germany", True),
+    ("[X] is a member of [Y].", "Lionel Messi", "FC Barcelona", True),
+    ("[X] plays in the [Y] position.", "Lionel Messi", "forward", True),
+    ("[X] works as a [Y].", "Lewis Porter", "pianist", True),
+    ("[X] is a [Y] by profession.", "Lewis Porter", "pianist", True),
+    ("Which university was [X] educated at?", "Albert Einstein", "ETH Zurich", True),
+    ("Who is [X] married to?", "Barack Obama", "Michelle Obama", True),
+    ("[X] died in [Y].", "Albert Einstein", "Princeton", True),
+    ("The official language of [X] is [Y].", "France", "French", True),
+    ("[X] was developed by [Y].", "Windows", "Microsoft", True),
+    ("[X] is part of [Y].", "Bavaria", "Germany", True),
+    ("Which country is [X] located in?", "Paris", "France", True),
+    ("[X] is located in [Y].", "Paris", "France", True),
+    ("[X] is named after [Y].", "America", "Amerigo Vespucci", True),
+    ("[X] was written in [Y].", "Don Quixote", "Spanish", True),
+    ("[X]'s occupation is [Y].", "Mike Terry", "record producer", True),
+    ("The type species of [X] is [Y].", "Cnemoscopus", "Grey-hooded Bush Tanager", True),
+    ("[X] is a [Y] citizen.", "Angela Merkel", "German", True),
+    ("[X] was founded in [Y].", "Harvard University", "Cambridge", True),
+]
+
+
+def labelled_scores(grammar=None, spelling=None) -> dict:
+    """Precision and recall of the checker (spelling or grammar failure = flagged) on LABELLED."""
+    flagged = [bool(check_template("test", "P0", t, [(s, o)], spelling, grammar)) for t, s, o, _ in LABELLED]
+    bad = [not good for *_, good in LABELLED]
+    true_pos = sum(f and b for f, b in zip(flagged, bad))
+    return {
+        "bad": sum(bad),
+        "good": len(bad) - sum(bad),
+        "bad_flagged": true_pos,
+        "good_flagged": sum(f and not b for f, b in zip(flagged, bad)),
+        "precision": round(true_pos / max(sum(flagged), 1), 3),
+        "recall": round(true_pos / max(sum(bad), 1), 3),
+    }
+
+
+@pytest.fixture(scope="module")
+def tools():
+    try:
+        return SpellChecker(), GrammarChecker()
+    except EnglishToolMissing as exc:  # setup.sh installs them; say which is missing
+        pytest.fail(str(exc))
+
+
+def test_issue_examples_are_flagged_and_their_fixes_pass(tools):
+    spelling, grammar = tools
+    assert check_template(
+        "t", "P106", "[X] is [Y] by profession.", [("Lewis Porter", "pianist")], spelling, grammar
+    )
+    assert check_template(
+        "t", "P463", "[X] is member of [Y].", [("Lionel Messi", "FC Barcelona")], spelling, grammar
+    )
+    typo = check_template(
+        "t", "P69", "Which univeristy was [X] educated at?", [("Ada Lovelace", "x")], spelling, grammar
+    )
+    assert [p.kind for p in typo] == ["spelling"] and "university" in typo[0].detail
+    assert not check_template(
+        "t", "P106", "[X] works as a [Y].", [("Lewis Porter", "pianist")], spelling, grammar
+    )
+    assert not check_template(
+        "t", "P463", "[X] is a member of [Y].", [("Lionel Messi", "FC Barcelona")], spelling, grammar
+    )
+
+
+def test_labelled_precision_and_recall(tools):
+    """Measured: a grammar-and-spelling checker that is right when it flags, and flags most faults."""
+    scores = labelled_scores(tools[1], tools[0])
+    assert scores["precision"] >= 0.8, scores
+    assert scores["recall"] >= 0.6, scores
+
+
+def test_frames_skip_slots_and_fillers():
+    assert frame_words("[X]'s place of birth is [Y].") == ["place", "of", "birth", "is"]
+    assert frame_words("[X] was born in the city of __") == ["was", "born", "in", "the", "city", "of"]
+    assert (
+        fill_form("[Y] is an [X] by profession.", "Lewis Porter", "pianist")
+        == "Pianist is a Lewis Porter by profession."
+    )
+    assert (
+        fill_form("[X] was born in the city of __", "Ada Lovelace", "London")
+        == "Ada Lovelace was born in the city of London"
+    )
+
+
+def test_missing_library_names_the_package(monkeypatch):
+    import probesmith.builders.textcheck as textcheck
+
+    monkeypatch.setattr(textcheck, "LINK_GRAMMAR_LIBRARY", "liblink-grammar-absent.so.9")
+    monkeypatch.setattr(textcheck.ctypes.util, "find_library", lambda name: None)
+    with pytest.raises(EnglishToolMissing, match="liblink-grammar5"):
+        GrammarChecker()
+
+
+def test_fixes_catalog_rewrites_and_drops(tmp_path):
+    path = tmp_path / "fixes.yaml"
+    path.write_text(
+        "patterns:\n- {relation: P27, template: '[X] comes from [Y].', reason: origin is not citizenship}\n"
+        "questions:\n- {relation: P69, template: 'Which univeristy was [X] educated at?', "
+        "replace_with: 'Which university was [X] educated at?', reason: typo}\n"
+    )
+    assert apply_fixes("patterns", "P27", "[X] comes from [Y]", str(path)) is None
+    assert apply_fixes("patterns", "P27", "[X] is a citizen of [Y].", str(path)) == "[X] is a citizen of [Y]."
+    assert apply_fixes("questions", "P69", "Which univeristy was [X] educated at?", str(path)).startswith(
+        "Which university"
+    )
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("patterns:\n- {relation: P27, template: '[X] comes from [Y].'}\n")
+    with pytest.raises(Exception, match="reason"):
+        load_template_fixes(str(bad))
+
+
+@pytest.fixture(scope="module")
+def default_forms_checked(wikidata_store):
+    from probesmith.builders.sources import WikidataSpec, open_wikidata
+    from probesmith.builders.sources.catalog import load_catalog
+
+    forms = forms_in_use()
+    with open_wikidata(WikidataSpec(source=str(wikidata_store), cache_mode="off")) as (client, _):
+        samples = relation_samples(
+            client, {f.relation for f in forms}, load_catalog("catalogs/wikidata_relations")
+        )
+    return forms, samples
+
+
+def test_every_form_of_the_default_specs_reads_as_english(default_forms_checked):
+    """Every template, pattern, question and cloze the default relations, paraphrases and rules
+    specs use: 0 unknown words in its frame, and filled with 3 typed samples it parses."""
+    forms, samples = default_forms_checked
+    assert {f.used_by for f in forms} == {"relations", "paraphrases", "rules"}
+    problems, unsampled = check_forms(forms, samples)
+    assert not unsampled, [(f.relation, f.template) for f in unsampled]
+    assert not problems, "\n".join(
+        f"{p.kind} {p.origin} {p.relation}: {p.template} -> {p.detail}" for p in problems
+    )
+
+
+def test_the_form_check_fails_on_an_injected_bad_template(default_forms_checked):
+    forms, samples = default_forms_checked
+    form = next(f for f in forms if f.relation == "P106")
+    injected = [*forms, type(form)("catalog", "P106", "[X] is [Y] by profesion.", "relations")]
+    problems, _ = check_forms(injected, samples)
+    assert {p.kind for p in problems if p.template == "[X] is [Y] by profesion."} == {"spelling", "grammar"}
+
+
+def test_no_dropped_pattern_reaches_the_paraphrase_bank():
+    """A pattern, question or cloze the fixes drop is in no build's forms; a rewrite replaces it."""
+    fixes = [f for f in load_template_fixes().values() if f.kind != "read_by_hand"]
+    assert sum(f.replace_with is None for f in fixes) >= 40
+    key = lambda text: text.replace("___", "__").rstrip(" .?").lower()  # noqa: E731
+    used = {(f.relation, key(f.template)) for f in forms_in_use()}
+    for fix in fixes:
+        if fix.replace_with is None or key(fix.replace_with) != key(fix.template):
+            assert (fix.relation, key(fix.template)) not in used, fix
+        if fix.replace_with is not None:
+            assert (fix.relation, key(fix.replace_with)) in used, fix
