@@ -48,6 +48,16 @@ def _size_category(rows: int) -> str:
     return "10M<n<100M"
 
 
+def _splits_note(configs: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """What the splits mean: by semantic cluster where there are several, else that there is one."""
+    names = sorted({split for splits in configs.values() for split in splits})
+    if len(names) > 1:
+        return "Splits are by semantic cluster: no concept appears in two splits."
+    if names:
+        return f"Every config has one split, `{names[0]}`: the build makes no train/dev/test division."
+    return "The build wrote no rows."
+
+
 def render_card(
     info: CardInfo,
     configs: dict[str, dict[str, dict[str, Any]]],
@@ -114,7 +124,7 @@ def render_card(
         "|---|---|---|",
         counts,
         "",
-        "Splits are by semantic cluster: no concept appears in two splits.",
+        _splits_note(configs),
         "",
         "## Summary",
         "",
