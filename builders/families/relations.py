@@ -14,22 +14,26 @@ Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
    ``object_types`` count (P36 asks capitals of countries). The rows fetched grow with answers x
    k, not with the relation (the server still counts the relation's facts once, in the answer
    count; ``wikidata.min_popularity`` narrows that count where it is too slow);
-2. a subject is not asked when it equals one of its objects or shares a name stem with one
-   (label or alias: "Ford Crown Victoria" / "Ford Motor Company", "AppleWorks" / "Apple Inc."),
+2. a subject is not asked when it equals one of its objects or shares a name token of any length
+   or a name stem with one, or with a candidate answer containing one (label or alias of both:
+   "BMW X5" / "BMW", "Nina Li" / "Jet Li", "AppleWorks" / "Apple Inc."; ``builders/names.py``,
+   function words and the relation's generic tokens aside),
    or when a template filled with it and one of its objects misreads (a doubled word, a space
    before punctuation: "includes ...In Translation"); for N-1 and 1-1 relations, subjects with
    several objects are not asked;
 3. an answer space: up to ``max_answers`` objects with at least ``min_support`` subjects each (1-1
    relations: ``one_to_one_answers`` objects, one subject each, as BEAR), the most supported
    first (support counted on the server, then re-checked on the subjects left after rule 2);
-   skipped, with a counted reason: a label twin, an answer nested in a better supported one
-   (by containment, or by name: "BBC One" / "BBC"; ``nested_answers: gold`` keeps the former and
-   counts every implied answer as gold), and any answer that is gold for more than 1/A +
+   skipped, with a counted reason: a label twin, an answer bearing the label or an alias of a
+   better supported one ("Russian Empire", alias "Russia", beside "Russia"), an answer nested
+   in a better supported one (by containment, or by name: "BBC One" / "BBC"; ``nested_answers:
+   gold`` keeps the former and counts every implied answer as gold), and any answer that is gold for more than 1/A +
    ``constant_margin`` of the instances (always answering it would beat chance);
 4. instances sampled so that every answer is the gold of exactly ``k`` instances, subjects unique
    within the relation, subjects with fewer golds inside the space first, then by the sample key.
    ``gold_obj_ids`` holds every object of the subject plus the answers of the space that
-   contain one of them (Dortmund -> Germany); any of them counts as correct;
+   contain one of them (Dortmund -> Germany) or bear one of their names (label or alias: "Writer",
+   alias "author", for a gold "author"); any of them counts as correct;
 5. subject aliases (``skos:altLabel``) and popularity (sitelinks where the source has them, else
    the subject's degree in the source: the card says which).
 
@@ -126,8 +130,9 @@ class RelationsSpec(ProbeSpec):
     )
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
-        help="Facts whose subject (label or any alias) shares a name stem with the object (label or any "
-        "alias): 'Ford Crown Victoria' -> 'Ford Motor Company'. Drop or keep.",
+        help="Facts whose subject (label or any alias) shares a name token of any length or a name stem "
+        "with the object (label or any alias): 'BMW X5' -> 'BMW', 'Ford Crown Victoria' -> 'Ford Motor "
+        "Company' (builders/names.py). Drop or keep.",
     )
 
     def __post_init__(self) -> None:
