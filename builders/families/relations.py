@@ -27,8 +27,8 @@ Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
    skipped, with a counted reason: a label twin, an answer bearing the label or an alias of a
    better supported one ("Russian Empire", alias "Russia", beside "Russia"), an answer nested
    in a better supported one (by containment, or by name: "BBC One" / "BBC"; ``nested_answers:
-   gold`` keeps the former and counts every implied answer as gold), and any answer that is gold for more than 1/A +
-   ``constant_margin`` of the instances (always answering it would beat chance);
+   gold`` keeps the former and counts every implied answer as gold), and any answer that is gold
+   for more than 1/A + ``constant_margin`` of the instances (always answering it would beat chance);
 4. instances sampled so that every answer is the gold of exactly ``k`` instances, subjects unique
    within the relation, subjects with fewer golds inside the space first, then by the sample key.
    ``gold_obj_ids`` holds every object of the subject plus the answers of the space that
