@@ -347,7 +347,7 @@ GRID = TableSchema(
 
 RULES = TableSchema(
     name="rules",
-    version=2,
+    version=3,
     description="Mined If-Then rules r1(x,y) ∧ r2(y,z) ⇒ r3(x,z) with AMIE-style scores.",
     schema=pa.schema(
         [
@@ -366,13 +366,21 @@ RULES = TableSchema(
             pa.field("wilson_lower", pa.float64(), nullable=False),
             pa.field("heldout_predictions", pa.int64(), nullable=False),
             pa.field("heldout_precision", pa.float64(), nullable=True),
+            pa.field("heldout_wilson_lower", pa.float64(), nullable=True),
+            pa.field("entailment", pa.string(), nullable=False),
             pa.field("tier", pa.string(), nullable=False),
         ],
         metadata={
             "r1": "relation id; a ^-1 suffix reads it backwards",
+            "wilson_lower": "Wilson lower bound (95%) of the PCA confidence, on the mined facts",
             "heldout_precision": "share of the rule's predictions found among facts hidden from mining "
             "(AMIE's test; null when none could be judged)",
-            "tier": "must_be_true, likely, plausible, unlikely",
+            "heldout_wilson_lower": "Wilson lower bound (95%) of heldout_precision over "
+            "heldout_predictions (null when none could be judged)",
+            "entailment": "why the head follows from the relations' definitions; empty for a "
+            "correlation (which is never must_be_true)",
+            "tier": "must_be_true (an entailment with held-out Wilson lower bound >= the spec's "
+            "threshold), likely, plausible, unlikely",
         },
     ),
     checks=(_unique("rule_id"),),

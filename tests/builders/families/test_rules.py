@@ -222,7 +222,7 @@ def test_rules_mined_on_a_bounded_subgraph_are_true_of_the_source(wikidata_store
     spec = tmp_path / "bounded.yaml"
     spec.write_text(
         f"include: {FIXTURES / 'rules_small.yaml'}\nname: rules-bounded\nmax_mined_facts: 60000\n"
-        f"min_support: 10\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+        f"min_support: 10\nmin_tier: plausible\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
     )
     result = build(load_spec(spec), tmp_path / "out")
     mining = result.manifest["mining"]
