@@ -199,3 +199,27 @@ def test_no_dropped_pattern_reaches_the_paraphrase_bank():
             assert (fix.relation, key(fix.template)) not in used, fix
         if fix.replace_with is not None:
             assert (fix.relation, key(fix.replace_with)) in used, fix
+
+
+def test_a_real_paraphrase_build_holds_the_fixed_patterns_only(small_paraphrases_build):
+    """The small build's pattern bank (P19, P36, P103): no dropped or replaced pattern, its rewrite
+    instead (BEAR's 'speaks [Y] natively' -> 'is a native speaker of [Y]'), 0 unknown frame words."""
+    import polars as pl
+
+    from probesmith.schemas.parquet import read_parquet
+
+    patterns = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_paraphrases_build.out.glob("patterns/*.parquet")]
+    )
+    built = {(r, t.rstrip(" .").lower()) for r, t in patterns.select("relation_id", "template").iter_rows()}
+    fixes = [
+        f
+        for f in load_template_fixes().values()
+        if f.kind == "patterns" and f.relation in {"P19", "P36", "P103"}
+    ]
+    assert fixes, "the small build's relations have fixes to check"
+    for fix in fixes:
+        assert (fix.relation, fix.template.rstrip(" .").lower()) not in built, fix
+    assert ("P103", "[x] is a native speaker of [y]") in built
+    spelling = SpellChecker()
+    assert not [t for t in patterns["template"] if spelling.unknown_words(" ".join(frame_words(t)))]
