@@ -293,7 +293,7 @@ def label_problem(label: str) -> str | None:
     """
     if re.search(r"\s\([^()]*\)$", label):
         return "label with a disambiguator (parentheses)"
-    if len(label.split()) >= 4 and re.search(r"\s\S*[a-z]{3,}\.$", label):
+    if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
         return "label is a sentence"
     return None
 
@@ -301,20 +301,23 @@ def label_problem(label: str) -> str | None:
 def answers_named_alike(
     space: list[str], labels: dict[str, str], aliases: dict[str, list[str]]
 ) -> dict[str, list[str]]:
-    """Per answer, itself and every answer of the space that bears one of its names (label or alias).
+    """Per answer, the answers of the space linked to it by shared names (label or alias), itself included.
 
     "New York City" (alias "New York") beside "New York": a model that names either is right, so
     both are golds of the instance (``names.name_key``: case, diacritics and punctuation aside).
+    Linked transitively: a gold's namesake is a gold, and so is the namesake of that one.
     """
-    by_key: dict[str, set[str]] = defaultdict(set)
+    graph = nx.Graph()
+    graph.add_nodes_from(space)
     for o in space:
         for n in (labels[o], *aliases.get(o, ())):
             if name_key(n):
-                by_key[name_key(n)].add(o)
-    return {
-        o: sorted({o}.union(*(by_key[name_key(n)] for n in (labels[o], *aliases.get(o, ())) if name_key(n))))
-        for o in space
-    }
+                graph.add_edge(o, ("name", name_key(n)))
+    alike: dict[str, list[str]] = {}
+    for component in nx.connected_components(graph):
+        answers = sorted(e for e in component if isinstance(e, str))
+        alike.update(dict.fromkeys(answers, answers))
+    return alike
 
 
 def alias_order(alias: str, label: str) -> tuple:

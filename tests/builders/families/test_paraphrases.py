@@ -10,9 +10,11 @@ from probesmith.builders.families.paraphrases import (
     AliasSpec,
     alias_bank,
     alias_problem,
+    label_problem,
     normalize_pattern,
     pattern_bank,
 )
+from probesmith.builders.names import name_key, name_leak
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources import snapshot_wikidata
 from probesmith.cli import main
@@ -218,3 +220,47 @@ def test_validity_report_checks_every_row_and_places_every_pattern(small_paraphr
     split = [r for r, g in validity["pattern_graph"].items() if g["linked_groups"] > 1]
     assert validity["relations_with_split_graph"] == sorted(split)
     assert "Validity" in (small_paraphrases_build.out / "README.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("label", "problem"),
+    [
+        ("Thomas Hales (dramatist)", "label with a disambiguator (parentheses)"),
+        ("Andromeda (TV series)", "label with a disambiguator (parentheses)"),
+        ('Dingiswayo real meaning is "The Exile as ukuDINGISA means to exile.', "label is a sentence"),
+        ("kukharenkoite-(Ce)", None),  # brackets of the name itself
+        ("Martin Luther King Jr.", None),
+        ("Space Exploration Technologies Corp.", None),
+        ("Washington, D.C.", None),
+    ],
+)
+def test_labels_that_are_no_names_are_named(label, problem):
+    assert label_problem(label) == problem
+
+
+def test_no_leak_no_identical_pair_no_unusable_label_and_equal_answers_gold(small_paraphrases_build):
+    """Over every instance and kept label of the small build, read from the tables: no subject
+    shares a name token with its object (function words and the build's generic tokens aside), none
+    equals it, no kept label is a disambiguated form or a sentence, and every answer of the space
+    named like the object (label or kept/listed name) is a gold."""
+    validity = json.loads((small_paraphrases_build.out / "validity.json").read_text())
+    assert validity["violations"]["no_leak"] == validity["violations"]["equal_answers"] == 0
+    instances = table(small_paraphrases_build, "instances")
+    aliases = table(small_paraphrases_build, "aliases")
+    names = {}
+    for row in aliases.iter_rows(named=True):
+        names.setdefault(row["entity_id"], []).append(row["alias"])
+    assert not [a for a in aliases.filter(pl.col("source") == "label")["alias"] if label_problem(a)]
+    by_key = {}
+    for row in instances.iter_rows(named=True):
+        for n in names[row["obj_id"]]:
+            by_key.setdefault((row["relation_id"], name_key(n)), set()).add(row["obj_id"])
+    for row in instances.iter_rows(named=True):
+        generic = frozenset(validity["generic_tokens"][row["relation_id"]])
+        sub, obj = names[row["sub_id"]], names[row["obj_id"]]
+        assert not name_leak(sub, obj, generic), (row["sub_label"], row["obj_label"])
+        assert name_key(row["sub_label"]) != name_key(row["obj_label"])
+        for n in obj:
+            assert by_key[row["relation_id"], name_key(n)] <= set(row["gold_obj_ids"]), row["sub_label"]
+    manifest = small_paraphrases_build.manifest
+    assert any("share a name token" in reason for reason in manifest["dropped"])
