@@ -807,9 +807,9 @@ KNOWLEDGE_SET_RULES = {
     "calibrated_tier": "every set's rule is of min_tier or better (tiers judged on held-out facts)",
     "tier_rule": "every must_be_true rule (of all rules, with or without sets) is a declared entailment "
     "whose held-out Wilson lower bound reaches tiers.must_be_true over min_heldout+ predictions",
-    "question_fits_types": "every item's subject and answer have a class (P31) the relation's question "
-    "expects (the catalog's types, else the relation's dominant classes): no 'What type of music "
-    "does [a film] play?', no 'field of work' answered by an occupation",
+    "question_fits_types": "every item's answer has a class (P31) among its relation's dominant answer "
+    "classes, and its subject, where it has a class, one that 10%+ of the relation's subjects have: no "
+    "genre question answered by a film genre, no 'field of work' answered by an occupation",
 }
 
 
@@ -866,6 +866,7 @@ def knowledge_set_validity(
         "rules": KNOWLEDGE_SET_RULES,
         "violations": {rule: violations[rule] for rule in KNOWLEDGE_SET_RULES},
         "question_fits_types_by_reason": dict(sorted(problems.items())),
+        "subjects_without_class": sum(not fit.types.get(i["subject"]) for i in items),
         "items": len(items),
         "sets": len(by_set),
         "rules_by_tier": dict(Counter(rules["tier"].to_list())),
@@ -943,6 +944,8 @@ def knowledge_set_validity_markdown(report: dict) -> str:
         "of an expected class, a current sovereign state for country-valued relations), not true.",
         "- That a question reads as English once filled, and that an answer's class fits the question's "
         "own wording beyond the relation's expected classes (a class check, not a reading).",
+        f"- The class of a subject that has none in the source: {report['subjects_without_class']:,} of "
+        f"the {report['items']:,} items.",
         "- That a fact still holds today: see *Snapshot and time*.",
     ]
     return "\n".join(lines)

@@ -276,3 +276,162 @@ def test_join_facts_stop_at_the_budget_with_whole_entities(wikidata_store):
     assert 1000 - max(len(f) for f in expected.values()) < len(bounded) <= 1000
     taken = [e for e in entities if expected[e]][: len({s for s, _, _ in bounded})]
     assert set(bounded) == set().union(*(expected[e] for e in taken))  # a prefix of whole entities
+
+
+# ---- issue 25: tiers you can defend, updates that are current states, questions that fit -------
+
+
+def wilson_lower_95(successes: float, n: int) -> float:
+    """The Wilson score interval's lower bound at 95%, written out (not the builder's helper)."""
+    z = 1.959963984540054
+    p = successes / n
+    centre = p + z * z / (2 * n)
+    spread = z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5
+    return (centre - spread) / (1 + z * z / n)
+
+
+def entailment_facts(seed=0, places=3000):
+    """Places in regions in countries, each place's country that of its region (an entailment)."""
+    rng = random.Random(seed)
+    countries = [f"k{i}" for i in range(15)]
+    regions = {f"r{i}": rng.choice(countries) for i in range(150)}
+    rows = [(r, "P17", k) for r, k in regions.items()]
+    for i in range(places):
+        region = rng.choice(sorted(regions))
+        rows += [(f"p{i}", "P131", region), (f"p{i}", "P17", regions[region])]
+    return pl.DataFrame(rows, schema={"s": pl.String, "r": pl.String, "o": pl.String}, orient="row")
+
+
+def test_only_a_declared_entailment_with_enough_heldout_support_must_be_true():
+    from probesmith.builders.families.rules import ENTAILMENTS
+
+    # a precise correlation (planted with 5% noise) is never must_be_true
+    correlations = mine_rules(synthetic_facts(noise=0.0), TierSpec(), max_join_degree=10_000, min_support=20)
+    born = correlations.filter(pl.col("rule_id") == "born_in|city_in|citizen_of").row(0, named=True)
+    assert born["heldout_precision"] == 1.0 and born["entailment"] == "" and born["tier"] == "likely"
+    assert "must_be_true" not in set(correlations["tier"])
+    # the entailment P131 ∘ P17 ⇒ P17, scored although its head repeats a premise's relation
+    rules = mine_rules(entailment_facts(), TierSpec(), max_join_degree=10_000, min_support=20)
+    row = rules.filter(pl.col("rule_id") == "P131|P17|P17").row(0, named=True)
+    assert row["entailment"] == ENTAILMENTS["P131|P17|P17"]
+    assert row["heldout_predictions"] >= 35 and row["heldout_precision"] == 1.0
+    n = row["heldout_predictions"]
+    assert row["heldout_wilson_lower"] == pytest.approx(wilson_lower_95(n, n))
+    assert row["tier"] == "must_be_true"
+    # the same entailment on too few held-out predictions is not
+    few = mine_rules(entailment_facts(places=120), TierSpec(), max_join_degree=10_000, min_support=20)
+    row = few.filter(pl.col("rule_id") == "P131|P17|P17").row(0, named=True)
+    assert row["heldout_predictions"] < 35 and row["tier"] != "must_be_true"
+
+
+@pytest.mark.integration
+def test_every_rule_tier_is_defensible(small_rules_build):
+    """Over every rule: must_be_true only for a declared entailment whose held-out precision has a
+    Wilson lower bound >= the spec's threshold (recomputed here); the band-origin rule is not."""
+    from probesmith.builders.families.rules import ENTAILMENTS
+
+    rules = pl.concat([pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("rules/*.parquet")])
+    threshold = small_rules_build.manifest["spec"]["tiers"]["must_be_true"]
+    for row in rules.iter_rows(named=True):
+        n = row["heldout_predictions"]
+        if n:
+            expected = wilson_lower_95(row["heldout_precision"] * n, n)
+            assert row["heldout_wilson_lower"] == pytest.approx(expected, abs=1e-9), row["rule_id"]
+        assert (row["entailment"] != "") == (row["rule_id"] in ENTAILMENTS)
+        if row["tier"] == "must_be_true":
+            assert row["rule_id"] in ENTAILMENTS and row["heldout_wilson_lower"] >= threshold, row
+    tiers = dict(zip(rules["rule_id"], rules["tier"], strict=True))
+    assert tiers.get("P463|P495|P27", "unlikely") != "must_be_true"  # a band's origin, a member's citizenship
+    card = (small_rules_build.out / "README.md").read_text()
+    assert "### Tiers" in card and "declared entailment" in card and "Wilson lower bound" in card
+
+
+def slice_classes() -> dict[str, set[str]]:
+    """Every entity's P31 classes, read from the slice's TSV."""
+    return {s: objects for s, objects in slice_relations()["P31"].items()}
+
+
+@pytest.mark.integration
+def test_update_objects_of_country_relations_are_current_sovereign_states(small_rules_build):
+    """Every update whose new object is a state of any kind (country, sovereign state, historical
+    country, ancient civilization, by the slice's own P31) names a current sovereign state."""
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    classes = slice_classes()
+    states = {"Q6256", "Q3624078", "Q3024240", "Q28171280", "Q7275"}
+    updates = items.filter(pl.col("is_update"))
+    assert updates.height > 0
+    checked = 0
+    for row in updates.iter_rows(named=True):
+        kinds = classes.get(row["object"], set())
+        if kinds & states:
+            checked += 1
+            assert "Q3624078" in kinds and not kinds & {"Q3024240", "Q28171280"}, row["answer"]
+    assert checked > 0  # the small build edits country-valued relations
+
+
+@pytest.mark.integration
+def test_every_question_fits_its_answers_class(small_rules_build):
+    """Recomputed from the slice's TSV over every item: the answer has one of its relation's dominant
+    answer classes; a typed subject one that 10% of the relation's typed subjects have."""
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    source, classes = slice_relations(), slice_classes()
+    expected = {}
+    for relation in set(items["relation"]):
+        subjects = [classes[s] for s in source[relation] if s in classes]
+        objects = [
+            classes[o] for o in {o for objs in source[relation].values() for o in objs} if o in classes
+        ]
+        object_counts = Counter(c for cs in objects for c in cs)
+        top = max(object_counts.values())
+        subject_counts = Counter(c for cs in subjects for c in cs)
+        expected[relation] = (
+            {c for c, n in subject_counts.items() if n >= 0.1 * len(subjects)},
+            {c for c, n in object_counts.items() if n >= 0.3 * top},
+        )
+    for row in items.iter_rows(named=True):
+        subject_classes, object_classes = expected[row["relation"]]
+        assert classes.get(row["object"], set()) & object_classes, (row["question"], row["answer"])
+        if subject_classes and classes.get(row["subject"]):
+            assert classes[row["subject"]] & subject_classes, row["question"]
+
+
+@pytest.mark.integration
+def test_question_types_catch_the_reviewers_examples(wikidata_store):
+    """The issue's examples, typed against the whole slice: a film genre for a genre question whose
+    answers are music genres, a profession (actor) for a field of work, a historical state for a country."""
+    from probesmith.builders.families.rules import fact_types
+    from probesmith.builders.sources.wikidata import OxigraphServer, SparqlClient
+
+    source = slice_relations()
+    facts = pl.DataFrame(
+        [(s, r, o) for r in ("P136", "P101", "P27") for s, objs in source[r].items() for o in objs],
+        schema={"s": pl.String, "r": pl.String, "o": pl.String},
+        orient="row",
+    )
+    with OxigraphServer(wikidata_store) as server:
+        fit = fact_types(SparqlClient(server.endpoint), facts, ["P136", "P101", "P27"])
+    stargate, science_fiction_film, actor = "Q105801", "Q471839", "Q33999"
+    field_subject = next(s for s, objs in sorted(source["P101"].items()) if actor in objs)  # a field "actor"
+    assert (
+        fit.problem((stargate, "P136", science_fiction_film))
+        == "answer of a class the question does not expect"
+    )
+    assert fit.problem((field_subject, "P101", actor)) == "answer of a class the question does not expect"
+    assert fit.country_valued("P27") and not fit.country_valued("P136")
+    holy_roman_empire = "Q12548"
+    assert not fit.current_state(holy_roman_empire) and fit.current_state("Q183")  # Germany
+
+
+@pytest.mark.integration
+def test_rules_card_claims_are_checked_or_listed_as_not_checked(small_rules_build):
+    card = (small_rules_build.out / "README.md").read_text()
+    validity = json.loads((small_rules_build.out / "validity.json").read_text())
+    for rule in validity["rules"]:
+        assert f"`{rule}`" in card  # every validity rule is in the card's table, with its count
+    assert "### Not checked on every item" in card
+    assert "12 groundings per set" in card and "12 groundings per rule" not in card
+    assert "semantic cluster" not in card and "one split, `test`" in card
