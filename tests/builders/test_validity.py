@@ -96,3 +96,59 @@ def test_every_rule_holds_on_every_item_of_a_real_build(fixture, request):
     if fixture == "small_wordnet_build":
         assert {"one_right_answer", "not_given_away"} <= set(report["rules"])
         assert all(f"`{rule}`" in card for rule in report["rules"])
+
+
+def test_relation_rules_find_a_planted_name_leak_and_an_answer_named_like_a_gold():
+    """relation_validity_report with the names of every entity: a subject sharing a short token with
+    its gold's alias, an answer bearing a gold's alias left out of the golds, and two answers of a
+    space with a common alias are each found."""
+    from probesmith.builders.validity import relation_validity_report
+
+    def row(sub, label, obj, obj_label, idx, golds):
+        return {
+            "relation_id": "P27",
+            "sub_id": sub,
+            "sub_label": label,
+            "sub_aliases": [],
+            "obj_id": obj,
+            "obj_label": obj_label,
+            "answer_idx": idx,
+            "gold_obj_ids": golds,
+        }
+
+    instances = [
+        row("Q1", "Ivan Petrov", "Q159", "Russia", 0, ["Q159"]),
+        row("Q2", "Fyodor Dostoyevsky", "Q34266", "Russian Empire", 1, ["Q34266"]),  # Russia is a gold too
+        row("Q3", "Nina Li", "Q148", "People's Republic of China", 2, ["Q148"]),  # "Li" via an alias
+    ]
+    answers = [
+        {"relation_id": "P27", "answer_idx": i, "obj_id": o, "obj_label": label}
+        for i, (o, label) in enumerate([("Q159", "Russia"), ("Q34266", "Russian Empire"), ("Q148", "China")])
+    ]
+    names = {
+        "Q1": ["Ivan Petrov"],
+        "Q2": ["Fyodor Dostoyevsky"],
+        "Q3": ["Nina Li"],
+        "Q159": ["Russia", "Russian Federation"],
+        "Q34266": ["Russian Empire", "Russia"],
+        "Q148": ["People's Republic of China", "Li China"],
+    }
+    report = relation_validity_report(
+        instances,
+        answers,
+        [
+            {"relation_id": "P27", "template": t}
+            for t in ("[X] is a citizen of [Y].", "[X] is from [Y].", "[Y]: [X].")
+        ],
+        margin=1.0,
+        coverage=[],
+        dropped={},
+        names=names,
+        generic={"P27": frozenset({"republic"})},
+    )
+    rules = report["relations"]["P27"]["rules"]
+    assert rules["no_leak"]["violations"] == 1 and rules["no_leak"]["examples"][0][2] == ["li"]
+    # Dostoyevsky: "Russia" is the gold's alias; Petrov: "Russian Empire" bears the gold's label
+    assert rules["equal_answers"]["violations"] == 2
+    assert rules["distinct_answers"]["violations"] == 1  # Russia / Russian Empire share "Russia"
+    assert report["relations"]["P27"]["generic_tokens"] == ["republic"]
