@@ -266,9 +266,28 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
         "note": f"{len(relations)} relations' facts, labels and aliases frozen by `probesmith wikidata "
         f"snapshot` from {source.get('snapshot', read_from)}",
     }
-    snapshot_sidecar(out).write_text(json.dumps(sidecar, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    _write_sidecar(snapshot_sidecar(out), sidecar)
     log.info("snapshot of %d relations: %d triples from %s into %s", len(relations), len(lines), source, out)
     return {"relations": relations, "triples": len(lines), "source": source, "out": str(out)}
+
+
+SIDECAR_WRITER = "probesmith wikidata snapshot"
+
+
+def _write_sidecar(path: Path, sidecar: dict) -> None:
+    """Write the snapshot's dated sidecar, atomically; one a person wrote is left alone (logged)."""
+    from probesmith.schemas.output import write_bytes_atomic
+
+    if path.exists():
+        try:
+            earlier = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            earlier = None
+        if not isinstance(earlier, dict) or earlier.get("written_by") != SIDECAR_WRITER:
+            log.warning("%s was not written by probesmith; left as it is (it dates the snapshot)", path)
+            return
+    text = json.dumps({**sidecar, "written_by": SIDECAR_WRITER}, indent=1, sort_keys=True) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def wikidata_output(

@@ -80,3 +80,24 @@ def test_relation_info_marks_every_relation_that_changes_with_time(small_relatio
     assert info.height > 0
     for row in info.iter_rows(named=True):
         assert row["changes_over_time"] == (row["relation_id"] in TIME_DEPENDENT_RELATIONS), row
+
+
+@pytest.mark.integration
+def test_a_frozen_snapshot_carries_its_source_and_date_and_keeps_a_sidecar_of_a_person(
+    wikidata_store, tmp_path
+):
+    from probesmith.builders.registry import load_spec
+    from probesmith.builders.sources import snapshot_wikidata
+
+    spec_path = tmp_path / "spec.yaml"
+    spec_path.write_text(
+        f"include: relations\nrelations: [P36]\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    out = tmp_path / "frozen.nt.gz"
+    snapshot_wikidata(load_spec(spec_path), out)
+    frozen = describe_snapshot(dump=out)
+    assert frozen["snapshot_date"] == "2017 to 2024 (mixed snapshots)"  # the slice's, carried over
+    assert str(wikidata_store) in frozen["snapshot"]
+    snapshot_sidecar(out).write_text(json.dumps({"name": "mine", "date": "1999-01-01"}))
+    snapshot_wikidata(load_spec(spec_path), out, force=True)
+    assert describe_snapshot(dump=out)["snapshot_date"] == "1999-01-01"  # a person's sidecar stays
