@@ -67,6 +67,7 @@ from probesmith.builders.sources.wikidata_queries import (
     answer_counts,
     answers_subjects,
     cardinality_counts,
+    facts_of,
     keyed_pages,
     objects_of,
     popularity,
@@ -88,6 +89,8 @@ SPLIT = "test"
 # part of, located in (administrative), subclass of, parent taxon, country, continent, owned by,
 # parent organization: each makes its object a container of its subject.
 CONTAINMENT = ("P361", "P131", "P279", "P171", "P17", "P30", "P127", "P749")
+# subclass of, instance of: the direct classes of a gold of ``superclass_golds`` relations
+SUPERCLASS = ("P279", "P31")
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,13 @@ class RelationsSpec(ProbeSpec):
         help="An answer that is gold for more than 1/A + this share of a relation's instances (a "
         "constant guess beats chance) is removed from the space.",
         maximum=1,
+    )
+    superclass_golds: tuple[str, ...] = spec_field(
+        ("P106",),
+        help="Relations whose answers are classes (occupations): an answer of the space that is a direct "
+        "class of a gold (P279, or P31, by which the shared slice's type source records poet -> writer) "
+        "is a gold too ('Writer' for a poet); the subjects of the class itself do not take the "
+        "subclass as gold.",
     )
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
@@ -171,6 +181,7 @@ class RelationPool:
     containers: dict[str, set[str]] = field(default_factory=dict)
     templates: tuple[str, ...] = ()  # the relation's templates: a subject they misread is not asked
     generic: frozenset[str] = frozenset()  # name tokens of many candidate answers: no leak (names.py)
+    superclasses: dict[str, set[str]] = field(default_factory=dict)  # superclass_golds: object -> classes
 
     @property
     def pid(self) -> str:
@@ -323,6 +334,11 @@ class RelationPool:
             self.labels.update(objs)
         self.lookups.aliases_of(self.client, sorted({*subjects, *objects}))
         self._add_containers(objects)
+        if self.pid in self.spec.superclass_golds:
+            new = [o for o in objects if o not in self.superclasses]
+            self.superclasses.update({o: set() for o in new})
+            for o, _, parent in facts_of(self.client, new, list(SUPERCLASS)):
+                self.superclasses[o].add(parent)
         pid = self.pid
         for s in subjects:
             objs = set(found[s])
@@ -625,11 +641,12 @@ def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: i
         s: (objs | {c for o in objs for c in containers.get(o, ())}) & in_space
         for s, objs in pool.golds.items()
     }
-    # an answer named like a gold (label or alias: "Writer" beside a gold "author") is a gold too
+    # an answer named like a gold (label or alias: "Writer" beside a gold "author") is a gold too,
+    # and so is a direct class of a gold occupation ("Writer" for a poet: superclass_golds)
     namesakes = _namesakes(pool, space)
     for s, objs in pool.golds.items():
         for o in objs | golds_in_space[s]:
-            golds_in_space[s] |= namesakes(o)
+            golds_in_space[s] |= namesakes(o) | (pool.superclasses.get(o, set()) & in_space)
     eligible = dict(pool.golds)
     unknown = 0
     if spec.nested_answers == "gold":
