@@ -327,3 +327,36 @@ def test_no_name_token_leak_and_no_answer_named_like_a_gold_left_wrong(
                     assert a in row["gold_obj_ids"], (pid, row["sub_label"], a)
             checked += 1
     assert checked == len(instances) > 0
+
+
+def test_a_class_of_a_gold_occupation_and_a_namesake_are_golds(
+    wikidata_store, tmp_path, slice_facts, slice_names
+):
+    """P106 and P27 with the constant-answer rule off (margin 1), so that 'Writer' stays beside poet
+    and novelist: over every instance, each answer of the space that is a direct class of an object
+    of the subject in the slice (P279 / P31), or bears one of its names, is among the golds."""
+    spec_path = tmp_path / "classes.yaml"
+    spec_path.write_text(
+        f"include: {FIXTURES / 'relations_small.yaml'}\nname: classes\nrelations: [P106, P27]\n"
+        f"max_answers: 20\nmax_per_answer: 5\nconstant_margin: 1\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    result = build(load_spec(spec_path), tmp_path / "out")
+    instances = table(result, "instances")
+    answers = table(result, "answer_spaces")
+
+    def keys(entity):
+        return {name_key(n) for n in slice_names.get(entity, [])} - {""}
+
+    marked = 0
+    for pid in ("P106", "P27"):
+        space = set(answers.filter(pl.col("relation_id") == pid)["obj_id"])
+        for row in instances.filter(pl.col("relation_id") == pid).iter_rows(named=True):
+            direct = slice_facts[pid][row["sub_id"]]
+            classes = {c for o in direct for p in ("P279", "P31") for c in slice_facts[p].get(o, ())}
+            named = set().union(*(keys(o) for o in direct))
+            expected = {a for a in space if (pid == "P106" and a in classes) or keys(a) & named}
+            assert expected <= set(row["gold_obj_ids"]), (pid, row["sub_label"], expected)
+            marked += bool((expected - direct) & space)
+    writer = answers.filter((pl.col("relation_id") == "P106") & (pl.col("obj_label") == "Writer"))
+    assert len(writer) == 1 and marked > 0
