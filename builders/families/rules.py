@@ -413,6 +413,21 @@ class _World:
             self.pool[r] = sorted(set(self.pool[r]))
         self.subjects = dict(subjects)
         self._edit_candidates: dict[str, list[str]] = {}
+        self._generic: dict[str, frozenset[str]] = {}
+
+    def gives_away(self, fact: tuple[str, str, str]) -> bool:
+        """Whether the subject's label shares a name token with the object's (``names.name_leak``).
+
+        Generic tokens: those of 10%+ of the relation's objects' labels (``names.generic_tokens``).
+        """
+        from probesmith.builders.names import generic_tokens, name_leak
+
+        s, r, o = fact
+        if r not in self._generic:
+            objects = [e for e in self.pool.get(r, ()) if e in self.labels]
+            self._generic[r] = generic_tokens([self.labels[e]] for e in objects)
+        names = [[self.labels[e]] if e in self.labels else [] for e in (s, o)]
+        return bool(name_leak(*names, self._generic[r]))
 
     def range_of(self, relation: str) -> set[str]:
         """Entities the source has at the second argument of ``relation`` (read backwards for P^-1)."""
@@ -685,7 +700,9 @@ def _grounding_sets(
         if len(zs) == 1 and zs[0] == heads[0] and zs[0] != x:
             y, z = ys[0], zs[0]
             atoms = ((rule["r1"], x, y), (rule["r2"], y, z), (rule["r3"], x, z))
-            if all(fit.fits(_atom_fact(*atom)) for atom in atoms):
+            facts = [_atom_fact(*atom) for atom in atoms]
+            # no question of the grounding names its answer (issue 25: one leak rule for all families)
+            if all(fit.fits(f) for f in facts) and not any(world.gives_away(f) for f in facts):
                 by_join[y].append((x, y, z))
     joins = sorted(by_join, key=lambda y: stable_hash(spec.seed, rule["rule_id"], "join", y))
     dealt = [
