@@ -17,7 +17,8 @@ rule did. Tokens that carry no identity are not leaks:
   P19's), while the identity-bearing tokens the issue lists stay at or below 0.05 in every
   relation ("li" 0.05 of P50's authors, "bbc" 0.04 of P449's networks, "zhu" 0.02 of P53's
   houses); a first name common among a relation's answers ("john", 0.11 of P162's producers) is
-  generic in that relation only.
+  generic in that relation only. At least five answers: a token of three or four still narrows
+  the choice to them ("Queen Amina" -> "queen regnant" among P97's 24 candidates, 3 with "queen").
 
 ``name_key`` is the key under which two names are the same name (case, diacritics and
 punctuation aside): two answers of one space with a common key are one answer to a reader.
@@ -34,7 +35,7 @@ from functools import lru_cache
 from probesmith.builders.text import STEM_LENGTH, content_stems
 
 GENERIC_SHARE = 0.10
-GENERIC_MIN = 3
+GENERIC_MIN = 5
 
 FUNCTION_WORDS = frozenset(
     (

@@ -227,7 +227,7 @@ RELATION_RULES = {
     "unique_subjects": "no subject appears twice within a relation",
     "no_leak": "the subject's label and aliases share no name token of any length (nor a name stem) with "
     "the label or an alias of a gold of its answer space; function words and the relation's generic "
-    "tokens (`generic_tokens`: in 10%+ of its candidate answers' names) aside",
+    "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
     "equal_answers": "no answer of a space bears a name (label or alias, case and diacritics aside) of "
     "one of the instance's golds without being a gold itself",
     "distinct_answers": "no two answers of a space share a name (label or alias) or nest one label in "

@@ -539,7 +539,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
 PARAPHRASE_RULES = {
     "no_leak": "no instance's subject (label or any alias) shares a name token of any length (nor a name "
     "stem) with its object's (label or any alias), case and diacritics aside (a subject equal to its "
-    "object included); function words and the relation's generic tokens (in 10%+ of its objects' "
+    "object included); function words and the relation's generic tokens (in 10%+, and 5+, of its objects' "
     "names, `generic_tokens`) aside",
     "equal_answers": "every answer of the space that bears a name (label or alias, case and diacritics "
     "aside) of an instance's object is one of its golds",

@@ -38,11 +38,13 @@ def test_function_words_generic_tokens_initials_and_numbers_are_no_leak(subject,
 
 
 def test_generic_tokens_are_the_heads_many_answers_share():
-    answers = [[f"{name} language", f"{name}"] for name in ("English", "German", "French", "Dutch")]
-    answers += [["Li"], ["Zhu"], ["Esperanto"], ["Latin"], ["Greek"], ["Welsh"]]
+    languages = ("English", "German", "French", "Dutch", "Welsh")
+    answers = [[f"{name} language", f"{name}"] for name in languages]
+    answers += [["Li"], ["Zhu"], ["Esperanto"], ["Latin"], ["Greek"]]
     generic = generic_tokens(answers)
-    assert generic == {"language"}  # in 4 of 10 answers; "li" in one
-    assert generic_tokens([["Foo language"], ["Bar language"]]) == frozenset()  # fewer than 3 answers
+    assert generic == {"language"}  # in 5 of 10 answers; "li" in one
+    queens = [["queen regnant"], ["queen consort"], ["Queen"], ["king"], ["duke"]]
+    assert generic_tokens(queens) == frozenset()  # 3 of 5 answers, but fewer than 5: still a give-away
     assert not FUNCTION_WORDS & {"li", "zhu", "bmw", "bbc", "zil"}
 
 
