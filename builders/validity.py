@@ -371,7 +371,9 @@ def relation_validity_markdown(report: dict[str, Any], popularity_note: str) -> 
     lines += [
         "",
         f"Golds: `gold_obj_ids` lists every object the source gives the subject, and the answers of the "
-        f"space that contain one of them (Dortmund -> Germany). {report['multi_gold_instances']:,} "
+        f"space that contain one of them (Dortmund -> Germany), bear one of their names (label or alias) "
+        f"or, for occupations, are a direct class of one (Writer for a poet). "
+        f"{report['multi_gold_instances']:,} "
         "instances have more than one gold inside their answer space; any of them counts as correct.",
         "",
         f"Constant-answer baseline (always answer the most frequent gold): at most uniform + "
