@@ -434,4 +434,12 @@ def test_rules_card_claims_are_checked_or_listed_as_not_checked(small_rules_buil
         assert f"`{rule}`" in card  # every validity rule is in the card's table, with its count
     assert "### Not checked on every item" in card
     assert "12 groundings per set" in card and "12 groundings per rule" not in card
+    groundings = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("groundings/*.parquet")]
+    )
+    sets_per_rule = groundings.group_by("rule_id").agg(sets=pl.col("set_id").n_unique())["sets"]
+    assert (
+        sets_per_rule.max() <= small_rules_build.manifest["spec"]["sets_per_rule"]
+    )  # "up to N sets per rule"
+    assert (groundings.group_by("set_id").len()["len"] == 12).all()  # "12 groundings per set"
     assert "semantic cluster" not in card and "one split, `test`" in card
