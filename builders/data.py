@@ -15,6 +15,7 @@ from probesmith.builders.sources.wordnet import (
 )
 from probesmith.builders.sources.wordnet import INSTALL_HINT as WORDNET_HINT
 from probesmith.errors import SourceError
+from probesmith.paths import REPOSITORY_ROOT
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,6 @@ def check_sources(
 def prepare_sources(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> Path:
     """Prepare the offline copies the builders need (WordNet for NLTK); return where."""
     return prepare_wordnet(wordnet_dir)
-
-
-REPOSITORY_ROOT = Path(__file__).resolve().parents[1]
 
 
 def data_path(path: str | Path, what: str) -> Path:

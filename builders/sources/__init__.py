@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from probesmith.builders.data import REPOSITORY_ROOT
 from probesmith.builders.registry import FamilyOutput, single_split_tables
 from probesmith.builders.sources.wikidata import (
     DEFAULT_USER_AGENT,
@@ -37,6 +36,7 @@ from probesmith.builders.sources.wikidata_snapshot import (
 )
 from probesmith.builders.sources.wordnet import data_home
 from probesmith.errors import SourceError
+from probesmith.paths import REPOSITORY_ROOT
 from probesmith.probes.spec import spec_field
 from probesmith.redact import redact_url
 from probesmith.schemas.manifest import file_sha256
