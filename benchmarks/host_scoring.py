@@ -1,7 +1,7 @@
 """Host-side scoring throughput: what bounds a GPU's statements/s for small models, on any machine.
 
     python benchmarks/host_scoring.py [--instances 30] [--relations 60] [--repeats 3] [--data DIR]
-                                      [--batch-tokens 65536] [--json FILE]
+                                      [--batch-tokens 65536] [--threads 1] [--json FILE]
 
 Scores BEAR's template-0 statements (``DIR/bear/BEAR``, default ../shared/data; the first
 ``--instances`` instances of each of the first ``--relations`` relations, every answer of the
@@ -79,6 +79,9 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=30)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--batch-tokens", type=int, default=65536, help="the GPU rows' budget")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (1: the model's time disturbs the host's least)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="append the rows to this file")
     parser.add_argument("--scores", type=Path, default=None, help="write the scores (JSON) to this file")
     args = parser.parse_args()
@@ -87,6 +90,7 @@ def main() -> None:
 
     from probesmith.eval import scoring
 
+    torch.set_num_threads(args.threads)
     statements = bear_statements(args.data / "bear" / "BEAR", args.relations, args.instances)
     tokenizer = PreTrainedTokenizerFast.from_pretrained(str(args.data / "tokenizers" / "gpt2"))
     torch.manual_seed(0)
@@ -94,8 +98,10 @@ def main() -> None:
         GPT2Config(vocab_size=len(tokenizer), n_layer=1, n_embd=8, n_head=1, n_positions=256)
     ).eval()
     clock = Clock()
-    for name in ("_encode", "_tokenise", "_cached_encoding"):
+    for name in ("_encode", "_tokenise"):
         clock.wrap(scoring, name, "tokenise")
+    if hasattr(scoring, "TokenCache"):  # encodings from the token cache, or tokenised on a miss
+        clock.wrap(scoring.TokenCache, "encode", "tokenise")
     clock.wrap(scoring, "_forward", "model")
     for name in ("token_log_probs", "log_softmax"):
         clock.wrap(scoring._Selected, name, "model")

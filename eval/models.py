@@ -1,4 +1,10 @@
-"""Loading the model under evaluation: a hub id or a local folder, causal or masked, on a device."""
+"""Loading the model under evaluation: a hub id or a local folder, causal or masked, on a device.
+
+``dtype="auto"`` and device maps are decided in ``placement.py``: the checkpoint's dtype
+(bfloat16 for a float32 checkpoint on a GPU that has it, float32 on a CPU), and for models larger
+than one device accelerate's big-model inference (``device_map="auto"``, ``max_memory``, an
+offload folder for what fits nowhere), scored through the same ``score_statements``.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +17,10 @@ from typing import Any
 import torch
 
 from probesmith.errors import ProbesmithError
+from probesmith.eval.placement import DTYPES, checkpoint_dtype, choose_dtype
 
 log = logging.getLogger(__name__)
 
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 #: Model types that are masked LMs when a config names no architecture.
 MASKED_TYPES = {
     "bert",
@@ -35,17 +41,26 @@ class ModelLoadError(ProbesmithError):
 
 @dataclass
 class LanguageModel:
-    """A model ready to score: the module, its tokenizer, ``causal`` or ``masked``, and a name."""
+    """A model ready to score: the module, its tokenizer, ``causal`` or ``masked``, and a name.
+
+    ``dtype`` and ``dtype_reason`` say what it was loaded in and why; ``device_map`` is where
+    accelerate placed its modules when it was loaded with one (None: one device).
+    """
 
     model: Any
     tokenizer: Any
     kind: str
     name: str
+    dtype: str = "float32"
+    dtype_reason: str = "asked for"
+    device_map: dict | None = None
 
     @property
     def device(self) -> torch.device:
-        """The device of the model's parameters."""
-        return next(self.model.parameters()).device
+        """The device inputs go to: the input embeddings' (a device-mapped model's first device)."""
+        from probesmith.eval.scoring import input_device
+
+        return input_device(self.model)
 
 
 def default_device() -> str:
@@ -64,19 +79,34 @@ def model_kind(config) -> str:
 
 
 def load_model(
-    name_or_path: str, kind: str = "auto", device: str | None = None, dtype: str = "float32"
+    name_or_path: str,
+    kind: str = "auto",
+    device: str | None = None,
+    dtype: str = "auto",
+    device_map: str | dict | None = None,
+    max_memory: dict | None = None,
+    offload_folder: str | Path | None = None,
 ) -> LanguageModel:
     """Load a causal or masked LM and its tokenizer from a hub id or a local folder.
 
     ``kind`` is ``auto`` (from the config's architectures), ``causal`` or ``masked``; ``dtype``
-    is ``float32``, ``bfloat16`` or ``float16``; ``device`` defaults to the GPU when there is one.
+    is ``auto`` (``placement.choose_dtype``: the checkpoint's, bf16 for float32 checkpoints on a
+    GPU with bf16, float32 on CPU), ``float32``, ``bfloat16`` or ``float16``; ``device``
+    defaults to the GPU when there is one. ``device_map`` (``"auto"``, ``"balanced"``,
+    ``"sequential"`` or a module -> device dict) places a model larger than one device across
+    the visible GPUs, then the CPU, then ``offload_folder`` (accelerate's big-model inference),
+    each device given at most its ``max_memory`` entry; ``device`` is then not used.
     """
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-    if dtype not in DTYPES:
-        raise ModelLoadError(f"unknown dtype {dtype!r}: use one of {sorted(DTYPES)}")
+    if dtype != "auto" and dtype not in DTYPES:
+        raise ModelLoadError(f"unknown dtype {dtype!r}: use auto or one of {sorted(DTYPES)}")
     if kind not in ("auto", "causal", "masked"):
         raise ModelLoadError(f"unknown model kind {kind!r}: use auto, causal or masked")
+    if device_map is None and (max_memory or offload_folder):
+        raise ModelLoadError(
+            "--max-memory and --offload-folder place a model across devices: give --device-map auto too"
+        )
     device = device or default_device()
     if str(device).startswith("cuda") and not torch.cuda.is_available():
         raise ModelLoadError(f"--device {device}: no CUDA device is visible here. Use --device cpu.")
@@ -90,7 +120,15 @@ def load_model(
         config = AutoConfig.from_pretrained(name_or_path)
         kind = model_kind(config) if kind == "auto" else kind
         auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
-        model = auto.from_pretrained(name_or_path, dtype=DTYPES[dtype])
+        target = "cuda" if device_map is not None and torch.cuda.is_available() else torch.device(device).type
+        bf16 = target == "cuda" and torch.cuda.is_bf16_supported()
+        choice = choose_dtype(dtype, checkpoint_dtype(config), target, bf16)
+        placement = {}
+        if device_map is not None:
+            placement = {"device_map": device_map, "max_memory": max_memory}
+            if offload_folder is not None:
+                placement["offload_folder"] = str(offload_folder)
+        model = auto.from_pretrained(name_or_path, dtype=choice.dtype, **placement)
         tokenizer = AutoTokenizer.from_pretrained(name_or_path)
     except pickle.UnpicklingError as exc:  # loaded with weights_only: a pickle of more than tensors
         lines = [line.strip() for line in str(exc).splitlines() if "Unsupported global" in line]
@@ -107,9 +145,29 @@ def load_model(
             "save_pretrained (model and tokenizer), or a hub id on a machine that can reach the hub."
         ) from exc
     _check_tokenizer(tokenizer, name_or_path)
-    model.to(device).eval()
-    log.info("loaded %s model %s (%s, %s) on %s", kind, name_or_path, type(model).__name__, dtype, device)
-    return LanguageModel(model=model, tokenizer=tokenizer, kind=kind, name=str(name_or_path))
+    placed = getattr(model, "hf_device_map", None) if device_map is not None else None
+    if placed is None:
+        model.to(device)
+    model.eval()
+    where = f"across {sorted(set(map(str, placed.values())))}" if placed else f"on {device}"
+    log.info(
+        "loaded %s model %s (%s) in %s (%s) %s",
+        kind,
+        name_or_path,
+        type(model).__name__,
+        choice.name,
+        choice.reason,
+        where,
+    )
+    return LanguageModel(
+        model=model,
+        tokenizer=tokenizer,
+        kind=kind,
+        name=str(name_or_path),
+        dtype=choice.name,
+        dtype_reason=choice.reason,
+        device_map={k: str(v) for k, v in placed.items()} if placed else None,
+    )
 
 
 def _check_tokenizer(tokenizer, name_or_path: str) -> None:

@@ -69,7 +69,11 @@ class EvalOptions:
     pll: str = spec_field(
         "within_word_l2r", help="Masked LMs: PLL variant, original or within_word_l2r (lm-pub-quiz's)."
     )
-    batch_tokens: int = spec_field(4096, help="Token budget of one forward pass.")
+    batch_tokens: int | str = spec_field(
+        "auto",
+        help="Token budget of one forward pass, or auto: from the GPU's free memory and the model's "
+        "size on CUDA, 4096 on CPU (the value used is recorded in metrics.json).",
+    )
     bos: bool = spec_field(
         True,
         help="Causal LMs: condition on a BOS token (lm-pub-quiz's convention). False scores a choice "
@@ -124,7 +128,9 @@ def evaluate(
         raise ArtifactError(f"{probes}: {exc}") from None
     start = time.perf_counter()
     result = EvalResult(family=family, model=lm.name, probes=str(probes))
-    context = EvalContext(lm, options, progress, result)
+    batch_tokens = resolved_batch_tokens(lm, options.batch_tokens)
+    context = EvalContext(lm, options, progress, result, batch_tokens=batch_tokens)
+    context.token_cache = token_cache_folder(manifest.get("logical_hash"))
     if evaluation.uses_editors:
         context.editors = editors if editors is not None else make_editors(options.editors, options.seed)
     evaluation.run(context, probes, manifest)
@@ -136,6 +142,11 @@ def evaluate(
         "family": family,
         "build_hash": manifest.get("logical_hash"),
         "options": to_dict(options),
+        "dtype": lm.dtype,
+        "dtype_reason": lm.dtype_reason,
+        "batch_tokens": batch_tokens,
+        "device": str(lm.device),
+        "device_map": lm.device_map,
         "statements": result.statements,
         "seconds": round(result.seconds, 2),
         "statements_per_second": round(result.statements / result.seconds, 1) if result.seconds else None,
@@ -152,6 +163,8 @@ class EvalContext:
     progress: bool | None
     result: EvalResult
     editors: list[Editor] = field(default_factory=list)
+    batch_tokens: int = 4096
+    token_cache: Path | None = None
 
     def score(self, statements: list[str], answer_starts: list[int] | None = None):
         """Score ``statements`` with the context's model and options; counts them in the result."""
@@ -163,12 +176,40 @@ class EvalContext:
             statements,
             kind=self.lm.kind,
             pll=self.options.pll,
-            batch_tokens=self.options.batch_tokens,
+            batch_tokens=self.batch_tokens,
             answer_starts=answer_starts,
+            token_cache=self.token_cache,
             return_token_counts=True,
             progress=self.progress,
             bos=self.options.bos,
         )
+
+
+def resolved_batch_tokens(lm: LanguageModel, requested: int | str) -> int:
+    """``batch_tokens`` as used: the option, or for ``auto`` ``placement.auto_batch_tokens``."""
+    from probesmith.errors import UsageError
+    from probesmith.eval.placement import auto_batch_tokens
+
+    if requested == "auto":
+        return auto_batch_tokens(lm.model, lm.device)
+    if isinstance(requested, int) and not isinstance(requested, bool) and requested > 0:
+        return requested
+    raise UsageError(f"batch_tokens {requested!r}: give a positive number of tokens or auto")
+
+
+def token_cache_folder(build_hash: str | None) -> Path | None:
+    """Where a build's statement encodings are kept: ``<data home>/token-cache/<build hash>``.
+
+    The data home is ``$PROBESMITH_DATA`` or ``~/.local/share/probesmith`` (as for the SPARQL
+    cache); the build folder is never written. None (memory only) for inputs without a logical
+    hash (AI2 JSONL) or when ``PROBESMITH_TOKEN_CACHE=0``.
+    """
+    import os
+
+    if not build_hash or os.environ.get("PROBESMITH_TOKEN_CACHE", "1") == "0":
+        return None
+    home = Path(os.environ.get("PROBESMITH_DATA", Path.home() / ".local/share/probesmith"))
+    return home / "token-cache" / str(build_hash)[:32]
 
 
 def sample_keys(keys: list, limit: int | None, seed: int, *salt) -> set:
@@ -318,7 +359,7 @@ def init_distributed(lm: LanguageModel) -> int | None:
 
     if not dist.is_initialized():
         dist.init_process_group("nccl" if lm.device.type == "cuda" else "gloo")
-    if lm.device.type == "cuda":
+    if lm.device.type == "cuda" and lm.device_map is None:  # a device map places the model itself
         local = int(os.environ.get("LOCAL_RANK", "0"))
         torch.cuda.set_device(local)
         lm.model.to(f"cuda:{local}")
@@ -333,14 +374,19 @@ def run_evaluation(
     out: str | Path | None = None,
     kind: str = "auto",
     device: str | None = None,
-    dtype: str = "float32",
+    dtype: str = "auto",
     force: bool = False,
+    device_map: str | None = None,
+    max_memory: dict | None = None,
+    offload_folder: str | Path | None = None,
 ) -> tuple[EvalResult, Path, bool]:
     """What ``probesmith eval`` does: load ``model``, score ``probes``, write the results folder.
 
     ``out`` defaults to ``runs/<model>-<build>``; it is checked before the model loads. Under
     ``torchrun`` every rank joins the process group and scores its share. Returns the result,
     the results folder, and whether this process is the one that reports (rank 0, or alone).
+    ``device_map``/``max_memory``/``offload_folder`` place a model larger than one device
+    (``models.load_model``); under ``torchrun`` each rank then holds its own placement.
     """
     from probesmith.errors import UsageError
     from probesmith.eval.models import load_model
@@ -350,7 +396,15 @@ def run_evaluation(
     check_destination(out, "eval", folder=True, force=force)
     if not Path(probes).exists():
         raise UsageError(f"--probes {probes} does not exist: pass a build folder or AI2 JSONL.")
-    lm = load_model(model, kind=kind, device=device, dtype=dtype)
+    lm = load_model(
+        model,
+        kind=kind,
+        device=device,
+        dtype=dtype,
+        device_map=device_map,
+        max_memory=max_memory,
+        offload_folder=offload_folder,
+    )
     rank = init_distributed(lm)
     # the build's shared lock while it is scored and the results written (a rebuild is refused)
     with SharedReadLock(probes, "eval"):

@@ -13,10 +13,18 @@ lm-pub-quiz 0.3.3's (tests/eval/test_scoring.py checks parity to 1e-4).
 
 How it is fast:
 
-* work is batched up to a token budget, sorted by length, with one vectorised gather per batch;
+* causal statements are tokenised once, in one batched call of the fast tokenizer, into flat
+  arrays (``tokens.py``), and kept per (tokenizer, statements) so that the next model with the
+  same tokenizer starts at once (``token_cache``);
 * causal statements that share a token prefix (the options of one question, the answers of one
   relation template for one subject) are grouped: the prefix runs once and its key/value cache
-  is reused by every continuation;
+  is reused by every continuation. Grouping, batching and every index are numpy operations over
+  the flat arrays (a sort of the token rows as byte strings, common-prefix lengths of
+  neighbours), never a Python loop over statements;
+* batches are prepared on a background thread (into pinned memory on CUDA) while the previous
+  batch runs, and scores are summed on the device: no synchronisation until the end;
+* work is batched up to a token budget, sorted by length; a statement's tokens after its last
+  scored one never run; continuations run in chunks of similar length;
 * all masked copies of a statement go through the same batches, and for the common
   architectures the LM head runs only at the positions that are scored;
 * under ``torch.distributed`` (``torchrun``) every rank scores a share of the batches and the
@@ -27,9 +35,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import itertools
+import weakref
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -38,6 +51,7 @@ import torch.distributed as dist
 from tqdm.auto import tqdm
 
 from probesmith.errors import ProbesmithError
+from probesmith.eval.tokens import Encoded, TokenCache
 
 #: Wrappers whose logits are exactly ``head(base_model(...).last_hidden_state)``; for these the
 #: head runs on the scored positions only. Others (logit soft-capping, scaling) use ``.logits``.
@@ -90,15 +104,27 @@ def context_length(model, tokenizer) -> int | None:
 def _check_context(lengths, statements, limit: int | None) -> None:
     if limit is None:
         return
-    for index, length in enumerate(lengths):
-        if length > limit:
-            raise StatementTooLong(index, statements[index], int(length), limit)
+    over = np.flatnonzero(np.asarray(lengths) > limit)
+    if len(over):
+        index = int(over[0])
+        raise StatementTooLong(index, statements[index], int(lengths[index]), limit)
 
 
 #: The least number of shared tokens (BOS included) worth a separate prefix pass.
 MIN_SHARED_PREFIX = 3
 #: The most continuations that share one prefix pass.
 MAX_GROUP = 512
+#: Prefix grouping compares at most this many leading tokens of each statement.
+MAX_PREFIX_COLUMNS = 512
+
+
+def input_device(model) -> torch.device:
+    """Where a model takes its inputs: its input embeddings' device (a device-mapped model's first)."""
+    embeddings = model.get_input_embeddings() if hasattr(model, "get_input_embeddings") else None
+    weight = getattr(embeddings, "weight", None)
+    if weight is not None and weight.device.type != "meta":
+        return weight.device
+    return next(p.device for p in model.parameters() if p.device.type != "meta")
 
 
 def score_statements(
@@ -107,13 +133,15 @@ def score_statements(
     statements: Sequence[str],
     kind: Literal["causal", "masked"] = "causal",
     pll: Literal["original", "within_word_l2r"] = "within_word_l2r",
-    batch_tokens: int = 4096,
+    batch_tokens: int | Literal["auto"] = "auto",
     device: str | torch.device | None = None,
     answer_starts: Sequence[int] | None = None,
     share_prefixes: bool = True,
     return_token_counts: bool = False,
     progress: bool | None = None,
     bos: bool = True,
+    token_cache: TokenCache | str | Path | None = None,
+    prefetch: bool = True,
 ) -> list[float] | tuple[list[float], list[int]]:
     """Sum of token log-probabilities (causal) or pseudo-log-likelihood (masked) per statement.
 
@@ -121,10 +149,16 @@ def score_statements(
     character offset. ``share_prefixes`` (causal) runs shared token prefixes once.
     ``return_token_counts`` also returns the number of scored tokens per statement (for
     length-normalised scores). ``progress`` shows a statements/s bar (None: when a terminal).
-    ``device`` is where inputs go, by default the model's device (the model is not moved).
+    ``device`` is where inputs go, by default the model's input embeddings' device (the model is
+    not moved; a model placed across devices by a device map is scored as it lies).
+    ``batch_tokens`` is the token budget of one forward pass; ``"auto"`` sizes it from the free
+    memory of a CUDA device and the model (``placement.auto_batch_tokens``), and is 4096 on CPU.
     ``bos=False`` (causal) does not prepend a BOS text when the tokenizer adds none: the first
     token is then context and never scored, as lm-evaluation-harness scores a continuation
     after a non-empty context (``answer_starts`` gives that context).
+    ``token_cache`` (causal): a :class:`TokenCache` or a folder for one; by default encodings are
+    kept in memory for the process only. ``prefetch``: prepare batch k+1 on a background thread
+    while batch k runs.
     """
     if kind not in ("causal", "masked"):
         raise ValueError(f"kind must be 'causal' or 'masked', not {kind!r}")
@@ -132,55 +166,64 @@ def score_statements(
         raise ValueError(f"pll must be 'original' or 'within_word_l2r', not {pll!r}")
     if answer_starts is not None and len(answer_starts) != len(statements):
         raise ValueError(f"answer_starts has {len(answer_starts)} entries for {len(statements)} statements")
-    if batch_tokens < 1:
-        raise ValueError(f"batch_tokens must be positive, not {batch_tokens}")
+    if batch_tokens != "auto" and (not isinstance(batch_tokens, int) or batch_tokens < 1):
+        raise ValueError(f"batch_tokens must be a positive integer or 'auto', not {batch_tokens!r}")
     if not statements:
         return ([], []) if return_token_counts else []
-    device = torch.device(device) if device is not None else next(model.parameters()).device
+    device = torch.device(device) if device is not None else input_device(model)
+    if batch_tokens == "auto":
+        from probesmith.eval.placement import auto_batch_tokens
+
+        batch_tokens = auto_batch_tokens(model, device)
     model.eval()
-    counts = [0] * len(statements)
+    # float64 sums on the device; MPS has no float64
+    totals = torch.zeros(len(statements), dtype=torch.float32 if device.type == "mps" else torch.float64)
+    totals = totals.to(device)
     if kind == "causal":
-        rows = _causal_rows(tokenizer, statements, answer_starts, bos)
-        _check_context([len(ids) for ids, *_ in rows], statements, context_length(model, tokenizer))
-        plain, groups = _prefix_groups(rows) if share_prefixes else (rows, [])
-        for _, targets, owner, _ in rows:
-            counts[owner] += len(targets)
-        work = [("plain", b) for b in _plain_batches(plain, batch_tokens)]
-        work += [("shared", b) for b in _group_batches(groups, batch_tokens)]
+        if not isinstance(token_cache, TokenCache):
+            token_cache = TokenCache(token_cache)
+        rows, work = _planned(
+            tokenizer, statements, answer_starts, bos, token_cache, batch_tokens, share_prefixes
+        )
+        _check_context(rows.encoded.lengths, statements, context_length(model, tokenizer))
+        counts = np.bincount(rows.owner_of_token[rows.scored], minlength=len(statements))
+        prepare = _CausalPreparer(rows, device)
     else:
         masked = _masked_copies(tokenizer, statements, answer_starts, pll)
         lengths = np.zeros(len(statements), dtype=np.int64)  # each statement's, from its copies
         np.maximum.at(lengths, masked.owners, masked.lengths)
-        _check_context(lengths.tolist(), statements, context_length(model, tokenizer))
-        counts = np.bincount(masked.owners, minlength=len(statements)).tolist()
-        copy_counts = np.maximum(np.asarray(counts, dtype=np.float64), 1)
+        _check_context(lengths, statements, context_length(model, tokenizer))
+        counts = np.bincount(masked.owners, minlength=len(statements))
+        copy_counts = np.maximum(counts.astype(np.float64), 1)
         work = [("masked", b) for b in _masked_batches(masked, batch_tokens)]
+        prepare = None
     rank, world = (dist.get_rank(), dist.get_world_size()) if is_distributed() else (0, 1)
     mine = work[rank::world]
-    totals = torch.zeros(len(statements), dtype=torch.float64)
     shown = progress if rank == 0 else False  # one bar, on the first rank
     bar = tqdm(
         total=len(statements), desc="scoring", unit="stmt", disable=None if shown is None else not shown
     )
     done = 0.0
+    pinned = device.type == "cuda" and prefetch
+    batches = _prefetched(mine, prepare, pinned, prefetch) if prepare is not None else mine
     with torch.inference_mode(), _attention_kernels(device):
-        for what, batch in mine:
+        for what, batch in batches:
             if what == "masked":
                 owners, scores = _score_masked(model, masked, batch, device)
+                totals.index_add_(0, _index(owners, totals.device), scores.to(totals.device, totals.dtype))
                 done += float((1 / copy_counts[owners]).sum())
             elif what == "plain":
-                owners, scores = _score_plain(model, batch, device)
-                done += len(batch)
+                _score_plain(model, batch, device, totals)
+                done += batch["statements"]
             else:
-                owners, scores = _score_shared(model, batch, device)
-                done += len(owners)
-            totals.index_add_(0, _index(owners), scores)
+                _score_shared(model, batch, device, totals)
+                done += batch["statements"]
             bar.update(int(done) - bar.n)
     bar.close()
     if world > 1:
         dist.all_reduce(totals, op=dist.ReduceOp.SUM)
-    scores = totals.tolist()
-    return (scores, counts) if return_token_counts else scores
+    scores = totals.cpu().double().tolist()
+    return (scores, counts.tolist()) if return_token_counts else scores
 
 
 def _attention_kernels(device: torch.device):
@@ -204,7 +247,371 @@ def is_distributed() -> bool:
     return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
 
 
-# ---------------------------------------------------------------- rows: (ids, scored positions, owner)
+def _prefetched(work, prepare, pinned: bool, background: bool, ahead: int = 2):
+    """``(what, prepare(item))`` per work item, prepared ``ahead`` items early on one background thread.
+
+    The thread builds numpy arrays and CPU tensors (pinned for CUDA); numpy and torch release
+    the GIL in their loops, so preparation runs while the device works on the batch before.
+    """
+    if not background:
+        for what, item in work:
+            yield what, prepare(what, item, pinned)
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="probesmith-batches") as pool:
+        pending: deque = deque()
+        items = iter(work)
+        for what, item in itertools.islice(items, ahead):
+            pending.append((what, pool.submit(prepare, what, item, pinned)))
+        while pending:
+            what, future = pending.popleft()
+            for next_what, next_item in itertools.islice(items, 1):
+                pending.append((next_what, pool.submit(prepare, next_what, next_item, pinned)))
+            yield what, future.result()
+
+
+# ---------------------------------------------------------------- causal rows as flat arrays
+
+
+@dataclass(frozen=True)
+class _CausalRows:
+    """Every causal statement's tokens (one row per statement) and which of them are scored.
+
+    ``scored`` is aligned with ``encoded.ids``: a token is scored when it is no special token,
+    not the first of its row (it is context), and ends after the answer start where one is given.
+    ``last`` is each row's last scored position (0: nothing scored); tokens after it never run.
+    """
+
+    encoded: Encoded
+    scored: np.ndarray
+    owner_of_token: np.ndarray
+    position: np.ndarray  # each token's position in its row
+    last: np.ndarray
+
+
+def _causal_encoding(tokenizer, statements, offsets: bool, bos: bool, cache: TokenCache | None):
+    """The statements' encoding, a BOS text prepended where needed, and that text's length."""
+    if bos and tokenizer.bos_token is None:
+        raise ValueError(
+            "causal scoring needs a BOS token as first context, and this tokenizer has none: "
+            "set tokenizer.bos_token (for example to its eos token)"
+        )
+    cache = cache if cache is not None else TokenCache()
+    texts = list(statements)
+    bos_text, bos_id = tokenizer.bos_token, tokenizer.bos_token_id
+    # like lm-pub-quiz: without a BOS from the tokenizer, the BOS text is prepended; whether the
+    # tokenizer adds one does not depend on the text, so the first statement decides for all
+    first = _encode(tokenizer, texts[:1], False, False)
+    prepend = bos and bool(texts) and (not first[0][0] or first[0][0][0] != bos_id)
+    encoded = cache.encode(tokenizer, [bos_text + t for t in texts] if prepend else texts, offsets)
+    return encoded, len(bos_text) if prepend else 0
+
+
+def _rows_of(encoded: Encoded, answer_starts, shift: int) -> _CausalRows:
+    """Which tokens are scored: not special, not first, ending after the answer start (+ ``shift``)."""
+    lengths = encoded.lengths
+    count = len(lengths)
+    owner = np.repeat(np.arange(count, dtype=np.int64), lengths)
+    position = np.arange(len(encoded.ids), dtype=np.int64) - encoded.starts[:-1][owner]
+    scored = ~encoded.special & (position >= 1)
+    if answer_starts is not None:
+        starts = np.asarray(answer_starts, dtype=np.int64) + shift
+        scored &= encoded.ends > starts[owner]
+    last = np.zeros(count, dtype=np.int64)
+    np.maximum.at(last, owner[scored], position[scored])
+    return _CausalRows(encoded, scored, owner, position, last)
+
+
+def _causal_rows(tokenizer, statements, answer_starts, bos: bool = True, cache: TokenCache | None = None):
+    """Every statement's tokens and scored positions (see :class:`_CausalRows`)."""
+    encoded, shift = _causal_encoding(tokenizer, statements, answer_starts is not None, bos, cache)
+    return _rows_of(encoded, answer_starts, shift)
+
+
+#: Plans of recent encodings (kept while the token cache keeps the encoding): a second model with
+#: the same tokenizer and budget reuses the rows and batches of the first.
+_PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _planned(tokenizer, statements, answer_starts, bos, cache, batch_tokens: int, share_prefixes: bool):
+    """The causal rows and their batches, reused when the same encoding was planned alike before."""
+    encoded, shift = _causal_encoding(tokenizer, statements, answer_starts is not None, bos, cache)
+    starts = (
+        None if answer_starts is None else hashlib.sha1(np.asarray(answer_starts, dtype=np.int64)).hexdigest()
+    )
+    key = (shift, starts, batch_tokens, share_prefixes)
+    plans = _PLANS.setdefault(encoded, {})
+    if key not in plans:
+        plans.clear()  # one plan per encoding is what a run of several models needs
+        rows = _rows_of(encoded, answer_starts, shift)
+        plans[key] = (rows, _causal_plan(rows, batch_tokens, share_prefixes))
+    return plans[key]
+
+
+def _prefix_groups(rows: _CausalRows, candidates: np.ndarray):
+    """Split rows into plain ones and groups sharing a token prefix, by array operations.
+
+    Rows are sorted as byte strings of their (big-endian) token ids, which is the lexicographic
+    order of the id lists, so rows with common prefixes are neighbours. ``common[e]`` is the
+    common prefix of neighbours e and e+1, cut so every row keeps a token after it. An edge
+    joins its rows when it shares at least ``MIN_SHARED_PREFIX`` tokens and no less than the
+    better edge of either row (a row between two subjects goes with neither), and a group
+    shares the least common prefix of its edges.
+
+    Returns (plain rows, group of each member, members in group order, shared tokens per group).
+    """
+    empty = np.zeros(0, dtype=np.int64)
+    if len(candidates) < 2:
+        return candidates, empty, empty, empty
+    encoded = rows.encoded
+    lengths = rows.last[candidates] + 1  # the tokens that matter: up to the last scored one
+    width = int(min(lengths.max(), MAX_PREFIX_COLUMNS))
+    columns = np.arange(width)
+    inside = columns < lengths[:, None]
+    flat = encoded.starts[candidates][:, None] + np.minimum(columns, lengths[:, None] - 1)
+    matrix = np.where(inside, encoded.ids[flat] + 1, 0).astype(">u4")  # 0 pads: shorter first
+    keys = np.ascontiguousarray(matrix).view(f"S{4 * width}").ravel()
+    order = np.argsort(keys, kind="stable")
+    ordered = matrix[order]
+    lengths = lengths[order]
+    same = ordered[1:] == ordered[:-1]
+    common = np.where(same.all(axis=1), width, same.argmin(axis=1))
+    common = np.minimum(common, np.minimum(lengths[1:], lengths[:-1]) - 1)
+    best = np.zeros(len(order), dtype=np.int64)  # each row's better edge
+    best[:-1] = common
+    best[1:] = np.maximum(best[1:], common)
+    cut = (common < MIN_SHARED_PREFIX) | (common < np.minimum(best[:-1], best[1:]))
+    group = np.concatenate([[0], np.cumsum(cut)])
+    first = np.flatnonzero(np.concatenate([[True], cut]))
+    within = np.arange(len(order)) - first[group]
+    cut |= within[1:] % MAX_GROUP == 0  # at most MAX_GROUP rows share one prefix pass
+    group = np.concatenate([[0], np.cumsum(cut)])
+    first = np.flatnonzero(np.concatenate([[True], cut]))
+    sizes = np.bincount(group)
+    edges = np.append(np.where(cut, np.iinfo(np.int64).max, common), np.iinfo(np.int64).max)
+    shared = np.minimum.reduceat(edges, first)
+    grouped = sizes[group] > 1
+    plain = candidates[order[~grouped]]
+    members = candidates[order[grouped]]
+    kept = np.flatnonzero(sizes > 1)
+    renumber = np.full(len(sizes), -1, dtype=np.int64)
+    renumber[kept] = np.arange(len(kept))
+    return plain, renumber[group[grouped]], members, shared[kept]
+
+
+def _causal_plan(rows: _CausalRows, batch_tokens: int, share_prefixes: bool) -> list[tuple[str, dict]]:
+    """The batches of causal work: ``("plain", {rows})`` and ``("shared", {groups})`` items."""
+    candidates = np.flatnonzero(rows.last > 0)  # a statement with nothing scored needs no pass
+    if share_prefixes:
+        plain, member_group, members, shared = _prefix_groups(rows, candidates)
+    else:
+        plain, member_group, members, shared = candidates, *(np.zeros(0, dtype=np.int64),) * 3
+    work: list[tuple[str, dict]] = [
+        ("plain", {"rows": b}) for b in _plain_batches(rows.last[plain], plain, batch_tokens)
+    ]
+    work += [("shared", b) for b in _group_batches(rows, member_group, members, shared, batch_tokens)]
+    return work
+
+
+# ---------------------------------------------------------------- batching
+
+
+def _plain_batches(inputs: np.ndarray, rows: np.ndarray, batch_tokens: int):
+    """Rows sorted by the tokens they run (``inputs``), cut where padding would pass the budget."""
+    order = np.argsort(inputs, kind="stable")
+    inputs, rows = inputs[order], rows[order]
+    start = 0
+    while start < len(rows):
+        # the widest row is the last: the batch [start, end) costs inputs[end - 1] * (end - start)
+        ends = np.arange(start + 1, len(rows) + 1)
+        fits = inputs[ends - 1] * (ends - start) <= batch_tokens
+        end = start + 1 + int(np.argmin(fits[1:])) if not fits[1:].all() else len(rows)
+        end = max(end, start + 1)
+        yield rows[start:end]
+        start = end
+
+
+def _group_batches(rows: _CausalRows, member_group, members, shared, batch_tokens: int):
+    """Groups in batches: one prefix pass (groups x widest prefix) and the continuations' passes.
+
+    A batch holds groups while ``groups x widest prefix + members x widest continuation`` fits
+    the budget and the continuations' copies of the prefix key/value cache stay within twice it.
+    """
+    if not len(members):
+        return
+    tails = rows.last[members] - shared[member_group]
+    n_groups = len(shared)
+    size = np.bincount(member_group, minlength=n_groups)
+    tail = np.zeros(n_groups, dtype=np.int64)
+    np.maximum.at(tail, member_group, tails)
+    first = np.concatenate([[0], np.cumsum(size)[:-1]])
+    order = np.lexsort((tail, shared))
+    batch: list[int] = []
+    prefix_width = tail_width = n_members = 0
+    for g in order.tolist():
+        width, tails_w, n = max(prefix_width, shared[g]), max(tail_width, tail[g]), n_members + size[g]
+        cost = (len(batch) + 1) * width + n * tails_w
+        if batch and (cost > batch_tokens or n * (width + tails_w) > 2 * batch_tokens):
+            yield _group_batch(batch, first, size, members, shared)
+            batch, width, tails_w, n = [], shared[g], tail[g], size[g]
+        batch.append(g)
+        prefix_width, tail_width, n_members = int(width), int(tails_w), int(n)
+    if batch:
+        yield _group_batch(batch, first, size, members, shared)
+
+
+def _group_batch(groups: list[int], first, size, members, shared) -> dict:
+    groups_a = np.asarray(groups, dtype=np.int64)
+    counts = size[groups_a]
+    local = np.repeat(np.arange(len(groups_a)), counts)
+    offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    return {
+        "shared": shared[groups_a],
+        "members": members[np.repeat(first[groups_a], counts) + offsets],
+        "member_group": local,
+    }
+
+
+#: Continuation chunk widths: each continuation runs padded to the next of these (at most 41% padding,
+#: about 15% on BEAR), so a batch's continuations take a few passes rather than one per length.
+_TAIL_LADDER = np.unique(np.round(np.sqrt(2) ** np.arange(0, 40)).astype(np.int64))
+
+
+class _CausalPreparer:
+    """Turns a plan item into the arrays of its forward passes (run on the background thread)."""
+
+    def __init__(self, rows: _CausalRows, device: torch.device):
+        self.rows, self.device = rows, device
+
+    def __call__(self, what: str, item: dict, pinned: bool) -> dict:
+        arrays = self.plain(item["rows"]) if what == "plain" else self.shared(item)
+        return _tensors(arrays, pinned)
+
+    def _window(self, rows: np.ndarray, offsets: np.ndarray, lengths: np.ndarray):
+        """Ids (0-padded), filled mask and scored mask of ``lengths`` tokens from ``offsets`` in rows."""
+        encoded = self.rows.encoded
+        width = max(int(lengths.max()), 1) if len(lengths) else 1
+        columns = np.arange(width)
+        filled = columns < lengths[:, None]
+        flat = np.where(filled, encoded.starts[rows][:, None] + offsets[:, None] + columns, 0)
+        return np.where(filled, encoded.ids[flat], 0), filled, filled & self.rows.scored[flat]
+
+    def plain(self, rows: np.ndarray) -> dict:
+        """Rows predicted from their own earlier tokens: inputs up to each row's last scored token."""
+        last = self.rows.last[rows]
+        ids, filled, _ = self._window(rows, np.zeros_like(last), last)
+        _, _, scored = self._window(rows, np.ones_like(last), last)  # token p + 1 scored at input p
+        r, p = np.nonzero(scored)
+        labels = self.rows.encoded.ids[self.rows.encoded.starts[rows[r]] + p + 1]
+        return {
+            "ids": ids,
+            "mask": filled.astype(np.int64),
+            "rows": r,
+            "positions": p,
+            "labels": labels,
+            "owners": rows[r],
+            "statements": len(rows),
+        }
+
+    def shared(self, item: dict) -> dict:
+        """A prefix pass per group and continuation passes in chunks of similar length."""
+        encoded, scored_flat = self.rows.encoded, self.rows.scored
+        shared, members, member_group = item["shared"], item["members"], item["member_group"]
+        representative = members[np.concatenate([[0], np.flatnonzero(np.diff(member_group)) + 1])]
+        prefix_ids, prefix_filled, _ = self._window(representative, np.zeros_like(shared), shared)
+        width = prefix_ids.shape[1]
+        # every scored token of every member: (member, position p), predicted at position p - 1
+        last = self.rows.last[members]
+        columns = np.arange(int(last.max()) + 1)
+        inside = (columns <= last[:, None]) & (columns >= 1)
+        flat = np.where(inside, encoded.starts[members][:, None] + columns, 0)
+        m, p = np.nonzero(inside & scored_flat[flat])
+        labels = encoded.ids[encoded.starts[members[m]] + p]
+        g = member_group[m]
+        s = shared[g]
+        # tokens up to the first after the prefix are predicted by the prefix pass: one slot per
+        # (group, position), however many members score it
+        in_prefix = p <= s
+        keys = g[in_prefix] * width + p[in_prefix] - 1
+        slots, slot_of = np.unique(keys, return_inverse=True)
+        order = np.argsort(slot_of, kind="stable")
+        arrays = {
+            "ids": prefix_ids,
+            "mask": prefix_filled.astype(np.int64),
+            "slot_rows": slots // width,
+            "slot_positions": slots % width,
+            "entry_slots": slot_of[order],
+            "labels": labels[in_prefix][order],
+            "owners": members[m[in_prefix]][order],
+            "statements": len(members),
+            "chunks": [],
+        }
+        # the rest from the continuations, whose prefix comes from the prefix pass's cache
+        rest = ~in_prefix
+        if rest.any():
+            tail_members = np.unique(m[rest])
+            tail_length = last[tail_members] - shared[member_group[tail_members]]
+            bucket = np.searchsorted(_TAIL_LADDER, tail_length)
+            by_bucket = np.argsort(bucket, kind="stable")
+            tail_members, tail_length, bucket = (
+                tail_members[by_bucket],
+                tail_length[by_bucket],
+                bucket[by_bucket],
+            )
+            local = np.full(len(members), -1, dtype=np.int64)
+            bounds = np.flatnonzero(np.diff(bucket)) + 1
+            chunk_first = np.concatenate([[0], bounds])
+            chunk_of = np.repeat(np.arange(len(chunk_first)), np.diff(np.append(chunk_first, len(bucket))))
+            local[tail_members] = np.arange(len(tail_members)) - chunk_first[chunk_of]
+            entry_chunk = np.full(len(members), -1, dtype=np.int64)
+            entry_chunk[tail_members] = chunk_of
+            em, ep = m[rest], p[rest]
+            e_chunk = entry_chunk[em]
+            e_order = np.argsort(e_chunk, kind="stable")
+            em, ep, e_labels, e_chunk = em[e_order], ep[e_order], labels[rest][e_order], e_chunk[e_order]
+            e_bounds = np.searchsorted(e_chunk, np.arange(len(chunk_first) + 1))
+            chunk_end = np.append(chunk_first[1:], len(tail_members))
+            for c, (start, end) in enumerate(zip(chunk_first.tolist(), chunk_end.tolist(), strict=True)):
+                chunk_members = tail_members[start:end]
+                groups = member_group[chunk_members]
+                offsets = shared[groups]
+                tail_ids, tail_filled, _ = self._window(
+                    members[chunk_members], offsets, tail_length[start:end]
+                )
+                a, b = e_bounds[c], e_bounds[c + 1]
+                arrays["chunks"].append(
+                    {
+                        "groups": groups,
+                        "ids": tail_ids,
+                        "mask": tail_filled.astype(np.int64),
+                        "offsets": offsets,
+                        "rows": local[em[a:b]],
+                        "positions": ep[a:b] - shared[member_group[em[a:b]]] - 1,
+                        "labels": e_labels[a:b],
+                        "owners": members[em[a:b]],
+                    }
+                )
+        return arrays
+
+
+def _tensors(arrays: dict, pinned: bool) -> dict:
+    """Arrays as CPU tensors (pinned when the device is CUDA); other values as they are."""
+    out = {}
+    for key, value in arrays.items():
+        if isinstance(value, np.ndarray):
+            tensor = torch.from_numpy(np.ascontiguousarray(value, dtype=np.int64))
+            out[key] = tensor.pin_memory() if pinned else tensor
+        elif isinstance(value, list):
+            out[key] = [_tensors(v, pinned) for v in value]
+        else:
+            out[key] = value
+    return out
+
+
+def _on(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    return tensor.to(device, non_blocking=tensor.is_pinned())
+
+
+# ---------------------------------------------------------------- masked copies
 
 
 def _encode(tokenizer, texts: list[str], offsets: bool = True, words: bool = True) -> list[tuple]:
@@ -238,30 +645,6 @@ def _scored(special, offsets, start: int | None, shift: int = 0) -> list[int]:
     if start is None:
         return [i for i, s in enumerate(special) if not s]
     return [i for i, s in enumerate(special) if not s and offsets[i][1] > start + shift]
-
-
-def _causal_rows(tokenizer, statements, answer_starts, bos: bool = True):
-    if bos and tokenizer.bos_token is None:
-        raise ValueError(
-            "causal scoring needs a BOS token as first context, and this tokenizer has none: "
-            "set tokenizer.bos_token (for example to its eos token)"
-        )
-    texts = list(statements)
-    bos_text, bos_id = tokenizer.bos_token, tokenizer.bos_token_id
-    with_offsets = answer_starts is not None
-    # like lm-pub-quiz: without a BOS from the tokenizer, the BOS text is prepended; whether the
-    # tokenizer adds one does not depend on the text, so the first statement decides for all
-    first = _encode(tokenizer, texts[:1], False, False)
-    prepend = bos and bool(texts) and (not first[0][0] or first[0][0][0] != bos_id)
-    encoded = _encode(tokenizer, [bos_text + t for t in texts] if prepend else texts, with_offsets, False)
-    shift = len(bos_text) if prepend else 0
-    rows = []
-    for i, (ids, special, offsets, _) in enumerate(encoded):
-        start = answer_starts[i] if answer_starts is not None else None
-        scored = _scored(special, offsets, start, shift)
-        targets = [p for p in scored if p >= 1]
-        rows.append((ids, targets, i, [ids[p] for p in targets]))
-    return rows
 
 
 @dataclass
@@ -355,90 +738,7 @@ def _score_masked(model, copies: _MaskedCopies, index: np.ndarray, device):
         torch.arange(len(index), device=device),
         torch.from_numpy(copies.positions[index]).to(device),
     )
-    return copies.owners[index], selected.token_log_probs(copies.labels[index])
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def _prefix_groups(rows):
-    """Split causal rows into plain ones and groups sharing a token prefix.
-
-    A group is (prefix length, members); every member keeps at least one token after the
-    prefix. Rows are sorted by token ids so rows with common prefixes are neighbours.
-    """
-    order = sorted(range(len(rows)), key=lambda i: rows[i][0])
-    plain, groups = [], []
-    members: list[int] = []
-    shared = 0
-
-    def close():
-        if len(members) > 1:
-            groups.append((shared, [rows[m] for m in members]))
-        else:
-            plain.extend(rows[m] for m in members)
-
-    for index in order:
-        ids = rows[index][0]
-        if members:
-            first = rows[members[0]][0]
-            common = min(_common_prefix(first, ids), len(ids) - 1, len(first) - 1)
-            if len(members) == 1:
-                candidate = common
-            else:
-                candidate = min(common, shared)
-            # joining shares `candidate` tokens of the new row but shortens every member's
-            # shared prefix by `shared - candidate`: join only when that saves tokens
-            if (
-                candidate >= MIN_SHARED_PREFIX
-                and len(members) < MAX_GROUP
-                and candidate >= (shared - candidate) * (len(members) - 1)
-            ):
-                members.append(index)
-                shared = candidate
-                continue
-            close()
-        members, shared = [index], 0
-    if members:
-        close()
-    return plain, groups
-
-
-# ---------------------------------------------------------------- batching
-
-
-def _plain_batches(rows, batch_tokens: int):
-    order = sorted(range(len(rows)), key=lambda i: len(rows[i][0]))
-    start = 0
-    while start < len(order):
-        end = start + 1
-        while end < len(order) and len(rows[order[end]][0]) * (end - start + 1) <= batch_tokens:
-            end += 1
-        yield [rows[i] for i in order[start:end]]
-        start = end
-
-
-def _group_batches(groups, batch_tokens: int):
-    groups = sorted(groups, key=lambda g: (g[0], max(len(m[0]) for m in g[1])))
-    batch, prefix_width, tail_width, n_members = [], 0, 0, 0
-    for group in groups:
-        shared, members = group
-        tail = max(len(ids) - shared for ids, *_ in members)
-        width, tails, n = max(prefix_width, shared), max(tail_width, tail), n_members + len(members)
-        cost = (len(batch) + 1) * width + n * tails
-        # the continuation pass holds every member's copy of its prefix's key/value cache
-        if batch and (cost > batch_tokens or n * (width + tails) > 2 * batch_tokens):
-            yield batch
-            batch, width, tails, n = [], shared, tail, len(members)
-        batch.append(group)
-        prefix_width, tail_width, n_members = width, tails, n
-    if batch:
-        yield batch
+    return copies.owners[index], selected.token_log_probs(_index(copies.labels[index], device))
 
 
 # ---------------------------------------------------------------- forward passes
@@ -468,21 +768,34 @@ class _Selected:
 
     def _logits(self, index: slice) -> torch.Tensor:
         states = self.states[index]
+        # a device-mapped model's head moves its input to its own device (accelerate's hook)
         return (self.head(states) if self.head is not None else states).float()
 
-    def token_log_probs(self, labels: list[int], start: int = 0) -> torch.Tensor:
-        """The log-probability of each label at selected rows ``start, start + 1, ...`` (CPU float64)."""
-        device = self.states.device
-        labels_t = _index(labels, device)
-        parts = []
-        for at in range(0, len(labels), self.chunk):
-            logits = self._logits(slice(start + at, start + at + self.chunk))
-            parts.append(torch.log_softmax(logits, -1).gather(1, labels_t[at : at + self.chunk, None])[:, 0])
-        return torch.cat(parts).double().cpu() if parts else torch.zeros(0, dtype=torch.float64)
+    def token_log_probs(self, labels: torch.Tensor, rows: np.ndarray | None = None) -> torch.Tensor:
+        """The log-probability of ``labels[k]`` at selected row ``rows[k]`` (row k when None), float64.
 
-    def log_softmax(self, start: int, end: int) -> torch.Tensor:
-        """Whole log-distributions at selected rows ``start:end``."""
-        return torch.log_softmax(self._logits(slice(start, end)), -1)
+        ``rows`` (host, non-decreasing) lets many labels share one row's log-softmax, which is
+        computed once. The result lies on the states' device.
+        """
+        one_each = rows is None
+        rows = np.arange(len(labels)) if one_each else rows
+        rows_t = None if one_each else _index(rows, self.states.device)
+        labels = labels.to(self.states.device)
+        parts = []
+        for at in range(0, len(self.states), self.chunk):
+            lo, hi = np.searchsorted(rows, [at, at + self.chunk])
+            if lo == hi:
+                continue
+            logits = torch.log_softmax(self._logits(slice(at, at + self.chunk)), -1)
+            labels_chunk = labels[lo:hi].to(logits.device)
+            if one_each:
+                picked = logits.gather(1, labels_chunk[:, None])[:, 0]
+            else:
+                picked = logits[rows_t[lo:hi].to(logits.device) - at, labels_chunk]
+            parts.append(picked.to(self.states.device))
+        if not parts:
+            return torch.zeros(0, dtype=torch.float64, device=self.states.device)
+        return torch.cat(parts).double()
 
 
 def _forward(model, input_ids, attention_mask, rows, positions, position_ids=None, past=None, cache=False):
@@ -495,137 +808,73 @@ def _forward(model, input_ids, attention_mask, rows, positions, position_ids=Non
     head = PLAIN_HEADS.get(type(model).__name__)
     if head is not None:
         out = model.base_model(**kwargs)
-        selected = _Selected(out.last_hidden_state[rows, positions], getattr(model, head))
+        states = out.last_hidden_state
+        selected = _Selected(
+            states[rows.to(states.device), positions.to(states.device)], getattr(model, head)
+        )
     else:
         out = model(**kwargs)
-        selected = _Selected(out.logits[rows, positions], None)
+        logits = out.logits
+        selected = _Selected(logits[rows.to(logits.device), positions.to(logits.device)], None)
     return selected, getattr(out, "past_key_values", None)
 
 
-def _tail_chunks(lengths: list[int], waste: float = 0.25) -> list[list[int]]:
-    """Member indices in chunks of similar tail length: padding at most ``waste`` of a chunk."""
-    order = sorted(range(len(lengths)), key=lengths.__getitem__)
-    chunks: list[list[int]] = []
-    real = 0
-    for m in order:
-        if chunks and (len(chunks[-1]) + 1) * lengths[m] <= (1 + waste) * (real + lengths[m]):
-            chunks[-1].append(m)
-            real += lengths[m]
-        else:
-            chunks.append([m])
-            real = lengths[m]
-    return chunks
-
-
-def _pad(sequences, device):
-    """Right-padded ids and attention mask of token sequences (lists or arrays)."""
-    lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
-    filled = np.arange(lengths.max()) < lengths[:, None]
-    ids = np.zeros(filled.shape, dtype=np.int64)
-    ids[filled] = np.fromiter(
-        itertools.chain.from_iterable(sequences), dtype=np.int64, count=int(lengths.sum())
-    )
-    return torch.from_numpy(ids).to(device), torch.from_numpy(filled.astype(np.int64)).to(device)
-
-
-def _score_plain(model, batch, device):
+def _score_plain(model, batch: dict, device, totals: torch.Tensor) -> None:
     """Causal rows without a shared prefix: each row is predicted from its own earlier tokens."""
-    ids, mask = _pad([r[0] for r in batch], device)
-    counts = np.fromiter((len(r[1]) for r in batch), dtype=np.int64, count=len(batch))
-    total = int(counts.sum())
-    if not total:
-        return [], torch.zeros(0, dtype=torch.float64)
-    rows = np.repeat(np.arange(len(batch)), counts)
-    owners = np.repeat(np.fromiter((r[2] for r in batch), dtype=np.int64, count=len(batch)), counts)
-    positions = (
-        np.fromiter(itertools.chain.from_iterable(r[1] for r in batch), dtype=np.int64, count=total) - 1
+    if not len(batch["labels"]):
+        return
+    selected, _ = _forward(
+        model,
+        _on(batch["ids"], device),
+        _on(batch["mask"], device),
+        _on(batch["rows"], device),
+        _on(batch["positions"], device),
     )
-    labels = np.fromiter(itertools.chain.from_iterable(r[3] for r in batch), dtype=np.int64, count=total)
-    selected, _ = _forward(model, ids, mask, _index(rows, device), _index(positions, device))
-    return owners, selected.token_log_probs(labels)
+    scores = selected.token_log_probs(_on(batch["labels"], device))
+    totals.index_add_(0, _on(batch["owners"], totals.device), scores.to(totals.device, totals.dtype))
 
 
-def _score_shared(model, batch, device):
-    """One prefix pass for the groups of the batch, then one pass over all their continuations."""
-    ids, mask = _pad([members[0][0][:shared] for shared, members in batch], device)
-    # from the prefix pass: log p(token) of every scored prefix token (once per group), and the
-    # whole distribution at each group's last prefix position, which predicts every member's
-    # first continuation token
-    prefix_slots, prefix_labels = [], []
-    for g, (shared, members) in enumerate(batch):
-        tokens = members[0][0]
-        for p in sorted({p for _, targets, *_ in members for p in targets if p < shared}):
-            prefix_slots.append((g, p - 1))
-            prefix_labels.append(tokens[p])
-    last_slots = [(g, shared - 1) for g, (shared, _) in enumerate(batch)]
-    wanted = prefix_slots + last_slots
+def _select_cache(cache, index: torch.Tensor, last: bool):
+    """The prefix cache's rows ``index`` (one per continuation); the original stays unless ``last``."""
+    past = cache if last else copy.deepcopy(cache)
+    layers = getattr(past, "layers", None)
+    if layers is None:
+        past.batch_select_indices(index)
+        return past
+    for layer in layers:  # a device-mapped model keeps each layer's cache on that layer's device
+        keys = getattr(layer, "keys", None)
+        layer.batch_select_indices(index.to(keys.device) if isinstance(keys, torch.Tensor) else index)
+    return past
+
+
+def _score_shared(model, batch: dict, device, totals: torch.Tensor) -> None:
+    """One prefix pass for the groups of the batch, then the continuations' passes from its cache."""
+    ids, mask = _on(batch["ids"], device), _on(batch["mask"], device)
     selected, cache = _forward(
         model,
         ids,
         mask,
-        _index([g for g, _ in wanted], device),
-        _index([p for _, p in wanted], device),
+        _on(batch["slot_rows"], device),
+        _on(batch["slot_positions"], device),
         position_ids=torch.arange(ids.shape[1], device=device).expand_as(ids),
         cache=True,
     )
-    token_log_prob = dict(zip(prefix_slots, selected.token_log_probs(prefix_labels).tolist(), strict=True))
-    last = selected.log_softmax(len(prefix_slots), len(wanted))
-    owners, prefix_scores, tails, group_of, offsets = [], [], [], [], []
-    first_rows, first_labels = [], []
-    rows, positions, labels = [], [], []
-    for g, (shared, members) in enumerate(batch):
-        sums: dict[tuple[int, ...], float] = {}
-        for member_ids, targets, owner, _ in members:
-            in_prefix = tuple(p for p in targets if p < shared)
-            if in_prefix not in sums:
-                sums[in_prefix] = sum(token_log_prob[(g, p - 1)] for p in in_prefix)
-            m = len(owners)
-            owners.append(owner)
-            prefix_scores.append(sums[in_prefix])
-            tails.append(member_ids[shared:])
-            group_of.append(g)
-            offsets.append(shared)
-            for p in targets:
-                if p == shared:
-                    first_rows.append(m)
-                    first_labels.append(member_ids[p])
-                elif p > shared:
-                    rows.append(m)
-                    positions.append(p - shared - 1)
-                    labels.append(member_ids[p])
-    scores = torch.tensor(prefix_scores, dtype=torch.float64)
-    if first_rows:
-        first = last[
-            _index([group_of[m] for m in first_rows], last.device),
-            _index(first_labels, last.device),
-        ]
-        scores.index_add_(0, _index(first_rows), first.double().cpu())
-    if rows:
-        chunks = _tail_chunks([len(t) for t in tails])
-        entries_of: dict[int, list[int]] = {}
-        for k, m in enumerate(rows):
-            entries_of.setdefault(m, []).append(k)
-        for chunk in chunks:
-            # members of one chunk have tails of similar length: little padding in their pass
-            local = {m: j for j, m in enumerate(chunk)}
-            picked = [k for m in chunk for k in entries_of.get(m, ())]
-            groups = _index([group_of[m] for m in chunk], device)
-            past = copy.deepcopy(cache) if len(chunks) > 1 else cache
-            past.batch_select_indices(groups)
-            tail_ids, tail_mask = _pad([tails[m] for m in chunk], device)
-            position_ids = _index([offsets[m] for m in chunk], device)[:, None] + torch.arange(
-                tail_ids.shape[1], device=device
-            )
-            tail, _ = _forward(
-                model,
-                tail_ids,
-                torch.cat([mask[groups], tail_mask], dim=1),
-                _index([local[rows[k]] for k in picked], device),
-                _index([positions[k] for k in picked], device),
-                position_ids=position_ids,
-                past=past,
-            )
-            scores.index_add_(
-                0, _index([rows[k] for k in picked]), tail.token_log_probs([labels[k] for k in picked])
-            )
-    return owners, scores
+    scores = selected.token_log_probs(_on(batch["labels"], device), batch["entry_slots"].numpy())
+    totals.index_add_(0, _on(batch["owners"], totals.device), scores.to(totals.device, totals.dtype))
+    chunks = batch["chunks"]
+    for number, chunk in enumerate(chunks):
+        groups = _on(chunk["groups"], device)
+        past = _select_cache(cache, groups, last=number == len(chunks) - 1)
+        tail_ids = _on(chunk["ids"], device)
+        position_ids = _on(chunk["offsets"], device)[:, None] + torch.arange(tail_ids.shape[1], device=device)
+        tail, _ = _forward(
+            model,
+            tail_ids,
+            torch.cat([mask[groups], _on(chunk["mask"], device)], dim=1),
+            _on(chunk["rows"], device),
+            _on(chunk["positions"], device),
+            position_ids=position_ids,
+            past=past,
+        )
+        scores = tail.token_log_probs(_on(chunk["labels"], device))
+        totals.index_add_(0, _on(chunk["owners"], totals.device), scores.to(totals.device, totals.dtype))

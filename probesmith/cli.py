@@ -160,6 +160,10 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_int_or_auto(text: str) -> int | str:
+    return "auto" if text == "auto" else _positive_int(text)
+
+
 def _add_force(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--force",
@@ -285,10 +289,32 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--out", type=Path, help="Results folder (default: runs/<model>-<build>).")
     _add_force(evaluation, "--out (e.g. results of another model)")
     evaluation.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: the GPU when there is one).")
-    evaluation.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    evaluation.add_argument(
+        "--dtype",
+        default="auto",
+        choices=["auto", "float32", "bfloat16", "float16"],
+        help="auto: the checkpoint's dtype, bfloat16 for a float32 checkpoint on a GPU with bf16, "
+        "float32 on CPU (recorded in metrics.json).",
+    )
     evaluation.add_argument("--kind", default="auto", choices=["auto", "causal", "masked"])
     evaluation.add_argument(
-        "--batch-tokens", type=_positive_int, default=4096, help="Token budget of one forward pass."
+        "--batch-tokens",
+        type=_positive_int_or_auto,
+        default="auto",
+        help="Token budget of one forward pass; auto: from free GPU memory and the model's size, "
+        "4096 on CPU (recorded in metrics.json).",
+    )
+    evaluation.add_argument(
+        "--device-map",
+        choices=["auto", "balanced", "sequential"],
+        help="Place a model larger than one device across the GPUs, the CPU and --offload-folder "
+        "(accelerate's big-model inference); --device is then not used.",
+    )
+    evaluation.add_argument(
+        "--max-memory", help="With --device-map: memory per device, e.g. 0=20GiB,1=20GiB,cpu=64GiB."
+    )
+    evaluation.add_argument(
+        "--offload-folder", type=Path, help="With --device-map: where weights that fit no device go."
     )
     evaluation.add_argument("--split", default="test", help="Split of multiple-choice builds.")
     evaluation.add_argument("--pll", default="within_word_l2r", choices=["original", "within_word_l2r"])
@@ -514,6 +540,7 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
+    from probesmith.eval.placement import parse_max_memory
     from probesmith.eval.run import EvalOptions, run_evaluation
 
     defaults = EvalOptions()
@@ -537,6 +564,9 @@ def _run_eval(args: argparse.Namespace) -> int:
         device=args.device,
         dtype=args.dtype,
         force=args.force,
+        device_map=args.device_map,
+        max_memory=parse_max_memory(args.max_memory),
+        offload_folder=args.offload_folder,
     )
     if reports:
         headline = {k: v for k, v in result.metrics.items() if isinstance(v, float)}

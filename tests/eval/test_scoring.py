@@ -125,12 +125,20 @@ def bear_statements(relation, n_instances=3):
 
 
 def test_shared_prefixes_give_the_scores_of_whole_statements(tiny_gpt2, relation):
+    import numpy as np
+
     from probesmith.eval.scoring import _causal_rows, _prefix_groups
 
     model, tokenizer = tiny_gpt2
     statements = bear_statements(relation) + ["Paris", "Paris is", "Paris is a city."]
-    plain, groups = _prefix_groups(_causal_rows(tokenizer, statements, None))
-    assert groups and sum(len(m) for _, m in groups) > len(statements) // 2
+    rows = _causal_rows(tokenizer, statements, None)
+    plain, member_group, members, shared = _prefix_groups(rows, np.flatnonzero(rows.last > 0))
+    assert len(shared) and len(members) > len(statements) // 2
+    assert sorted([*plain.tolist(), *members.tolist()]) == list(range(len(statements)))
+    for group, prefix in enumerate(shared.tolist()):  # every member holds the prefix, and more
+        heads = {tuple(rows.encoded.row(m)[:prefix]) for m in members[member_group == group].tolist()}
+        assert len(heads) == 1 and prefix >= 3
+        assert all(len(rows.encoded.row(m)) > prefix for m in members[member_group == group].tolist())
     alone = score_statements(model, tokenizer, statements, share_prefixes=False)
     for budget in (64, 300, 4096):
         shared = score_statements(model, tokenizer, statements, batch_tokens=budget)
