@@ -124,7 +124,10 @@ def input_device(model) -> torch.device:
     weight = getattr(embeddings, "weight", None)
     if weight is not None and weight.device.type != "meta":
         return weight.device
-    return next(p.device for p in model.parameters() if p.device.type != "meta")
+    hook = getattr(embeddings, "_hf_hook", None)  # offloaded: where accelerate runs it
+    if getattr(hook, "execution_device", None) is not None:
+        return torch.device(hook.execution_device)
+    return next((p.device for p in model.parameters() if p.device.type != "meta"), torch.device("cpu"))
 
 
 def score_statements(
