@@ -132,6 +132,7 @@ def export_lm_eval(
             summary = _multiple_choice_tasks(build_folder, manifest, staging, out, prefix, hub_repo)
         else:  # a table family's own statement documents (relation sets: BEAR's statements)
             summary = evaluation_for(family).lm_eval_tasks(build_folder, manifest, staging, prefix)
+        summary["commands"] = reproducing_commands(summary["group"], out, build_folder, family)
         summary.update(
             build=str(build_folder.resolve()),
             build_hash=manifest.get("logical_hash"),
@@ -151,6 +152,30 @@ def export_lm_eval(
         out,
     )
     return summary
+
+
+def reproducing_commands(group: str, out: Path, build: Path, family: str) -> list[dict]:
+    """Which command gives which number: the harness's, and the ``probesmith eval`` that equals it.
+
+    Multiple choice: the harness scores a choice after its question alone, ``probesmith eval``
+    after a BOS token and the question unless ``--no-bos``; so ``--no-bos`` reproduces the
+    harness's ``acc``/``acc_norm`` and the default is lm-pub-quiz's convention (another number).
+    Relation sets: the harness conditions an empty context on its prefix token (the BOS), as
+    ``probesmith eval`` does by default, so no flag is needed (``--no-bos`` would differ).
+    (tests/eval/test_harness.py checks both agreements on real builds.)
+    """
+    harness = f"lm_eval --model hf --model_args pretrained=MODEL --include_path {out} --tasks {group}"
+    ours = f"probesmith eval --model MODEL --probes {build}"
+    if _multiple_choice(family):
+        return [
+            {"number": "acc, acc_norm (the harness: choice after the question alone)", "command": harness},
+            {"number": "the same acc, acc_norm (question alone)", "command": f"{ours} --no-bos"},
+            {"number": "probesmith's default: BOS token, then the question (lm-pub-quiz's)", "command": ours},
+        ]
+    return [
+        {"number": "acc (the harness: whole statements after its prefix token)", "command": harness},
+        {"number": "the same acc (accuracy, accuracy_first_template): BOS first", "command": ours},
+    ]
 
 
 TASK_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
@@ -332,6 +357,7 @@ def _readme(summary: dict, hub_repo: str | None) -> str:
         else "Data: read through `utils.py` from paths relative to this folder; keep the export "
         "where it was written relative to the build (multiple choice), or with its `data/` folder."
     )
+    commands = "\n".join(f"| {c['number']} | `{c['command']}` |" for c in summary["commands"])
     return f"""# lm-evaluation-harness tasks for `{Path(summary["build"]).name}`
 
 Written by probesmith {summary["probesmith_version"]} from a {summary["family"]} build (logical hash
@@ -352,6 +378,12 @@ lm_eval --model hf --model_args pretrained=MODEL --include_path {{this folder}} 
 ## Convention
 
 {convention}
+
+Which command gives which number (`MODEL` is the same model in both):
+
+| number | command |
+|---|---|
+{commands}
 
 {data}
 """

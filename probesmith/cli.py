@@ -678,9 +678,9 @@ def _run_export_lm_eval(args: argparse.Namespace) -> int:
     summary = export_lm_eval(
         args.folder, args.out, hub_repo=args.hub_repo, task_prefix=args.task_prefix, force=args.force
     )
-    print(f"{len(summary['tasks'])} lm-eval tasks written to {args.out}; run them with:")
-    command = "lm_eval --model hf --model_args pretrained=MODEL"
-    print(f"  {command} --include_path {args.out} --tasks {summary['group']}")
+    print(f"{len(summary['tasks'])} lm-eval tasks written to {args.out}; which command gives which number:")
+    for entry in summary["commands"]:
+        print(f"  {entry['number']}:\n    {entry['command']}")
     return 0
 
 
