@@ -106,3 +106,31 @@ def test_max_memory_is_parsed_and_bad_text_named():
     assert parse_max_memory(None) is None
     with pytest.raises(UsageError, match="device=amount pairs"):
         parse_max_memory("20GiB")
+
+
+def test_eval_records_dtype_and_batch_tokens_as_used(tiny_gpt2_dir, tmp_path):
+    import json
+
+    from probesmith.eval.models import load_model
+    from probesmith.eval.run import EvalOptions, evaluate
+
+    items = tmp_path / "items.jsonl"
+    question = {
+        "stem": "Which of these is a city?",
+        "choices": [{"text": t, "label": l} for t, l in zip(("Paris", "blue", "seven"), "ABC")],
+    }
+    items.write_text(json.dumps({"id": "q1", "question": question, "answerKey": "A"}) + "\n")
+    lm = load_model(str(tiny_gpt2_dir), device="cpu")
+    run = evaluate(lm, items, progress=False).metrics["run"]
+    assert (run["dtype"], run["dtype_reason"], run["batch_tokens"]) == (
+        "float32",
+        "auto: float32 on cpu",
+        4096,
+    )
+    assert run["options"]["batch_tokens"] == "auto" and run["device_map"] is None
+    assert (
+        evaluate(lm, items, EvalOptions(batch_tokens=512), progress=False).metrics["run"]["batch_tokens"]
+        == 512
+    )
+    with pytest.raises(UsageError, match="positive number of tokens or auto"):
+        evaluate(lm, items, EvalOptions(batch_tokens=0), progress=False)
