@@ -1,7 +1,8 @@
 """Host-side scoring throughput: what bounds a GPU's statements/s for small models, on any machine.
 
     python benchmarks/host_scoring.py [--instances 30] [--relations 60] [--repeats 3] [--data DIR]
-                                      [--batch-tokens 65536] [--threads 1] [--json FILE]
+                                      [--batch-tokens 65536] [--threads 1] [--prefetch auto|on|off]
+                                      [--json FILE]
 
 Scores BEAR's template-0 statements (``DIR/bear/BEAR``, default ../shared/data; the first
 ``--instances`` instances of each of the first ``--relations`` relations, every answer of the
@@ -82,6 +83,12 @@ def main() -> None:
     parser.add_argument(
         "--threads", type=int, default=1, help="torch threads (1: the model's time disturbs the host's least)"
     )
+    parser.add_argument(
+        "--prefetch",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="batches prepared on a background thread (auto: as score_statements decides, off on CPU)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="append the rows to this file")
     parser.add_argument("--scores", type=Path, default=None, help="write the scores (JSON) to this file")
     args = parser.parse_args()
@@ -116,8 +123,9 @@ def main() -> None:
     for repeat in range(args.repeats):
         clock.seconds = {}
         start = time.perf_counter()
+        prefetch = {"auto": {}, "on": {"prefetch": True}, "off": {"prefetch": False}}[args.prefetch]
         scores = scoring.score_statements(
-            model, tokenizer, statements, batch_tokens=args.batch_tokens, progress=False
+            model, tokenizer, statements, batch_tokens=args.batch_tokens, progress=False, **prefetch
         )
         wall = time.perf_counter() - start
         model_s, tokenise_s = clock.seconds.get("model", 0.0), clock.seconds.get("tokenise", 0.0)

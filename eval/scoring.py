@@ -144,7 +144,7 @@ def score_statements(
     progress: bool | None = None,
     bos: bool = True,
     token_cache: TokenCache | str | Path | None = None,
-    prefetch: bool = True,
+    prefetch: bool | None = None,
 ) -> list[float] | tuple[list[float], list[int]]:
     """Sum of token log-probabilities (causal) or pseudo-log-likelihood (masked) per statement.
 
@@ -161,7 +161,8 @@ def score_statements(
     after a non-empty context (``answer_starts`` gives that context).
     ``token_cache`` (causal): a :class:`TokenCache` or a folder for one; by default encodings are
     kept in memory for the process only. ``prefetch``: prepare batch k+1 on a background thread
-    while batch k runs.
+    while batch k runs (None: on CUDA devices, where the host would otherwise leave the GPU
+    waiting; on a CPU the thread would take a core from the model's own threads).
     """
     if kind not in ("causal", "masked"):
         raise ValueError(f"kind must be 'causal' or 'masked', not {kind!r}")
@@ -207,6 +208,7 @@ def score_statements(
         total=len(statements), desc="scoring", unit="stmt", disable=None if shown is None else not shown
     )
     done = 0.0
+    prefetch = device.type == "cuda" if prefetch is None else prefetch
     pinned = device.type == "cuda" and prefetch
     batches = _prefetched(mine, prepare, pinned, prefetch) if prepare is not None else mine
     with torch.inference_mode(), _attention_kernels(device):
@@ -838,15 +840,28 @@ def _score_plain(model, batch: dict, device, totals: torch.Tensor) -> None:
 
 
 def _select_cache(cache, index: torch.Tensor, last: bool):
-    """The prefix cache's rows ``index`` (one per continuation); the original stays unless ``last``."""
-    past = cache if last else copy.deepcopy(cache)
-    layers = getattr(past, "layers", None)
-    if layers is None:
+    """The prefix cache's rows ``index`` (one per continuation), leaving ``cache`` as it is unless ``last``.
+
+    Layers holding plain key/value tensors are selected into a shallow copy (no copy of the whole
+    cache first); a device-mapped model keeps each layer's cache on that layer's device.
+    """
+    layers = getattr(cache, "layers", None)
+    plain = layers is not None and all(
+        isinstance(getattr(layer, "keys", None), torch.Tensor)
+        and isinstance(getattr(layer, "values", None), torch.Tensor)
+        for layer in layers
+    )
+    if not plain:
+        past = cache if last else copy.deepcopy(cache)
         past.batch_select_indices(index)
         return past
-    for layer in layers:  # a device-mapped model keeps each layer's cache on that layer's device
-        keys = getattr(layer, "keys", None)
-        layer.batch_select_indices(index.to(keys.device) if isinstance(keys, torch.Tensor) else index)
+    past = copy.copy(cache)
+    past.layers = []
+    for layer in layers:
+        selected = copy.copy(layer)
+        rows = index.to(layer.keys.device)
+        selected.keys, selected.values = layer.keys[rows], layer.values[rows]
+        past.layers.append(selected)
     return past
 
 
