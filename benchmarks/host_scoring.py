@@ -2,6 +2,7 @@
 
     python benchmarks/host_scoring.py [--instances 30] [--relations 60] [--repeats 3] [--data DIR]
                                       [--batch-tokens 65536] [--threads 1] [--prefetch auto|on|off]
+                                      [--module OLD_SCORING_PY] [--shape host|base]
                                       [--json FILE]
 
 Scores BEAR's template-0 statements (``DIR/bear/BEAR``, default ../shared/data; the first
@@ -89,21 +90,45 @@ def main() -> None:
         default="auto",
         help="batches prepared on a background thread (auto: as score_statements decides, off on CPU)",
     )
+    parser.add_argument(
+        "--module",
+        type=Path,
+        default=None,
+        help="score with this scoring.py instead (e.g. `git show 52a04a5:eval/scoring.py`: before issue 28)",
+    )
+    parser.add_argument(
+        "--shape",
+        choices=["host", "base"],
+        default="host",
+        help="host: 1 layer x 8; base: GPT-2 small (124M)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="append the rows to this file")
     parser.add_argument("--scores", type=Path, default=None, help="write the scores (JSON) to this file")
     args = parser.parse_args()
 
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    from probesmith.eval import scoring
+    if args.module is not None:  # another version of the module, under the same name
+        import importlib.util
+        import sys
+
+        spec = importlib.util.spec_from_file_location("probesmith.eval.scoring", args.module)
+        scoring = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = scoring
+        spec.loader.exec_module(scoring)
+    else:
+        from probesmith.eval import scoring
 
     torch.set_num_threads(args.threads)
     statements = bear_statements(args.data / "bear" / "BEAR", args.relations, args.instances)
     tokenizer = PreTrainedTokenizerFast.from_pretrained(str(args.data / "tokenizers" / "gpt2"))
     torch.manual_seed(0)
-    model = GPT2LMHeadModel(
-        GPT2Config(vocab_size=len(tokenizer), n_layer=1, n_embd=8, n_head=1, n_positions=256)
-    ).eval()
+    shape = (
+        dict(n_layer=1, n_embd=8, n_head=1)
+        if args.shape == "host"
+        else dict(n_layer=12, n_embd=768, n_head=12)
+    )
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tokenizer), n_positions=256, **shape)).eval()
     clock = Clock()
     for name in ("_encode", "_tokenise"):
         clock.wrap(scoring, name, "tokenise")
@@ -117,6 +142,8 @@ def main() -> None:
         "torch": torch.__version__,
         "statements": len(statements),
         "batch_tokens": args.batch_tokens,
+        "module": str(args.module or "eval/scoring.py"),
+        "shape": args.shape,
     }
     print(json.dumps(setting))
     rows, scores = [], None
@@ -124,6 +151,7 @@ def main() -> None:
         clock.seconds = {}
         start = time.perf_counter()
         prefetch = {"auto": {}, "on": {"prefetch": True}, "off": {"prefetch": False}}[args.prefetch]
+        prefetch = prefetch if args.module is None else {}
         scores = scoring.score_statements(
             model, tokenizer, statements, batch_tokens=args.batch_tokens, progress=False, **prefetch
         )
