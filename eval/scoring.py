@@ -776,15 +776,21 @@ class _Selected:
         # a device-mapped model's head moves its input to its own device (accelerate's hook)
         return (self.head(states) if self.head is not None else states).float()
 
-    def token_log_probs(self, labels: torch.Tensor, rows: np.ndarray | None = None) -> torch.Tensor:
+    def token_log_probs(
+        self, labels: torch.Tensor, rows: np.ndarray | None = None, rows_on_device: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """The log-probability of ``labels[k]`` at selected row ``rows[k]`` (row k when None), float64.
 
         ``rows`` (host, non-decreasing) lets many labels share one row's log-softmax, which is
-        computed once. The result lies on the states' device.
+        computed once; ``rows_on_device`` is the same on the states' device, when the caller has
+        it (a copy from pageable memory would wait for the device). The result lies on the states'
+        device.
         """
         one_each = rows is None
         rows = np.arange(len(labels)) if one_each else rows
-        rows_t = None if one_each else _index(rows, self.states.device)
+        rows_t = None if one_each else rows_on_device
+        if rows_t is None and not one_each:
+            rows_t = _index(rows, self.states.device)
         labels = labels.to(self.states.device)
         parts = []
         for at in range(0, len(self.states), self.chunk):
@@ -877,7 +883,9 @@ def _score_shared(model, batch: dict, device, totals: torch.Tensor) -> None:
         position_ids=torch.arange(ids.shape[1], device=device).expand_as(ids),
         cache=True,
     )
-    scores = selected.token_log_probs(_on(batch["labels"], device), batch["entry_slots"].numpy())
+    scores = selected.token_log_probs(
+        _on(batch["labels"], device), batch["entry_slots"].numpy(), _on(batch["entry_slots"], device)
+    )
     totals.index_add_(0, _on(batch["owners"], totals.device), scores.to(totals.device, totals.dtype))
     chunks = batch["chunks"]
     for number, chunk in enumerate(chunks):
