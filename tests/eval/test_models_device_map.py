@@ -27,7 +27,6 @@ def statements():
 
 
 def test_cpu_and_disk_offload_give_the_single_device_scores(tiny_gpt2_dir, statements, tmp_path):
-    pytest.importorskip("accelerate")
     alone = load_model(str(tiny_gpt2_dir), device="cpu")
     assert (alone.dtype, alone.device_map) == ("float32", None)
     expected, counts = score_statements(alone.model, alone.tokenizer, statements, return_token_counts=True)
@@ -52,7 +51,6 @@ def test_cpu_and_disk_offload_give_the_single_device_scores(tiny_gpt2_dir, state
 
 
 def test_max_memory_places_what_does_not_fit_on_disk(tiny_gpt2_dir, statements, tmp_path):
-    pytest.importorskip("accelerate")
     alone = load_model(str(tiny_gpt2_dir), device="cpu")
     expected = score_statements(alone.model, alone.tokenizer, statements)
     # the tied embeddings and head (50257 x 64 floats, 12.9 MB) fit; the blocks go to disk
