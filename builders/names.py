@@ -59,12 +59,16 @@ def fold(text: str) -> str:
 
 @lru_cache(maxsize=1 << 18)
 def name_tokens(text: str) -> frozenset[str]:
-    """The name tokens of one name: folded runs of letters and digits with a letter, 2+ characters.
+    """The name tokens of one name: folded runs of letters and digits, 2+ characters (numbers 3+).
 
-    Hyphens and punctuation split ("ZIL-130" -> {"zil"}, "hsa-miR-548ab" -> {"hsa", "mir",
-    "548ab"}); numbers alone ("1", "130") and single letters (initials) are no names.
+    Hyphens and punctuation split ("ZIL-130" -> {"zil", "130"}, "hsa-miR-548ab" -> {"hsa", "mir",
+    "548ab"}); single letters (initials) and numbers of one or two digits ("BBC Radio 1", "Apollo
+    11") are no names, while a year or a longer number names ("2012 United States Grand Prix" ->
+    "2012 Formula One season", "90210, season 2" -> "90210").
     """
-    return frozenset(t for t in re.findall(r"[^\W_]+", fold(text)) if len(t) >= 2 and not t.isdigit())
+    return frozenset(
+        t for t in re.findall(r"[^\W_]+", fold(text)) if len(t) >= 2 and (len(t) >= 3 or not t.isdigit())
+    )
 
 
 def tokens_of(names: Iterable[str]) -> frozenset[str]:
@@ -101,9 +105,10 @@ def name_leak(
     ignored = FUNCTION_WORDS | generic
     shared = (tokens_of(left) & tokens_of(right)) - ignored
     ignored_stems = {t[:STEM_LENGTH] for t in ignored if len(t) >= 4}
-    stems_left = frozenset().union(*(content_stems(n) for n in left)) if left else frozenset()
-    stems_right = frozenset().union(*(content_stems(n) for n in right)) if right else frozenset()
-    stems = {fold(s) for s in stems_left & stems_right} - ignored_stems
+    # stems folded before they are compared: "Antártico" and "Antarctica" share "antar"
+    stems_left = {fold(s) for n in left for s in content_stems(n)}
+    stems_right = {fold(s) for n in right for s in content_stems(n)}
+    stems = (stems_left & stems_right) - ignored_stems
     return frozenset(shared | stems)
 
 

@@ -228,13 +228,15 @@ RELATION_RULES = {
     "no_leak": "the subject's label and aliases share no name token of any length (nor a name stem) with "
     "the label or an alias of a gold of its answer space; function words and the relation's generic "
     "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
-    "equal_answers": "no answer of a space bears a name (label or alias, case and diacritics aside) of "
-    "one of the instance's golds without being a gold itself",
+    "equal_answers": "no answer of a space whose label is a name (label or alias, case and diacritics "
+    "aside) of one of the instance's golds is left out of its golds",
     "distinct_answers": "no two answers of a space share a name (label or alias) or nest one label in "
     "the other",
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
     "templates": "every relation has at least 3 distinct templates",
-    "templates_read": "no template doubles a word or an article when filled with an instance",
+    "templates_read": "no template doubles a word or an article when filled with an instance as probesmith "
+    "fills it (`fill_template`: the article agreed with the label, a word the label repeats said once; a "
+    "BEAR export leaves out the templates a plain [Y] replacement would misread)",
 }
 
 
@@ -299,7 +301,7 @@ def relation_validity_report(
                 g, shared = next((g, t) for g, t in leaks.items() if t)
                 examples["no_leak"].append([row["sub_label"], names[g][0], sorted(shared)])
             gold_keys = {name_key(n) for g in golds for n in names[g]} - {""}
-            unmarked = [a for a in ids if a not in row["gold_obj_ids"] and answer_keys[a] & gold_keys]
+            unmarked = [a for a in ids if a not in row["gold_obj_ids"] and name_key(names[a][0]) in gold_keys]
             if unmarked:
                 violations["equal_answers"] += 1
                 examples["equal_answers"].append([row["sub_label"], row["obj_label"], names[unmarked[0]][0]])

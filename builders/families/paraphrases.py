@@ -262,7 +262,7 @@ def _is_latin(text: str) -> bool:
 def alias_problem(alias: str, label: str) -> str | None:
     """Why an alias cannot stand for its entity in a statement, or None.
 
-    Identifiers and codes ("00033522513 IPI", "THA", "gr"), inverted names ("Chadwick, John"),
+    Identifiers and codes ("00033522513 IPI", "THA", "gr", "US-TX"), inverted names ("Chadwick, John"),
     disambiguated forms ("Irvine, California", "Mercury (planet)") and descriptions
     ("birthplace of Rachel Carson") are not names a sentence would use.
     """
@@ -271,6 +271,8 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "identifier or code (digits)"
     if re.fullmatch(r"[A-Z][A-Z.]{0,4}", alias) or re.fullmatch(r"[a-z]{1,3}", alias):
         return "code (up to 5 capitals, or 3 lower-case letters)"
+    if re.fullmatch(r"[A-Z]{2,3}-[A-Z0-9]{1,3}", alias):
+        return "region code (ISO 3166-2: 'DE-BE', 'US-TX')"
     if "(" in alias or ")" in alias:
         return "disambiguated form (parentheses)"
     if "," in alias:
@@ -301,22 +303,21 @@ def label_problem(label: str) -> str | None:
 def answers_named_alike(
     space: list[str], labels: dict[str, str], aliases: dict[str, list[str]]
 ) -> dict[str, list[str]]:
-    """Per answer, the answers of the space linked to it by shared names (label or alias), itself included.
+    """Per answer, the answers of the space *labelled* with one of its names (label or alias), itself too.
 
-    "New York City" (alias "New York") beside "New York": a model that names either is right, so
-    both are golds of the instance (``names.name_key``: case, diacritics and punctuation aside).
-    Linked transitively: a gold's namesake is a gold, and so is the namesake of that one.
+    A reader sees an answer by its label: beside an object "author" (alias "writer"), the answer
+    "Writer" is right too, so both are golds of the instance (``names.name_key``: case, diacritics
+    and punctuation aside). The other way round is no gold: "Russian Empire" (alias "Russia") is
+    not right for a citizen of Russia, its label names another entity.
     """
-    graph = nx.Graph()
-    graph.add_nodes_from(space)
-    for o in space:
-        for n in (labels[o], *aliases.get(o, ())):
-            if name_key(n):
-                graph.add_edge(o, ("name", name_key(n)))
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for a in space:
+        if name_key(labels[a]):
+            by_label[name_key(labels[a])].append(a)
     alike: dict[str, list[str]] = {}
-    for component in nx.connected_components(graph):
-        answers = sorted(e for e in component if isinstance(e, str))
-        alike.update(dict.fromkeys(answers, answers))
+    for o in space:
+        keys = {name_key(n) for n in (labels[o], *aliases.get(o, ()))} - {""}
+        alike[o] = sorted({o}.union(*(by_label.get(k, ()) for k in keys)))
     return alike
 
 
@@ -541,8 +542,8 @@ PARAPHRASE_RULES = {
     "stem) with its object's (label or any alias), case and diacritics aside (a subject equal to its "
     "object included); function words and the relation's generic tokens (in 10%+, and 5+, of its objects' "
     "names, `generic_tokens`) aside",
-    "equal_answers": "every answer of the space that bears a name (label or alias, case and diacritics "
-    "aside) of an instance's object is one of its golds",
+    "equal_answers": "every answer of the space whose label is a name (label or alias, case and "
+    "diacritics aside) of an instance's object is one of its golds",
     "labels_usable": "no kept label has a disambiguator in parentheses or is a sentence",
     "alias_usable": "no kept alias is an identifier, code, inverted name, disambiguated form or description",
     "verbalizations": "at most K verbalizations per entity, the label first",
@@ -567,8 +568,7 @@ def paraphrase_validity(
     by_key: dict[tuple[str, str], set[str]] = defaultdict(set)
     for relation, space in spaces.items():
         for o in space:
-            for key in keys[o]:
-                by_key[relation, key].add(o)
+            by_key[relation, name_key(labels[o])].add(o)
     for row in instances:
         alike = set().union(*(by_key[row["relation_id"], key] for key in keys[row["obj_id"]]))
         if not alike <= set(row["gold_obj_ids"]):

@@ -641,7 +641,7 @@ def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: i
         s: (objs | {c for o in objs for c in containers.get(o, ())}) & in_space
         for s, objs in pool.golds.items()
     }
-    # an answer named like a gold (label or alias: "Writer" beside a gold "author") is a gold too,
+    # an answer labelled with a name of a gold ("Writer" beside a gold "author", alias "writer") is a gold,
     # and so is a direct class of a gold occupation ("Writer" for a poet: superclass_golds)
     namesakes = _namesakes(pool, space)
     for s, objs in pool.golds.items():
@@ -672,12 +672,16 @@ def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: i
 
 
 def _namesakes(pool: RelationPool, space: list[str]):
-    """A function: entity -> the answers of the space that bear one of its names (``names.name_key``)."""
+    """A function: entity -> the answers of the space *labelled* with one of its names (``names.name_key``).
+
+    A reader sees an answer by its label: "Writer" is right for an "author" (whose aliases include
+    "writer"), while "Russian Empire" (whose aliases include "Russia") is not right for a citizen
+    of Russia born in 1950: the label shown names another entity.
+    """
     by_key: dict[str, set[str]] = defaultdict(set)
     for a in space:
-        for n in pool.names(a):
-            if name_key(n):  # an emoji or a flag names nothing
-                by_key[name_key(n)].add(a)
+        if name_key(pool.labels[a]):  # an emoji or a flag names nothing
+            by_key[name_key(pool.labels[a])].add(a)
     cache: dict[str, set[str]] = {}
 
     def namesakes(entity: str) -> set[str]:
@@ -838,8 +842,9 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
         pretty_name="Balanced relation sets from Wikidata (probesmith)",
         description=spec.description or __doc__.split("\n\n")[0],
         license="cc-by-sa-4.0",
-        licence_text="Facts, labels and aliases: Wikidata (CC0). Templates: BEAR (Wiland et al. "
-        "2024), CC BY-SA 4.0; this dataset is shared under the same licence.",
+        licence_text="Facts, labels and aliases: Wikidata (CC0). Templates: probesmith's relation catalog "
+        "(`origin` catalog), made from BEAR's (Wiland et al. 2024, CC BY-SA 4.0) and edited where they did "
+        "not read as English; this dataset is shared under the same licence.",
         tags=("probing", "wikidata", "bear", "relational-knowledge"),
         task_categories=("fill-mask", "text-generation"),
         extra_sections=(("Validity", relation_validity_markdown(validity, popularity_note(measure))),),
@@ -908,6 +913,9 @@ def export_bear(build_folder: str | Path, out: str | Path, *, force: bool = Fals
     Every record carries ``gold_obj_ids`` beside ``answer_idx``. BEAR's layout scores one answer
     per instance, so an instance whose answer space holds a second gold is left out (a scorer
     would count that gold as wrong); how many per relation is in ``probesmith_export.json``.
+    A BEAR scorer fills ``[Y]`` by plain replacement, so a template whose article must agree with
+    the answer ("works as a [Y]") is left out where its relation has another (also listed there);
+    an imported BEAR build's templates are written back as they are.
     ``out`` is checked before the build is read, written atomically, and replaces only an
     earlier BEAR export of ours.
     """
@@ -915,12 +923,13 @@ def export_bear(build_folder: str | Path, out: str | Path, *, force: bool = Fals
     from probesmith.schemas.output import OutputFolder
 
     with OutputFolder(out, "export:bear", force=force) as staging:
-        relations, left_out = _bear_relations(Path(build_folder))
+        relations, left_out, needs_agreement = _bear_relations(Path(build_folder))
         write_bear_files(staging, relations)
         report = {
             "build": str(Path(build_folder).resolve()),
             "instances": sum(len(r["instances"]) for r in relations.values()),
             "left_out_second_gold_in_space": left_out,
+            "left_out_templates_needing_agreement": needs_agreement,
         }
         (staging / EXPORT_REPORT).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     if any(left_out.values()):
@@ -940,7 +949,7 @@ def _bear_relations(build_folder: Path) -> tuple[dict[str, dict], dict[str, int]
         read_table(build_folder, config, manifest=manifest)
         for config in ("instances", "answer_spaces", "templates")
     )
-    relations, left_out = {}, {}
+    relations, left_out, needs_agreement = {}, {}, {}
     for pid in answers["relation_id"].unique(maintain_order=True).to_list():
         space = answers.filter(pl.col("relation_id") == pid).sort("answer_idx")
         rows = instances.filter(pl.col("relation_id") == pid).sort("answer_idx", maintain_order=True)
@@ -949,17 +958,34 @@ def _bear_relations(build_folder: Path) -> tuple[dict[str, dict], dict[str, int]
             pl.col("gold_obj_ids").list.eval(pl.element().is_in(list(in_space))).list.sum() <= 1
         )
         left_out[pid] = len(rows) - len(single)
+        rows_t = templates.filter(pl.col("relation_id") == pid).sort("pattern_id")
+        own = rows_t["template"].to_list()
+        # an imported BEAR build's own templates go back verbatim (the round trip is the identity)
+        plain = [
+            t
+            for t, origin in zip(own, rows_t["origin"].to_list(), strict=True)
+            if origin == "bear" or reads_as_filled(t, space["obj_label"].to_list())
+        ]
+        if plain and len(plain) < len(own):
+            needs_agreement[pid] = [t for t in own if t not in plain]
         relations[pid] = {
-            "templates": templates.filter(pl.col("relation_id") == pid)
-            .sort("pattern_id")["template"]
-            .to_list(),
+            "templates": plain or own,
             "answer_space_labels": space["obj_label"].to_list(),
             "answer_space_ids": space["obj_id"].to_list(),
             "instances": single.select(
                 "sub_id", "sub_label", "sub_aliases", "obj_id", "obj_label", "answer_idx", "gold_obj_ids"
             ).to_dicts(),
         }
-    return relations, left_out
+    return relations, left_out, needs_agreement
+
+
+def reads_as_filled(template: str, answers: list[str]) -> bool:
+    """Whether plain ``[Y]`` replacement (lm-pub-quiz's) reads as :func:`fill_template` for every answer.
+
+    "[X] works as a [Y]." does not ("a actor"): probesmith agrees the article per answer, a BEAR
+    scorer cannot, so the export leaves such a template out where the relation has others.
+    """
+    return all(template.replace("[Y]", a) == fill_template(template, None, a) for a in answers)
 
 
 def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False) -> dict:

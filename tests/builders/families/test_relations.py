@@ -13,6 +13,7 @@ from probesmith.builders.families.bear import read_bear, write_bear
 from probesmith.builders.families.relations import export_bear
 from probesmith.builders.names import name_key, name_leak
 from probesmith.builders.registry import load_spec
+from probesmith.builders.text import fill_template
 from probesmith.errors import SpecError
 from probesmith.schemas.parquet import read_parquet
 
@@ -185,6 +186,30 @@ def test_lm_pub_quiz_loads_our_export_and_no_gold_is_lost(small_relations_build,
         )
 
 
+def test_bear_export_templates_read_right_when_a_bear_scorer_fills_them(small_relations_build, tmp_path):
+    """lm-pub-quiz fills [Y] by plain replacement: an exported template must read as probesmith's fill
+    (no "a actor", no "the The ...") for every answer, unless its relation has no other template
+    (the small build's templates are the catalog's, none imported from BEAR)."""
+    out = export_bear(small_relations_build.out, tmp_path / "bear")
+    meta = json.loads((out / "metadata_relations.json").read_text())
+    report = json.loads((out / "probesmith_export.json").read_text())
+    templates = table(small_relations_build, "templates")
+    for pid, relation in meta.items():
+        own = templates.filter(pl.col("relation_id") == pid)["template"].to_list()
+        left_out = report["left_out_templates_needing_agreement"].get(pid, [])
+        assert sorted(relation["templates"] + left_out) == sorted(own) and relation["templates"]
+        if left_out:  # only where another template is kept, and every kept one reads right
+            assert all(
+                t.replace("[Y]", a) == fill_template(t, None, a)
+                for t in relation["templates"]
+                for a in relation["answer_space_labels"]
+            )
+            assert all(
+                any(t.replace("[Y]", a) != fill_template(t, None, a) for a in relation["answer_space_labels"])
+                for t in left_out
+            )
+
+
 def test_bear_import_export_round_trip_is_identical(tmp_path):
     if not BEAR.is_dir():
         pytest.skip("shared BEAR data not present")
@@ -334,7 +359,8 @@ def test_a_class_of_a_gold_occupation_and_a_namesake_are_golds(
 ):
     """P106 and P27 with the constant-answer rule off (margin 1), so that 'Writer' stays beside poet
     and novelist: over every instance, each answer of the space that is a direct class of an object
-    of the subject in the slice (P279 / P31), or bears one of its names, is among the golds."""
+    of the subject in the slice (P279 / P31), or is labelled with one of its names, is among the golds
+    ("Russian Empire", alias "Russia", is not labelled "Russia": no gold of a citizen of Russia)."""
     spec_path = tmp_path / "classes.yaml"
     spec_path.write_text(
         f"include: {FIXTURES / 'relations_small.yaml'}\nname: classes\nrelations: [P106, P27]\n"
@@ -351,11 +377,12 @@ def test_a_class_of_a_gold_occupation_and_a_namesake_are_golds(
     marked = 0
     for pid in ("P106", "P27"):
         space = set(answers.filter(pl.col("relation_id") == pid)["obj_id"])
+        label = dict(answers.select("obj_id", "obj_label").iter_rows())
         for row in instances.filter(pl.col("relation_id") == pid).iter_rows(named=True):
             direct = slice_facts[pid][row["sub_id"]]
             classes = {c for o in direct for p in ("P279", "P31") for c in slice_facts[p].get(o, ())}
             named = set().union(*(keys(o) for o in direct))
-            expected = {a for a in space if (pid == "P106" and a in classes) or keys(a) & named}
+            expected = {a for a in space if (pid == "P106" and a in classes) or name_key(label[a]) in named}
             assert expected <= set(row["gold_obj_ids"]), (pid, row["sub_label"], expected)
             marked += bool((expected - direct) & space)
     writer = answers.filter((pl.col("relation_id") == "P106") & (pl.col("obj_label") == "Writer"))
