@@ -54,6 +54,7 @@ fi
 PKG=$(mktemp -d)
 mkdir -p "$PKG/probesmith" && cp probesmith/*.py "$PKG/probesmith/" && ln -s "$PWD/eval" "$PKG/probesmith/eval"
 export PYTHONPATH=/tmp/site:$PKG:$PWD/benchmarks:$PWD/.tok
+export PYTHONSAFEPATH=1  # else the checkout's own probesmith/ (cwd, first on sys.path) shadows $PKG's
 export DEVICE=${DEVICE:-cuda} OUT
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null | tee "$OUT/log.txt"
 
