@@ -11,8 +11,12 @@ label and English aliases) and facts (``facts.tsv.gz``), then prints per build:
   both sides, function words and the relation's generic tokens aside), generic tokens taken from
   the build's ``validity.json`` where it lists them, else computed from the slice (the objects of
   the relation with the most subjects);
-* ``equal answers``: instances where an answer of the space bears a name (``names.name_key``) of
-  one of the subject's objects in the slice without being in ``gold_obj_ids``;
+* ``equal answers``: instances where an answer of the space is *labelled* with a name
+  (``names.name_key``: label or alias) of one of the subject's objects in the slice without being
+  in ``gold_obj_ids`` ("Writer" for an "author", alias "writer");
+* ``equal answers (any alias, both ways)``: the issue's wider measure, an answer that bears any
+  name of an object, its aliases too ("Russian Empire", alias "Russia", for a citizen of Russia;
+  "California" and "Canada", both aliased "CA"): informative, not a fault;
 * paraphrases only: instances whose subject and object have the same name key, kept labels with a
   disambiguator or that are sentences (``paraphrases.label_problem``), and grid rows using them.
 
@@ -85,6 +89,7 @@ def measure(build: Path, names, facts) -> dict:
                 "leak (labels and aliases)",
                 "leak (rule)",
                 "equal answers",
+                "equal answers (any alias, both ways)",
                 "subject and object identical",
             ],
             0,
@@ -110,11 +115,13 @@ def measure(build: Path, names, facts) -> dict:
             counts["leak (rule)"] += 1
         objects = facts[pid].get(s, set()) | set(row["gold_obj_ids"])
         keys = {name_key(n) for g in objects for n in names.get(g, [])} - {""}
-        unmarked = [
+        unmarked_any = [
             a
             for a in space_of[pid]
             if a not in row["gold_obj_ids"] and {name_key(n) for n in names.get(a, [])} & keys
         ]
+        counts["equal answers (any alias, both ways)"] += bool(unmarked_any)
+        unmarked = [a for a in unmarked_any if name_key(names.get(a, [""])[0]) in keys]
         if unmarked:
             counts["equal answers"] += 1
             if len(examples["equal answers"]) < 8:

@@ -307,17 +307,28 @@ def answers_named_alike(
 
     A reader sees an answer by its label: beside an object "author" (alias "writer"), the answer
     "Writer" is right too, so both are golds of the instance (``names.name_key``: case, diacritics
-    and punctuation aside). The other way round is no gold: "Russian Empire" (alias "Russia") is
-    not right for a citizen of Russia, its label names another entity.
+    and punctuation aside), and so on from each gold found. The other way round is no gold:
+    "Russian Empire" (alias "Russia") is not right for a citizen of Russia, its label names
+    another entity.
     """
     by_label: dict[str, list[str]] = defaultdict(list)
     for a in space:
         if name_key(labels[a]):
             by_label[name_key(labels[a])].append(a)
+
+    def labelled_by_names_of(entity: str) -> set[str]:
+        keys = {name_key(n) for n in (labels[entity], *aliases.get(entity, ()))} - {""}
+        return set().union(*(by_label.get(k, ()) for k in keys))
+
     alike: dict[str, list[str]] = {}
     for o in space:
-        keys = {name_key(n) for n in (labels[o], *aliases.get(o, ()))} - {""}
-        alike[o] = sorted({o}.union(*(by_label.get(k, ()) for k in keys)))
+        golds, frontier = {o}, [o]
+        # a gold's namesake is a gold: "goalkeeper" -> "goalkeeper" (alias goaltender) -> "goaltender"
+        while frontier:
+            found = labelled_by_names_of(frontier.pop()) - golds
+            golds |= found
+            frontier += sorted(found)
+        alike[o] = sorted(golds)
     return alike
 
 
@@ -543,7 +554,7 @@ PARAPHRASE_RULES = {
     "object included); function words and the relation's generic tokens (in 10%+, and 5+, of its objects' "
     "names, `generic_tokens`) aside",
     "equal_answers": "every answer of the space whose label is a name (label or alias, case and "
-    "diacritics aside) of an instance's object is one of its golds",
+    "diacritics aside) of one of an instance's golds is one of its golds",
     "labels_usable": "no kept label has a disambiguator in parentheses or is a sentence",
     "alias_usable": "no kept alias is an identifier, code, inverted name, disambiguated form or description",
     "verbalizations": "at most K verbalizations per entity, the label first",
@@ -570,7 +581,9 @@ def paraphrase_validity(
         for o in space:
             by_key[relation, name_key(labels[o])].add(o)
     for row in instances:
-        alike = set().union(*(by_key[row["relation_id"], key] for key in keys[row["obj_id"]]))
+        alike = set().union(
+            *(by_key[row["relation_id"], key] for g in row["gold_obj_ids"] for key in keys.get(g, ()))
+        )
         if not alike <= set(row["gold_obj_ids"]):
             violations["equal_answers"] += 1
         s, o = row["sub_id"], row["obj_id"]
