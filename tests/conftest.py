@@ -117,6 +117,19 @@ def small_rules_build(tmp_path_factory, wikidata_store):
 GPT2_TOKENIZER = SHARED_DATA / "tokenizers" / "gpt2"
 
 
+def tiny_gpt2_model(width: int = 64, layers: int = 2, positions: int = 128):
+    """(model, tokenizer): a randomly initialised GPT-2 of the given size (seed 0), the real GPT-2 tokenizer."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
+    torch.manual_seed(0)
+    config = GPT2Config(
+        vocab_size=len(tokenizer), n_layer=layers, n_embd=width, n_head=2, n_positions=positions
+    )
+    return GPT2LMHeadModel(config).eval(), tokenizer
+
+
 @pytest.fixture(scope="session")
 def tiny_gpt2_dir(tmp_path_factory):
     """A 2-layer GPT-2 with the real GPT-2 tokenizer, saved like any local model."""

@@ -8,7 +8,7 @@ import torch
 from probesmith.eval import score_statements
 from probesmith.eval.models import train_wordpiece
 
-from ..conftest import SHARED_DATA
+from ..conftest import SHARED_DATA, tiny_gpt2_model
 
 BEAR = SHARED_DATA / "bear" / "BEAR"
 GPT2_TOKENIZER = SHARED_DATA / "tokenizers" / "gpt2"
@@ -104,14 +104,7 @@ def test_bad_arguments_are_named():
 
 @pytest.fixture(scope="module")
 def tiny_gpt2():
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(
-        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=64, n_head=2, n_positions=128)
-    ).eval()
-    return model, tokenizer
+    return tiny_gpt2_model(width=64)
 
 
 def bear_statements(relation, n_instances=3):

@@ -12,7 +12,7 @@ import torch
 from probesmith.eval.scoring import _causal_rows, _prefix_groups, score_statements
 from probesmith.eval.tokens import TokenCache, tokenise, tokenizer_identity
 
-from ..conftest import SHARED_DATA
+from ..conftest import SHARED_DATA, tiny_gpt2_model
 
 BEAR = SHARED_DATA / "bear" / "BEAR"
 GPT2_TOKENIZER = SHARED_DATA / "tokenizers" / "gpt2"
@@ -23,14 +23,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def tiny():
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(GPT2_TOKENIZER))
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(
-        GPT2Config(vocab_size=len(tokenizer), n_layer=2, n_embd=32, n_head=2, n_positions=128)
-    ).eval()
-    return model, tokenizer
+    return tiny_gpt2_model(width=32)
 
 
 @pytest.fixture(scope="module")
