@@ -157,8 +157,61 @@ def fill_template(template: str, subject: str | None = None, obj: str | None = N
             lambda m, label=label, slot=slot: indefinite_article(label, m.group(1)) + " " + slot,
             text,
         )
+        if takes_definite_article(label):
+            text = _with_definite_article(text, slot)
         text = text.replace(slot, label)
     return text
+
+
+# Names read with "the" in running text: a head noun of a state, a body of water or a range ("the
+# United Kingdom", "the Czech Republic", "the Faroe Islands", "the North Sea", "the Democratic
+# Party"), a plural country name, and "X of Y" with such an X ("the University of Vienna", "the
+# House of Zhu", "the Bank of America"); a person's "of" ("Catherine of Aragon") is not one.
+_DEFINITE_LAST = frozenset(
+    "Republic Kingdom Union Empire Federation Confederation Commonwealth Caliphate Sultanate Emirate "
+    "Khanate Dynasty States Emirates Islands Isles Mountains Alps Andes Himalayas Rockies Ocean Sea "
+    "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company "
+    "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean".split()
+)
+_DEFINITE_OF = frozenset(
+    "University Republic Kingdom Principality Duchy Grand County Margraviate Electorate Bank Church "
+    "Isle Bay Gulf Cape House Order Council Museum Institute Academy Commonwealth State Province City "
+    "Sea Strait College School Society League Parliament Federation Union Emirate Sultanate Lake "
+    "Court Ministry Department Government Congress Assembly Archdiocese Diocese Battle Treaty".split()
+)
+_NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der den y".split())
+_DETERMINERS = frozenset("a an the this that these those his her its their our my your whose each".split())
+
+
+def takes_definite_article(name: str) -> bool:
+    """Whether a name is read with "the" in running text ("the United Kingdom", "the Bank of America")."""
+    words = name.split()
+    if not words or words[0].lower() in ("the", "a", "an") or "'s" in name or "’s" in name:
+        return False
+    if any(w[:1].islower() and w not in _NAME_PARTICLES for w in words):
+        return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
+    head, of, _ = name.partition(" of ")
+    if of:  # decided by the head alone: "Prince Constantijn of the Netherlands" takes none
+        return bool(head.split()) and head.split()[-1] in _DEFINITE_OF | _DEFINITE_LAST
+    return words[-1] in _DEFINITE_LAST and (len(words) > 1 or words[-1].endswith("s"))
+
+
+def _with_definite_article(text: str, slot: str) -> str:
+    """``text`` with "the" before each ``slot`` that no article, determiner or possessive precedes."""
+    out, start = [], 0
+    for found in re.finditer(re.escape(slot), text):
+        before = text[: found.start()]
+        out.append(text[start : found.start()])
+        start = found.start()
+        if not before.strip() or re.search(r"[.!?]\s*$", before):
+            out.append("The ")
+            continue
+        previous = re.search(r"(\S+)\s+$", before)
+        word = previous.group(1).lower() if previous else ""
+        if word not in _DETERMINERS and not word.endswith(("'s", "’s")) and before.endswith(" "):
+            out.append("the ")
+    out.append(text[start:])
+    return "".join(out)
 
 
 _AN_EXCEPTIONS = re.compile(r"(?i)^(uni|eu|one|once|us[aeiu]|ur[aeiou])|^(hour|honest|honou?r|heir)")

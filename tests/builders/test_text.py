@@ -43,6 +43,47 @@ def test_fill_template_reads_right(template, subject, obj, statement):
     assert filled_problem(statement, subject, obj) is None
 
 
+@pytest.mark.parametrize(
+    ("template", "subject", "obj", "statement"),
+    [
+        (
+            "[X] is a citizen of [Y].",
+            "Lewis Porter",
+            "United States of America",
+            "Lewis Porter is a citizen of the United States of America.",
+        ),
+        ("[X] works for [Y].", "Kant", "University of Vienna", "Kant works for the University of Vienna."),
+        ("[X] is located in [Y].", "United Kingdom", "Europe", "The United Kingdom is located in Europe."),
+        (
+            "[Y] is the capital of [X].",
+            "Netherlands",
+            "Amsterdam",
+            "Amsterdam is the capital of the Netherlands.",
+        ),
+        ("[X] flows into the [Y].", "Oka", "Volga River", "Oka flows into the Volga River."),  # already there
+        (
+            "[X] is a member of [Y].",
+            "Meg White",
+            "The White Stripes",
+            "Meg White is a member of The White Stripes.",
+        ),
+        (
+            "[X] was born in [Y].",
+            "Catherine of Aragon",
+            "Alcalá de Henares",
+            "Catherine of Aragon was born in Alcalá de Henares.",
+        ),
+        ("[X] is a [Y].", "Harvard University", "university", "Harvard University is a university."),
+        ("[X]'s house is [Y].", "Jon", "House of Zhu", "Jon's house is the House of Zhu."),
+    ],
+)
+def test_names_that_take_the_definite_article_get_it(template, subject, obj, statement):
+    """ "the United Kingdom", "the University of Vienna": a name whose head is a common noun of a state,
+    a body of water or an institution reads with "the"; none is added after an article or a possessive."""
+    assert fill_template(template, subject, obj) == statement
+    assert filled_problem(statement, subject, obj) is None
+
+
 def test_filled_problem_names_what_filling_broke_not_what_the_name_is():
     assert filled_problem("He is is here.") == "a word doubled when filled"
     assert filled_problem("It is the a thing.") == "two articles in a row when filled"
