@@ -50,8 +50,12 @@ def test_generic_tokens_are_the_heads_many_answers_share():
 
 def test_name_tokens_and_name_key():
     assert name_tokens("ZIL-130") == {"zil", "130"}
-    assert name_tokens("BBC Radio 1") == name_tokens("BBC Radio 1 11") == {"bbc", "radio"}  # 1-2 digits: no name
-    assert name_leak(["2012 United States Grand Prix"], ["2012 Formula One season"]) == {"2012"}  # a year names
+    assert (
+        name_tokens("BBC Radio 1") == name_tokens("BBC Radio 1 11") == {"bbc", "radio"}
+    )  # 1-2 digits: no name
+    assert name_leak(["2012 United States Grand Prix"], ["2012 Formula One season"]) == {
+        "2012"
+    }  # a year names
     assert name_leak(["Antártico"], ["Antarctica"])  # stems compared folded
     assert name_tokens("J. R. R. Tolkien") == {"tolkien"}
     assert name_key("Russia") == name_key("russia") == name_key("RUSSIA!")
