@@ -17,15 +17,17 @@ another encoding.
 from __future__ import annotations
 
 import hashlib
+import io
 import itertools
 import logging
-import os
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from probesmith.schemas.output import write_bytes_atomic
 
 log = logging.getLogger(__name__)
 
@@ -211,8 +213,8 @@ class TokenCache:
             }
             if encoded.ends is not None:
                 arrays["ends"] = encoded.ends.astype(np.int32)
-            partial = self.folder / f".{key}.{os.getpid()}.partial.npz"
-            np.savez(partial, **arrays)
-            os.replace(partial, self.folder / f"{key}.npz")
+            buffer = io.BytesIO()
+            np.savez(buffer, **arrays)
+            write_bytes_atomic(self.folder / f"{key}.npz", buffer.getvalue())
         except OSError as exc:  # a cache that cannot be written only costs the next run time
             log.warning("token cache not written to %s (%s); scoring goes on without it", self.folder, exc)
