@@ -1,4 +1,5 @@
-"""Filling templates and the name-stem leakage rule, on the cases a reviewer found."""
+"""Filling templates (articles agreed, names read with "the") and the name-stem leakage rule, on
+the cases reviewers found."""
 
 import pytest
 
@@ -36,16 +37,7 @@ from probesmith.builders.text import content_stems, fill_template, filled_proble
             "Pago Pago",
             "The capital of American Samoa is Pago Pago.",
         ),
-    ],
-)
-def test_fill_template_reads_right(template, subject, obj, statement):
-    assert fill_template(template, subject, obj) == statement
-    assert filled_problem(statement, subject, obj) is None
-
-
-@pytest.mark.parametrize(
-    ("template", "subject", "obj", "statement"),
-    [
+        # names read with "the" get it; never after an article, a determiner or a possessive
         (
             "[X] is a citizen of [Y].",
             "Lewis Porter",
@@ -77,9 +69,7 @@ def test_fill_template_reads_right(template, subject, obj, statement):
         ("[X]'s house is [Y].", "Jon", "House of Zhu", "Jon's house is the House of Zhu."),
     ],
 )
-def test_names_that_take_the_definite_article_get_it(template, subject, obj, statement):
-    """ "the United Kingdom", "the University of Vienna": a name whose head is a common noun of a state,
-    a body of water or an institution reads with "the"; none is added after an article or a possessive."""
+def test_fill_template_reads_right(template, subject, obj, statement):
     assert fill_template(template, subject, obj) == statement
     assert filled_problem(statement, subject, obj) is None
 
