@@ -11,6 +11,7 @@ the script prints hits per kind and a few examples. Defensible distractors: for 
 with the same rule. Answer given away: the share of items whose question shares a stem with the gold
 that it shares with no distractor (``probesmith.builders.morphology.StemAnalyser.gives_away``, the
 stems in 10% of a set's questions, its template's, aside), per split of the build and for the release.
+Choice-only cues (``cue_report``): "--" notes on golds vs distractors, length, first words.
 """
 
 from __future__ import annotations
@@ -80,6 +81,62 @@ def given_away_report(name: str, sets: dict[str, list[tuple[str, list[str], int]
         print(f"  {label:10s} {len(hits):6d} of {len(items):6d} items  {share:6.1%}")
         for q, c, a, given in hits[:examples]:
             print(f"            {q[:90]} -> {c[a][:60]}  {sorted(given)}")
+
+
+_NOTE = re.compile(r"--")
+_APPLICABILITY = re.compile(
+    r"--\s*(?:\w+ly\s+|often\s+|also\s+|chiefly\s+|esp\.\s+)*(?:used|said|applied|of|spoken)\b", re.I
+)
+
+
+def _first_word(text: str) -> str:
+    words = re.findall(r"[a-z]+", text.lower())
+    return words[0] if words else ""
+
+
+def cue_report(name: str, items: list[tuple[list[str], int]]) -> None:
+    """Choice-only cues a reader of the choices alone could use: notes, length, first words.
+
+    Notes: the share of golds and of distractors with a "--" note (any, and the applicability
+    notes "-- used of ...", "-- said of ...", "-- of a singer"), and, over items where exactly one
+    choice carries one, how often that choice is the gold (chance 1/choices). Length: the gold's
+    mean length beside the distractors', and how often it is the longest or shortest. First word:
+    the gold rate of each first word learnt on the even items, then the choice whose first word has
+    the highest rate picked on the odd ones (held-out accuracy beside chance).
+    """
+    print(f"\n{name}: choice-only cues ({len(items)} items)")
+    chance = sum(1 / len(c) for c, _ in items) / len(items)
+    for label, pattern in (("any -- note", _NOTE), ("applicability note", _APPLICABILITY)):
+        gold = sum(bool(pattern.search(c[a])) for c, a in items)
+        dist = sum(bool(pattern.search(t)) for c, a in items for i, t in enumerate(c) if i != a)
+        n_dist = sum(len(c) - 1 for c, _ in items)
+        single = [(c, a) for c, a in items if sum(bool(pattern.search(t)) for t in c) == 1]
+        single_gold = sum(bool(pattern.search(c[a])) for c, a in single)
+        print(
+            f"  {label:20s} golds {gold / len(items):6.2%}  distractors {dist / n_dist:6.2%}  "
+            f"items with one noted choice {len(single)}: gold {single_gold / max(len(single), 1):.3f} "
+            f"(chance {chance:.3f})"
+        )
+    gold_len = sum(len(c[a]) for c, a in items) / len(items)
+    dist_len = sum(len(t) for c, a in items for i, t in enumerate(c) if i != a) / sum(
+        len(c) - 1 for c, _ in items
+    )
+    longest = sum(len(c[a]) == max(map(len, c)) for c, a in items) / len(items)
+    shortest = sum(len(c[a]) == min(map(len, c)) for c, a in items) / len(items)
+    print(
+        f"  length               gold {gold_len:.1f} chars, distractors {dist_len:.1f}; gold longest "
+        f"{longest:.3f}, shortest {shortest:.3f} (chance {chance:.3f})"
+    )
+    seen: Counter = Counter()
+    golds: Counter = Counter()
+    for c, a in items[::2]:
+        for i, t in enumerate(c):
+            seen[_first_word(t)] += 1
+            golds[_first_word(t)] += i == a
+    rate = {w: (golds[w] + 1) / (seen[w] + 5) for w in seen}  # smoothed towards chance
+    test = items[1::2]
+    right = sum(max(range(len(c)), key=lambda i: rate.get(_first_word(c[i]), 0.2)) == a for c, a in test)
+    print(f"  first word           held-out accuracy {right / max(len(test), 1):.3f} (chance {chance:.3f})")
 
 
 def _normal(text: str) -> str:
@@ -159,6 +216,7 @@ def main() -> None:
         by_split[row["split"]].append((row["question"], row["choices"], row["answer_index"]))
     by_split["all"] = [item for split in sorted(by_split) for item in by_split[split]]
     given_away_report(f"build {args.build}", dict(by_split), args.examples)
+    cue_report(f"build {args.build}", [(r["choices"], r["answer_index"]) for r in rows])
 
     if args.release.is_file():
         release = release_items(args.release)
@@ -189,6 +247,10 @@ def main() -> None:
             pairs,
             senses_of,
             unmatched,
+        )
+        cue_report(
+            f"release {args.release.name}",
+            [([c["text"] for c in r["question"]["choices"]], int(r["answerKey"])) for r in release],
         )
         given_away_report(
             f"release {args.release.name}",

@@ -254,9 +254,154 @@ def _sense_number(sense: Sense) -> int | None:
 
 SHARED_STEMS = 1  # content-word stems a distractor may share with the gold before it is also right
 
+_WORDNET_POS = {"noun": ("n",), "verb": ("v",), "adjective": ("a", "s"), "adverb": ("r",)}
+# a sense that only lists short synonyms ("To check; to hold back; to restrain; to hinder")
+_SYNONYM_LIST_PARTS, _SYNONYM_LIST_WORDS = 3, 4
+
+
+class WordNetSenses:
+    """GCIDE senses read against WordNet: which synset a sense is, and which words are synonyms.
+
+    ``synset_of`` maps a sense of a word to the one synset of that word (same part of speech)
+    whose gloss, examples, lemmas and neighbours' lemmas share the most base forms with the
+    sense's definition and usage examples (none where no synset shares any, or two tie).
+    ``synonyms`` of a word are the lemmas of every synset of its base forms.
+    """
+
+    def __init__(self, reader):
+        self.reader = reader
+        self._bases = lru_cache(maxsize=1 << 17)(self._bases_uncached)
+        self._synonyms = lru_cache(maxsize=1 << 17)(self._synonyms_uncached)
+        self._synset_words = lru_cache(maxsize=1 << 17)(self._synset_words_uncached)
+        self._mapped: dict[str, object] = {}
+
+    def content_words(self, text: str, word: str) -> frozenset[str]:
+        """Content words of 3+ letters of a text, the word asked about and function words aside."""
+        return frozenset(
+            w
+            for w in re.findall(r"[a-z]+", text.lower())
+            if len(w) >= 3
+            and w != word
+            and w not in FUNCTION_WORDS
+            and w[:_STEM] not in _DEFINITION_STOPWORDS
+        )
+
+    def _bases_uncached(self, word: str) -> frozenset[str]:
+        return frozenset({word} | {b for pos in "nvar" if (b := self.reader.morphy(word, pos))})
+
+    def bases(self, words: frozenset[str]) -> frozenset[str]:
+        """The words and their WordNet base forms ("restrains" -> restrain)."""
+        return frozenset().union(*(self._bases(w) for w in words)) if words else frozenset()
+
+    def _synonyms_uncached(self, word: str) -> frozenset[str]:
+        found = {
+            name.lower()
+            for base in self._bases(word)
+            for synset in self.reader.synsets(base)
+            for name in synset.lemma_names()
+            if "_" not in name
+        }
+        return frozenset(found - {word})
+
+    def synonym_pair(self, gold: Sense, other: Sense) -> tuple[str, str] | None:
+        """A content word of one definition and a WordNet synonym of it in the other ("whole", "unit")."""
+        mine = self.content_words(gold.definition, gold.word)
+        theirs = self.content_words(other.definition, gold.word)
+        my_bases, their_bases = self.bases(mine), self.bases(theirs)
+        for word in sorted(mine):
+            hit = self._synonyms(word) & their_bases
+            if hit:
+                return word, min(hit)
+        for word in sorted(theirs):
+            hit = self._synonyms(word) & my_bases
+            if hit:
+                return min(hit), word
+        return None
+
+    def _synset_words_uncached(self, name: str, word: str) -> frozenset[str]:
+        synset = self.reader.synset(name)
+        text = " ".join([synset.definition(), *synset.examples()])
+        lemmas = {part.lower() for n in synset.lemma_names() for part in n.split("_")}
+        for near in synset.hypernyms() + synset.similar_tos() + synset.verb_groups():
+            lemmas |= {n.lower() for n in near.lemma_names() if "_" not in n}
+        return (self.bases(self.content_words(text, word)) | frozenset(lemmas)) - {word}
+
+    def synset_of(self, sense: Sense):
+        """The WordNet synset of the sense's word that the sense is, or None (see the class)."""
+        if sense.key in self._mapped:
+            return self._mapped[sense.key]
+        found = None
+        candidates = [
+            synset
+            for pos in _WORDNET_POS.get(sense.pos, ())
+            for synset in self.reader.synsets(sense.word, pos)
+            if synset.pos() == pos and sense.word in (n.lower() for n in synset.lemma_names())
+        ]
+        text = " ".join([sense.definition, *sense.examples])
+        words = self.bases(self.content_words(text, sense.word))
+        scored = sorted(
+            ((len(words & self._synset_words(s.name(), sense.word)), s.name()) for s in candidates),
+            reverse=True,
+        )
+        if scored and scored[0][0] > 0 and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+            found = self.reader.synset(scored[0][1])
+        self._mapped[sense.key] = found
+        return found
+
+    def relation(self, gold: Sense, other: Sense) -> str | None:
+        """How WordNet relates the synsets the two senses map to: same, ISA, verb group, similar, also see."""
+        mine, theirs = self.synset_of(gold), self.synset_of(other)
+        if mine is None or theirs is None:
+            return None
+        if mine == theirs:
+            return "the same synset"
+        up = lambda s: s.hypernyms() + s.instance_hypernyms()  # noqa: E731
+        if theirs in mine.closure(up) or mine in theirs.closure(up):
+            return "ISA"
+        if theirs in mine.verb_groups() or mine in theirs.verb_groups():
+            return "verb group"
+        similar = set(mine.similar_tos()) | {mine}
+        if theirs in similar or similar & (set(theirs.similar_tos()) | {theirs}):
+            return "similar"
+        if theirs in mine.also_sees() or mine in theirs.also_sees():
+            return "also see"
+        return None
+
+
+@lru_cache(maxsize=1)
+def default_wordnet_senses() -> WordNetSenses:
+    """The WordNet sense reader the build uses (on the stem analyser's reader), made once per process."""
+    return WordNetSenses(default_stems().reader)
+
+
+def _synonym_list(sense: Sense) -> bool:
+    parts = [p.strip() for p in sense.definition.rstrip(".").split(";")]
+    return len(parts) >= _SYNONYM_LIST_PARTS and all(len(p.split()) <= _SYNONYM_LIST_WORDS for p in parts)
+
+
+def general_earlier_sense(gold: Sense, other: Sense) -> bool:
+    """Whether ``other`` is an earlier sense of the gold's entry that lists short synonyms.
+
+    Webster puts a word's general sense first and its specialised ones after it: *inhibit* 1. *To
+    check; to hold back; to restrain; to hinder* covers 3. (Chem.) *To cause the rate of (a
+    chemical reaction) to proceed slower*.
+    """
+    mine, theirs = _sense_number(gold), _sense_number(other)
+    return (
+        other.entry == gold.entry
+        and mine is not None
+        and theirs is not None
+        and theirs < mine
+        and _synonym_list(other)
+    )
+
 
 def defensible_reason(
-    gold: Sense, other: Sense, word_senses: Sequence[Sense] = (), stems: StemAnalyser | None = None
+    gold: Sense,
+    other: Sense,
+    word_senses: Sequence[Sense] = (),
+    stems: StemAnalyser | None = None,
+    wordnet: WordNetSenses | None = None,
 ) -> str | None:
     """Why a reader would accept ``other`` (another sense of the gold's word) for the gold's example.
 
@@ -269,7 +414,12 @@ def defensible_reason(
     an intransitive verb sense (GCIDE puts them in separate entries: "row" v.t. *To propel with oars*,
     v.i. *To use the oar*) sharing one, or any other sense sharing one; and a sense linked to the
     gold by a chain of neighbouring senses of the entry (``word_senses``, the word's senses) that
-    each share a widened content stem with the next. None: the other sense can stand as wrong.
+    each share a widened content stem with the next. Last, read against WordNet
+    (:class:`WordNetSenses`, issue 24 round 4): an earlier sense of the gold's entry that lists short
+    synonyms (the general sense Webster puts first: *inhibit* "to check; to restrain" beside the
+    chemistry sense), a sense that maps to the gold's synset or one related to it (ISA at any depth,
+    verb group, similar, also see), and a definition with a WordNet synonym of a word of the gold's
+    ("a single unit" beside "formed into a whole"). None: the other sense can stand as wrong.
     """
     if other.word != gold.word or other.key == gold.key:
         return None
@@ -293,6 +443,14 @@ def defensible_reason(
         return "shares a WordNet-widened content stem with the gold (3+ letter words)"
     if _chained(gold, other, word_senses, stems):
         return "linked to the gold by neighbouring senses that share content stems"
+    if general_earlier_sense(gold, other):
+        return "an earlier general sense of the gold's entry that lists short synonyms"
+    senses = wordnet or default_wordnet_senses()
+    relation = senses.relation(gold, other)
+    if relation:
+        return f"maps to a WordNet synset of the word related to the gold's ({relation})"
+    if senses.synonym_pair(gold, other):
+        return "a word of its definition is a WordNet synonym of a word of the gold's"
     return None
 
 

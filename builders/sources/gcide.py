@@ -38,6 +38,7 @@ POS_MARKERS = {
     "v. i.": "verb",
     "v.": "verb",
     "a.": "adjective",
+    "adj.": "adjective",  # the entries GCIDE took from WordNet ("integrated \\integrated\\ adj.")
     "adv.": "adverb",
     "prep.": "preposition",
     "conj.": "conjunction",

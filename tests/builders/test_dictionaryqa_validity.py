@@ -408,3 +408,50 @@ def test_no_item_of_a_real_build_gives_the_gold_away_or_mixes_parts_of_speech(sm
     assert any("other_sense" in r["distractor_types"] for r in rows)
     assert any("gives the gold away" in reason for reason in small_dictionary_build.dropped)
     assert "gives the gold away" in (small_dictionary_build.out / "validity.json").read_text()
+
+
+@needs_gcide
+@needs_wordnet
+def test_a_general_earlier_sense_and_wordnet_near_senses_are_the_same_meaning():
+    """Round 4 (issue 24): the two second answers the last read found, decided from GCIDE and WordNet."""
+    from probesmith.builders.families.dictionaryqa import default_wordnet_senses, general_earlier_sense
+
+    senses = {s.key: s for s in GcideSource().senses() if s.word in ("inhibit", "integrated", "butt")}
+    # inhibit 1. *To check; to hold back; to restrain; to hinder* covers 3. (Chem.) the reaction sense
+    chemistry, general = senses["inhibit#1.3"], senses["inhibit#1.1"]
+    assert general_earlier_sense(chemistry, general) and not general_earlier_sense(general, chemistry)
+    assert defensible_reason(chemistry, general) == (
+        "an earlier general sense of the gold's entry that lists short synonyms"
+    )
+    # integrated 6. *mixed to form a single unit* beside 2. *Formed into a whole* ("an integrated Europe"):
+    # WordNet puts "whole" and "unit" in one synset
+    whole, unit = senses["integrated#1.2"], senses["integrated#1.6"]
+    assert whole.pos == unit.pos == "adjective"  # GCIDE's WordNet entries say "adj."
+    assert default_wordnet_senses().synonym_pair(whole, unit) == ("whole", "unit")
+    assert defensible_reason(whole, unit) == (
+        "a word of its definition is a WordNet synonym of a word of the gold's"
+    )
+    # the reaction sense is WordNet's inhibit.v.03 (its example: "inhibit the rate of a chemical reaction")
+    assert default_wordnet_senses().synset_of(chemistry).name() == "inhibit.v.03"
+    # the butt of a joke and the butt of a target are told apart: a person, a flounder, a rod end
+    person = next(s for s in senses.values() if s.definition.startswith("A person at whom ridicule"))
+    flounder = next(s for s in senses.values() if s.definition == "The common English flounder.")
+    assert defensible_reason(person, flounder) is None
+
+
+@needs_wordnet
+def test_senses_that_map_to_related_wordnet_synsets_are_the_same_meaning():
+    from probesmith.builders.families.dictionaryqa import default_wordnet_senses
+
+    wordnet = default_wordnet_senses()
+    # each sense maps to the synset of "ask" whose gloss it shares most words with
+    ask_price = sense("1", "To require or ask for as a price or condition.", pos="verb", word="ask")
+    ask_demand = sense("2", "To consider obligatory; to request and expect.", pos="verb", word="ask")
+    assert wordnet.synset_of(ask_price).name() == "ask.v.07"
+    assert wordnet.synset_of(ask_demand).name() == "ask.v.04"
+    # ask.v.07 and ask.v.04 are both hyponyms of demand.v.01: sisters, not related by ISA
+    assert wordnet.relation(ask_price, ask_demand) is None
+    same = sense("3", "To ask for as a price; to require as a condition.", pos="verb", word="ask")
+    assert wordnet.relation(ask_price, same) == "the same synset"
+    # a sense with nothing in WordNet's glosses of the word maps to no synset
+    assert wordnet.synset_of(sense("4", "Zzz qqq xxx.", pos="verb", word="ask")) is None
