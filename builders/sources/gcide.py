@@ -428,7 +428,7 @@ def repair_definition(text: str, word: str = "") -> tuple[str, tuple[str, ...]]:
 # a short parenthesised lead is a label: "(football) a quick move", "(o. Eng. Law) The name of"
 _LEADING_LABEL = re.compile(r"^\(((?:[\w.&'-]+,?\s?){1,4})\)\s+")
 # a pronunciation before the text: "(\"jd or jd) Having a certain age", "(-sz). The dignity"
-_LEADING_PRONUNCIATION = re.compile(r"^\((?:-|[^)]*[\"`*])[^)]*\)\.?\s*")
+_LEADING_PRONUNCIATION = re.compile(r"^\((?:-|[^)]*[\"`*])[^)]*\)[.,]?\s*")  # "(...), n. the doctrine"
 _TRAILING_AUTHOR = re.compile(r"\s+--\s*[A-Z][\w.']*(?:\s+[A-Z][\w.']*){0,3}\.?\s*$")  # "-- Sir P. Sidney."
 _TRAILING_QUOTATION = re.compile(r"\s*\"[^\"]*\"[.,;]?\s*$")  # a quoted citation: "Ambrosial food."
 _TRAILING_WORD = re.compile(r"(?<=[.;])\s+([A-Z][A-Za-z-]+)\.?\s*$")

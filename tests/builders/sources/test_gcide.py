@@ -71,6 +71,11 @@ def test_unnumbered_single_sense_and_verb_pos():
         "Bank \\Bank\\, v. t.\n   To deposit in a bank. --Johnson.\n   [1913 Webster]\n", "bank", 2
     )
     assert verb.pos == "verb" and verb.definition == "To deposit in a bank."
+    # GCIDE's entries taken from WordNet write "adj."
+    (adjective,) = parse_entry(
+        "integrated \\integrated\\ adj.\n   1. Formed or united into a whole.\n", "integrated", 1
+    )
+    assert adjective.pos == "adjective" and adjective.marker == "adj."
 
 
 def test_headwords_come_from_the_header_not_the_index():
@@ -107,6 +112,8 @@ def test_headwords_come_from_the_header_not_the_index():
         ("A mean fellow. -- Sir P. Sidney.", "A mean fellow.", ()),
         ("preserved from a previous age", "Preserved from a previous age", ()),
         ('("jd or jd) Having a certain age', "Having a certain age", ()),
+        ('(a*ni"zm), n. the doctrine that opposes it', "The doctrine that opposes it", ()),
+        ("(-d). Any species of the genus Cicada", "Any species of the genus Cicada", ()),
     ],
 )
 def test_definitions_are_cleaned_of_labels_prefixes_and_run_ons(raw, cleaned, labels):
