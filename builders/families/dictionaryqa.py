@@ -91,27 +91,27 @@ based on Webster's Revised Unabridged Dictionary (1913) and WordNet."""
 KNOWN_LIMITATION = """\
 The `other_sense` distractors are the word's other GCIDE senses, and GCIDE tells senses apart
 finely. Other senses that GCIDE's own structure marks as close to the gold are not used as
-distractors (counted under "other senses not used as distractors" in `validity.json`): sub-senses
-of the gold's numbered sense, a sense derived from it by "Hence" (or the gold from it), the next
-sense in the same entry, a general "Of or pertaining to ..." sense, a sense whose definition
-shares a content word with the gold's (also on WordNet-widened stems of 3+ letter words: "oar" /
-"oars"; GCIDE's v.t. and v.i. entries of a verb so compared), and a sense linked to the gold by a
-chain of neighbouring senses that share content stems. Read against WordNet as well: an earlier
-sense of the gold's entry that only lists short synonyms (the general sense Webster puts first:
-*inhibit* "To check; to hold back; to restrain; to hinder" beside the chemistry sense), a sense
-that maps to the gold's WordNet synset or one related to it (ISA, verb group, similar, also see),
-and a definition holding a WordNet synonym of a word of the gold's ("a single unit" beside
-"formed into a whole"). Random definitions fill their places. These are rules, not a guarantee,
-and they lean to refusing: of 56 other-sense distractors that readers judged (two reviewed
-sheets), they refuse both that readers defended and 11 of the 54 they did not. Random
-distractors (golds of other words) are not compared with the gold by meaning. Readings of 25
-random items of the default build found 4 (+5 arguable) distractors a reader could defend before
-any rule, then 1 (+2), 2, 2, and, after the WordNet rules, 0 (+1 arguable: a random definition of "internal", *Derived from ... the thing
-itself; inherent*, beside *innate ideas*). GCIDE's applicability notes ("-- said of a color",
-"-- of a singer") are kept on every choice as meaning: golds carry one as often as distractors
-(4.9% / 5.5%; where one choice alone has one, it is the gold in 0.19 of items, chance 0.20).
-Measure it on your build with `probesmith review-sample BUILD`, whose `other_correct` column
-gives the validated accuracy."""
+distractors (counted under "other senses not used as distractors" in `validity.json`):
+sub-senses of the gold's numbered sense, a sense derived from it by "Hence" (or the gold from
+it), the next sense in the same entry, a general "Of or pertaining to ..." sense, a sense whose
+definition shares a content word with the gold's (also on WordNet-widened stems of 3+ letter
+words: "oar" / "oars"; GCIDE's v.t. and v.i. entries of a verb so compared), and a sense linked
+to the gold by a chain of neighbouring senses that share content stems. Read against WordNet as
+well: an earlier sense of the gold's entry that only lists short synonyms (the general sense
+Webster puts first: *inhibit* "To check; to hold back; to restrain; to hinder" beside the
+chemistry sense), a sense that maps to the gold's WordNet synset or one related to it (ISA, verb
+group, similar, also see), and a definition holding a WordNet synonym of a word of the gold's
+("a single unit" beside "formed into a whole"). Random definitions fill their places. These are
+rules, not a guarantee, and they lean to refusing: of 56 other-sense distractors that readers
+judged (two reviewed sheets), they refuse both that readers defended and 11 of the 54 they did
+not. Random distractors (golds of other words) are not compared with the gold by meaning.
+Readings of 25 random items of the default build found 4 (+5 arguable) distractors a reader
+could defend before any rule, then 1 (+2), 2, 2, and, after the WordNet rules, 0 (+1 arguable: a
+random definition of "internal", *Derived from ... the thing itself; inherent*, beside *innate
+ideas*). GCIDE's applicability notes ("-- said of a color", "-- of a singer") are kept on every
+choice as meaning: golds carry one as often as distractors (4.9% / 5.5%; where one choice alone
+has one, it is the gold in 0.19 of items, chance 0.20). Measure it on your build with
+`probesmith review-sample BUILD`, whose `other_correct` column gives the validated accuracy."""
 
 
 @register_family(
