@@ -62,6 +62,7 @@ from probesmith.builders.families.wordnetqa_answers import (
     SecondAnswers,
     WordNetItemChecks,
     choice_labels,
+    shown_words,
 )
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
@@ -123,6 +124,15 @@ class DistractorSpec:
     )
     sister_depth: int = spec_field(
         2, help="Depth L of the sister family: 1 = siblings only, 2 adds the siblings' children, ..."
+    )
+    sister_from: int = spec_field(
+        1,
+        help="Controlled distractor depth: how far up the sister family starts. 1 = the anchor's "
+        "siblings (they share its parent: the closest distractors, and the ones readers most often "
+        "defend, a sister whose gloss also fits); 2 = its cousins (they share its grandparent, not "
+        "its parent), and so on. The anchor is the gold for hypernymy, the concept otherwise. "
+        "`sister_depth` then adds their children.",
+        minimum=1,
     )
     opposite_hops: int = spec_field(4, help="Farthest ISA hop of opposite-direction distractors.")
     depth_band: int | None = spec_field(
@@ -455,7 +465,15 @@ class _Builder:
         return not self._shown_stems[c] & self._choice_stems[node]
 
     def _sister_family_uncached(self, anchor: int) -> tuple[tuple[int, int], ...]:
-        siblings = {s for p in self.g.parents[anchor] for s in self.g.children[p]} - {anchor}
+        # the nodes `sister_from` hops below the anchor's ancestors `sister_from` hops up: siblings
+        # (1), cousins (2), ...; never the anchor, its ancestors, or (beyond 1) a sibling of it
+        up = self.d.sister_from
+        top = self.g.ancestors_by_hops(anchor, up)[up]
+        siblings = {m for t in top for m in self.g.descendants_by_hops(t, up)[up]} - {anchor}
+        if up > 1:
+            parents = set(self.g.parents[anchor])
+            siblings = {n for n in siblings if not parents & set(self.g.parents[n])}
+            siblings -= self.g.all_ancestors(anchor)
         members: list[tuple[int, int]] = []
         level = sorted(siblings)
         rng = random.Random(stable_hash(self.spec.seed, "family", anchor))
@@ -533,9 +551,13 @@ class _Builder:
                 return False
             if probe == "hyponymy" and self.g.instance[node]:  # never a gold either: no cue
                 return False
-            if asked and (reason := self.second_answers.reason(probe, asked[0], asked[1], node)):
-                return refuse(node, reason)
             text = render(node)
+            if asked and (
+                reason := self.second_answers.reason(
+                    probe, asked[0], asked[1], node, shown_words(probe, text)
+                )
+            ):
+                return refuse(node, reason)
             if any(near_duplicate(text, other) for other in taken_texts) or not is_valid_text(text):
                 return False
             labels = choice_labels(probe, text)

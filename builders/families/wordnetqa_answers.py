@@ -24,15 +24,34 @@ What WordNet says is also right, per probe (``c`` the concept asked about, ``g``
   value of a coordinate on the vertical axis" for "one of three Cartesian coordinates"). Words
   found in more than 1% of verb glosses or 0.3% of noun glosses ("cause", "person") do not count,
   nor does an antonym ("inhale: draw in air" beside "exhale: expel air").
+
+What a reader would also accept, though WordNet's graph does not say it (issue 24, round 4: the
+readers' defended distractors were mostly such words and sisters):
+
+* ``word_sense`` — the reader sees words, not synsets: some sense of a word the choice shows
+  stands where the question needs it to the concept (whose sense the question's example or
+  gloss fixes): hypernymy, a sense of the choice's lemma is an ancestor of the concept; hyponymy,
+  a descendant ("abstraction" for "a kind of cognition": abstraction.n.01 is a concept);
+  synonymy, the concept itself, or its ancestor or descendant;
+* ``gloss_names`` — the glosses name each other: the concept's gloss names a word with a sense at
+  or below the choice (hypernymy: "pool: any communal combination of funds" names *fund*, a
+  kind of "store"), the choice's gloss names a word with a sense at or below the concept (hyponymy:
+  "jump suit: one-piece garment ..." for "a kind of garment"), or either gloss names the other
+  (definitions, synonymy);
+* ``sister_gloss`` — a sister (a synset sharing a parent with the gold for hypernymy, with the
+  concept otherwise) whose gloss shares a content word with the gloss it must fit (the gold's;
+  the concept's for hyponymy), each word widened by the lemmas of its first two WordNet senses
+  ("kickoff: ... to start a football game" for "the act of beginning something new").
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from probesmith.builders.morphology import StemAnalyser
+from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetGraph
 from probesmith.builders.text import normalize_choice
 
@@ -46,6 +65,10 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "asked_concept": "the concept asked about",
     "gloss_overlap": "its gloss shares a content word with the gold's gloss (verbs; nouns in definitions "
     "and synonymy)",
+    "word_sense": "another sense of a word it shows is right (a reader sees words, not synsets)",
+    "gloss_names": "its gloss and the concept's name each other (a word with a sense at or below the other)",
+    "sister_gloss": "a sister whose gloss shares a content word (or a WordNet synonym of one) with the "
+    "gloss it must fit",
 }
 GIVEN_AWAY = "what the question shows shares a word stem with the gold (Snowball stems widened by WordNet)"
 
@@ -55,6 +78,8 @@ _GLOSS_PROBES = frozenset({"definitions", "synonymy"})  # the question is, or as
 FRAMING_SHARE = 0.5  # a stem in half of a framing's questions is the template's
 _ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})
 _DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
+_POS_CODES = {"noun": "n", "verb": "v"}
+SYNONYM_SENSES = 2  # sister_gloss widens a gloss word by the lemmas of its first this many senses
 
 
 class SecondAnswers:
@@ -67,6 +92,9 @@ class SecondAnswers:
         self.gloss_keys = [normalize_choice(gloss) for gloss in graph.glosses]
         self._ancestors = lru_cache(maxsize=1 << 17)(self._ancestors_uncached)
         self._generic_stems: dict[str, frozenset[str]] = {}
+        self._senses = lru_cache(maxsize=1 << 18)(self._senses_uncached)
+        self._gloss_words = lru_cache(maxsize=1 << 17)(self._gloss_words_uncached)
+        self._widened_stems = lru_cache(maxsize=1 << 17)(self._widened_stems_uncached)
 
     def _gloss_stems(self, node: int) -> frozenset[str]:
         assert self.stems is not None
@@ -79,8 +107,96 @@ class SecondAnswers:
     def _ancestors_uncached(self, node: int) -> frozenset[int]:
         return frozenset(self.g.all_ancestors(node))
 
-    def reason(self, probe: str, concept: int, gold: int, choice: int) -> str | None:
-        """Why ``choice`` is also a right answer of an item of ``probe`` about ``concept``, or None."""
+    def _senses_uncached(self, word: str, pos: str) -> tuple[int, ...]:
+        """Every sense of ``word`` of part of speech ``pos`` in the graph (WordNet's morphology applies)."""
+        reader = self.stems.reader
+        found = (self.g.index.get(s.name()) for s in reader.synsets(word.replace(" ", "_"), _POS_CODES[pos]))
+        return tuple(n for n in found if n is not None)
+
+    def _gloss_words_uncached(self, node: int) -> frozenset[str]:
+        """The words and two- and three-word phrases of a gloss (function words aside), with base forms."""
+        tokens = re.findall(r"[a-z][a-z'-]*", self.g.glosses[node].lower())
+        words = {t for t in tokens if len(t) >= 3 and t not in FUNCTION_WORDS}
+        words |= {" ".join(tokens[i : i + n]) for n in (2, 3) for i in range(len(tokens) - n + 1)}
+        return frozenset(words)
+
+    def _widened_stems_uncached(self, node: int) -> frozenset[str]:
+        """A gloss's content stems and those of the lemmas of its words' first senses."""
+        stems = set(self._gloss_stems(node))
+        for word in self._gloss_words(node):
+            if " " not in word:
+                for synset in self.stems.reader.synsets(word)[:SYNONYM_SENSES]:
+                    for name in synset.lemma_names():
+                        if "_" not in name:
+                            stems |= self.stems.word_stems(name.lower())
+        return frozenset(stems) - self._generic_stems[self.g.pos[node]]
+
+    def _word_sense_right(self, probe: str, concept: int, shown: Sequence[str]) -> bool:
+        # the question fixes the concept's sense (its example or gloss); a choice's word, any of its senses
+        pos = self.g.pos[concept]
+        senses = [s for word in shown for s in self._senses(word.lower(), pos)]
+        above = self._ancestors(concept)
+        if probe == "hypernymy":
+            return any(s in above for s in senses)
+        if probe == "hyponymy":
+            return any(concept in self._ancestors(s) for s in senses)
+        if probe == "synonymy":
+            return any(s == concept or s in above or concept in self._ancestors(s) for s in senses)
+        return False
+
+    def _names_at_or_below(self, text_node: int, target: int) -> bool:
+        """Whether ``text_node``'s gloss names a word with a sense that is ``target`` or below it."""
+        pos = self.g.pos[target]
+        return any(
+            s == target or target in self._ancestors(s)
+            for word in self._gloss_words(text_node)
+            for s in self._senses(word, pos)
+        )
+
+    def reader_reason(
+        self, probe: str, concept: int, gold: int, choice: int, shown: Sequence[str]
+    ) -> str | None:
+        """Why a reader would accept ``choice`` though WordNet's graph does not make it right, or None.
+
+        ``shown``: the words the choice shows (its lemma, or its lemmas in synonymy; none in definitions).
+        See the module docstring: ``word_sense``, ``gloss_names``, ``sister_gloss``.
+        """
+        if not self.stems or self.g.pos[choice] != self.g.pos[concept]:
+            return None
+        if shown and self._word_sense_right(probe, concept, shown):
+            return "word_sense"
+        if probe == "hypernymy":
+            named = self._names_at_or_below(concept, choice)
+        elif probe == "hyponymy":
+            named = self._names_at_or_below(choice, concept)
+        else:
+            named = self._names_at_or_below(choice, concept) or self._names_at_or_below(concept, choice)
+        if named:
+            return "gloss_names"
+        anchor = gold if probe == "hypernymy" else concept
+        if (
+            set(self.g.parents[choice]) & set(self.g.parents[anchor])
+            and choice not in self.g.antonyms[anchor]
+        ):
+            self._gloss_stems(choice)  # the generic stems of its part of speech, counted once
+            if self._widened_stems(choice) & self._widened_stems(anchor):
+                return "sister_gloss"
+        return None
+
+    def reason(
+        self, probe: str, concept: int, gold: int, choice: int, shown: Sequence[str] | None = None
+    ) -> str | None:
+        """Why ``choice`` is also a right answer of an item of ``probe`` about ``concept``, or None.
+
+        With ``shown`` (the words the choice shows, :func:`shown_words`), what a reader would also
+        accept is asked too (:meth:`reader_reason`).
+        """
+        found = self._graph_reason(probe, concept, gold, choice)
+        if found is None and shown is not None:
+            found = self.reader_reason(probe, concept, gold, choice, shown)
+        return found
+
+    def _graph_reason(self, probe: str, concept: int, gold: int, choice: int) -> str | None:
         if choice == gold:
             return None
         if choice == concept:
@@ -109,21 +225,40 @@ class SecondAnswers:
         answer_index: int,
         choices: Sequence[int],
         labels: Sequence[frozenset[str]],
+        texts: Sequence[str] | None = None,
     ) -> list[str]:
         """The reasons found in one item: one per defensible distractor, one per repeated label.
 
-        ``labels`` are the lemmas each choice shows (:func:`choice_labels`).
+        ``labels`` are the lemmas each choice shows (:func:`choice_labels`); with the choices'
+        ``texts``, what a reader would also accept counts too (:meth:`reader_reason`).
         """
         gold = choices[answer_index]
         found = [
             r
             for i, choice in enumerate(choices)
-            if i != answer_index and (r := self.reason(probe, concept, gold, choice))
+            if i != answer_index
+            and (
+                r := self.reason(
+                    probe, concept, gold, choice, shown_words(probe, texts[i]) if texts else None
+                )
+            )
         ]
         found += ["same_label"] * sum(
             1 for i, j in itertools.combinations(range(len(labels)), 2) if labels[i] & labels[j]
         )
         return found
+
+
+def shown_words(probe: str, text: str) -> tuple[str, ...]:
+    """The words a choice shows as its name, as written.
+
+    The lemma before 'lemma: gloss', every lemma of a synonymy choice, none for a definition.
+    """
+    if probe == "synonymy":
+        return tuple(x.strip() for x in text.split(", "))
+    if probe == "definitions":
+        return ()
+    return (text.split(": ", 1)[0],)
 
 
 def choice_labels(probe: str, text: str) -> frozenset[str]:
@@ -144,7 +279,9 @@ ITEM_RULES = {
     "no two choices show the same lemma, no verb-group or also-see neighbour of the gold, and no ISA "
     "ancestor (hypernymy, definitions, synonymy) or descendant (hyponymy, definitions, synonymy) of the "
     "concept asked about, at any depth; no gloss sharing a content word with the gold's (verbs; nouns in "
-    "definitions and synonymy)",
+    "definitions and synonymy); and none a reader would accept: another sense of a word it shows is right, "
+    "its gloss and the concept's name each other, or a sister's gloss shares a content word (or a WordNet "
+    "synonym of one) with the gloss it must fit",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; the words of the question's template aside)",
@@ -181,7 +318,9 @@ class WordNetItemChecks:
             concept = index.get(row["concept"])
             if concept is not None and None not in nodes:
                 labels = [choice_labels(row["probe"], text) for text in row["choices"]]
-                reasons = self.answers.item_reasons(row["probe"], concept, row["answer_index"], nodes, labels)
+                reasons = self.answers.item_reasons(
+                    row["probe"], concept, row["answer_index"], nodes, labels, row["choices"]
+                )
                 found += [("one_right_answer", reason) for reason in sorted(set(reasons))]
             else:
                 found.append(("one_right_answer", "a choice names no WordNet synset"))

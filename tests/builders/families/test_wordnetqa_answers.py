@@ -6,7 +6,12 @@ import re
 
 import pytest
 
-from probesmith.builders.families.wordnetqa_answers import SecondAnswers, WordNetItemChecks, choice_labels
+from probesmith.builders.families.wordnetqa_answers import (
+    SecondAnswers,
+    WordNetItemChecks,
+    choice_labels,
+    shown_words,
+)
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetSource
 
@@ -62,6 +67,114 @@ def test_each_reason_is_found_and_wrong_answers_pass(
     if reason == "near_synonym":
         assert index[choice] in wordnet_graph.near[index[gold]]
     assert answers.reason(probe, index[concept], index[gold], index[choice]) == reason
+
+
+# Round 4 of issue 24: distractors independent readers defended though WordNet's graph does not
+# make them right (the reviews' item ids in the comments), and sisters they did not defend.
+@pytest.mark.parametrize(
+    ("probe", "concept", "gold", "choice", "text", "reason"),
+    [
+        # hyponymy:cognition.n.01:1:0 -- "abstraction" names a concept too (abstraction.n.01)
+        (
+            "hyponymy",
+            "cognition.n.01",
+            "attitude.n.01",
+            "abstraction.n.06",
+            "abstraction: a general concept",
+            "word_sense",
+        ),
+        # hyponymy:garment.n.01:4:0 -- "jump suit: one-piece garment fashioned after a parachutist's uniform"
+        (
+            "hyponymy",
+            "garment.n.01",
+            "robe.n.01",
+            "jump_suit.n.02",
+            "jump suit: one-piece garment",
+            "word_sense",
+        ),
+        # hypernymy:pool.n.05:2:0 -- "any communal combination of funds": a fund is a kind of store
+        ("hypernymy", "pool.n.05", "reserve.n.02", "store.n.02", "store: a supply", "gloss_names"),
+        # hyponymy:manage.v.02:4:0 -- regiment "subject to rigid discipline, order and systematization"
+        (
+            "hyponymy",
+            "manage.v.02",
+            "move_in_on.v.01",
+            "regiment.v.01",
+            "regiment: subject to discipline",
+            "gloss_names",
+        ),
+        # hypernymy:dragon_tree.n.01:3:0 -- spermatophyte "plant that reproduces by means of seeds"
+        (
+            "hypernymy",
+            "dragon_tree.n.01",
+            "desert_plant.n.01",
+            "spermatophyte.n.01",
+            "spermatophyte: a plant",
+            "sister_gloss",
+        ),
+        # hypernymy:ipod.n.01:1:1 -- hi-fi "equipment for the reproduction of sound"
+        ("hypernymy", "ipod.n.01", "stereo.n.01", "hi-fi.n.01", "hi-fi: equipment", "sister_gloss"),
+        # hyponymy:introduction.n.01:2:1 -- kickoff "... to start a football game" for "the act of beginning"
+        (
+            "hyponymy",
+            "introduction.n.01",
+            "hypnogenesis.n.01",
+            "kickoff.n.01",
+            "kickoff: a kick",
+            "sister_gloss",
+        ),
+        # synonymy:disrepute.n.01:0:1 -- "shame, disgrace, ignominy": a state of dishonor
+        (
+            "synonymy",
+            "disrepute.n.01",
+            "disrepute.n.01",
+            "shame.n.02",
+            "shame, disgrace, ignominy",
+            "sister_gloss",
+        ),
+        # what the readers did not defend passes
+        # sisters the readers read and did not defend (hypernymy:vaughan.n.01:3:1, hyponymy:cancel.v.02:2:1)
+        ("hypernymy", "vaughan.n.01", "performer.n.01", "humorist.n.01", "humorist: someone amusing", None),
+        ("hyponymy", "cancel.v.02", "override.v.03", "trim.v.04", "trim: balance in flight", None),
+        (
+            "hyponymy",
+            "dog.n.01",
+            "puppy.n.01",
+            "wolf.n.01",
+            "wolf: any of various predatory carnivorous canines",
+            None,
+        ),
+        (
+            "synonymy",
+            "broken_home.n.01",
+            "broken_home.n.01",
+            "method_of_choice.n.01",
+            "method of choice",
+            None,
+        ),
+        (
+            "hypernymy",
+            "clambake.n.01",
+            "picnic.n.03",
+            "mathematics.n.01",
+            "mathematics: a science",
+            None,
+        ),
+    ],
+)
+def test_what_a_reader_would_accept_is_found(
+    wordnet_graph, answers, probe, concept, gold, choice, text, reason
+):
+    index = wordnet_graph.index
+    nodes = [index[concept], index[gold], index[choice]]
+    assert answers.reason(probe, *nodes) is None  # WordNet's graph alone does not make it right
+    assert answers.reason(probe, *nodes, shown_words(probe, text)) == reason
+
+
+def test_the_words_a_choice_shows():
+    assert shown_words("hypernymy", "jump suit: one-piece garment: a uniform") == ("jump suit",)
+    assert shown_words("synonymy", "shame, disgrace, ignominy") == ("shame", "disgrace", "ignominy")
+    assert shown_words("definitions", "a state of dishonor") == ()
 
 
 def test_two_choices_with_one_label_are_found(wordnet_graph, answers):
