@@ -248,6 +248,28 @@ def test_controlled_distractor_depth_is_one_spec_edit(tmp_path):
     } == {1}
 
 
+def test_sister_distractors_at_cousin_distance(tmp_path, wordnet_graph):
+    """`sister_from: 2`: every sister shares a grandparent with the gold (hypernymy), never a parent."""
+    spec_path = tmp_path / "cousins.yaml"
+    spec_path.write_text(
+        f"include: {FIXTURES / 'wordnet_small.yaml'}\nname: cousins\nprobes: [hypernymy]\n"
+        "distractors:\n  sister_from: 2\n  sister_depth: 1\n"
+    )
+    g = wordnet_graph
+    sisters = 0
+    for row in items(build(load_spec(spec_path), tmp_path / "out")):
+        gold = g.index[row["choice_concepts"][row["answer_index"]]]
+        grandparents = g.ancestors_by_hops(gold, 2)[2]
+        others = [name for i, name in enumerate(row["choice_concepts"]) if i != row["answer_index"]]
+        for name, kind in zip(others, row["distractor_types"], strict=True):
+            if kind == "sister":
+                sisters += 1
+                node = g.index[name]
+                assert not set(g.parents[node]) & set(g.parents[gold]), (row["id"], name)
+                assert set(g.ancestors_by_hops(node, 2)[2]) & grandparents, (row["id"], name)
+    assert sisters > 100
+
+
 def wordnet_copy(tmp_path):
     folder = tmp_path / "wordnet"
     folder.mkdir()
