@@ -95,6 +95,7 @@ class SecondAnswers:
         self._senses = lru_cache(maxsize=1 << 18)(self._senses_uncached)
         self._gloss_words = lru_cache(maxsize=1 << 17)(self._gloss_words_uncached)
         self._widened_stems = lru_cache(maxsize=1 << 17)(self._widened_stems_uncached)
+        self._gloss_named = lru_cache(maxsize=1 << 17)(self._gloss_named_uncached)
 
     def _gloss_stems(self, node: int) -> frozenset[str]:
         assert self.stems is not None
@@ -114,11 +115,18 @@ class SecondAnswers:
         return tuple(n for n in found if n is not None)
 
     def _gloss_words_uncached(self, node: int) -> frozenset[str]:
-        """The words and two- and three-word phrases of a gloss (function words aside), with base forms."""
+        """The words (function words aside) and the two- and three-word WordNet lemmas of a gloss."""
         tokens = re.findall(r"[a-z][a-z'-]*", self.g.glosses[node].lower())
         words = {t for t in tokens if len(t) >= 3 and t not in FUNCTION_WORDS}
-        words |= {" ".join(tokens[i : i + n]) for n in (2, 3) for i in range(len(tokens) - n + 1)}
+        vocabulary = self.stems.vocabulary
+        phrases = ("_".join(tokens[i : i + n]) for n in (2, 3) for i in range(len(tokens) - n + 1))
+        words |= {p.replace("_", " ") for p in phrases if p in vocabulary}
         return frozenset(words)
+
+    def _gloss_named_uncached(self, node: int) -> frozenset[int]:
+        """Every sense (of the node's part of speech) of every word its gloss names."""
+        pos = self.g.pos[node]
+        return frozenset(s for word in self._gloss_words(node) for s in self._senses(word, pos))
 
     def _widened_stems_uncached(self, node: int) -> frozenset[str]:
         """A gloss's content stems and those of the lemmas of its words' first senses."""
@@ -146,12 +154,7 @@ class SecondAnswers:
 
     def _names_at_or_below(self, text_node: int, target: int) -> bool:
         """Whether ``text_node``'s gloss names a word with a sense that is ``target`` or below it."""
-        pos = self.g.pos[target]
-        return any(
-            s == target or target in self._ancestors(s)
-            for word in self._gloss_words(text_node)
-            for s in self._senses(word, pos)
-        )
+        return any(s == target or target in self._ancestors(s) for s in self._gloss_named(text_node))
 
     def reader_reason(
         self, probe: str, concept: int, gold: int, choice: int, shown: Sequence[str]
