@@ -4,7 +4,8 @@
 
 Runs the same checks (``probesmith.builders.families.wordnetqa_answers``) on every item of the
 build's split and on every item of the release's training files (``../shared/data/wordnetqa_2020``),
-and prints, per config, the share of items with a choice WordNet says is also right (by reason)
+and prints, per config, the share of items with a choice WordNet says is also right (by reason;
+"by graph": WordNet's graph says so, "reader": only a reader would accept it, issue 24 round 4)
 and the share whose question gives the gold away by a shared stem (the words of a config's
 template, found in half or more of the questions of a framing, aside). The release's items name their
 synsets in ``notes``; each choice is matched to its synset by its gloss (or, for synonymy, its
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from probesmith.builders.families.wordnetqa_answers import WordNetItemChecks
+from probesmith.builders.families.wordnetqa_answers import READER_REASONS, WordNetItemChecks
 from probesmith.builders.sources.wordnet import WordNetSource
 
 PROBES = ("definitions", "hypernymy", "hyponymy", "synonymy")
@@ -99,11 +100,19 @@ def measure(rows: list[dict], checks: WordNetItemChecks) -> dict:
     broken: Counter = Counter()
     for found in checks.check(rows):
         broken.update({rule for rule, _ in found})
-        reasons.update({detail for rule, detail in found if rule == "one_right_answer"})
+        details = {detail for rule, detail in found if rule == "one_right_answer"}
+        reasons.update(details)
+        if details - READER_REASONS:
+            broken["by_graph"] += 1
+        elif details:
+            broken["reader_only"] += 1
     n = len(rows) or 1
     return {
         "items": len(rows),
         "second_answer": round(broken["one_right_answer"] / n, 4),
+        # WordNet's graph says so (rounds 1-3), or only a reader would accept it (round 4)
+        "by_graph": round(broken["by_graph"] / n, 4),
+        "reader_only": round(broken["reader_only"] / n, 4),
         "given_away": round(broken["not_given_away"] / n, 4),
         "by_reason": {r: round(c / n, 4) for r, c in sorted(reasons.items())},
     }
@@ -130,11 +139,14 @@ def main() -> None:
                 **measure(rows, checks),
                 "unmapped": unmapped,
             }
-    print(f"{'data':40} {'items':>7} {'2nd answer':>10} {'given away':>10}  by reason")
+    print(
+        f"{'data':40} {'items':>7} {'2nd answer':>10} {'by graph':>9} {'reader':>7} {'given away':>10}  by reason"
+    )
     for name, r in results.items():
         extra = f" unmapped {r['unmapped']}" if "unmapped" in r else ""
         print(
-            f"{name:40} {r['items']:>7} {r['second_answer']:>10.2%} {r['given_away']:>10.2%}  {r['by_reason']}{extra}"
+            f"{name:40} {r['items']:>7} {r['second_answer']:>10.2%} {r['by_graph']:>9.2%} "
+            f"{r['reader_only']:>7.2%} {r['given_away']:>10.2%}  {r['by_reason']}{extra}"
         )
     print(json.dumps(results))
 

@@ -70,6 +70,8 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "sister_gloss": "a sister whose gloss shares a content word (or a WordNet synonym of one) with the "
     "gloss it must fit",
 }
+#: the reasons a reader would accept a distractor that WordNet's graph does not make right
+READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss"})
 GIVEN_AWAY = "what the question shows shares a word stem with the gold (Snowball stems widened by WordNet)"
 
 # a stem in this share of a part of speech's glosses carries no meaning of its own ("cause", "person")
