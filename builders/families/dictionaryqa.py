@@ -283,7 +283,21 @@ class WordNetSenses:
         self._bases = lru_cache(maxsize=1 << 17)(self._bases_uncached)
         self._synonyms = lru_cache(maxsize=1 << 17)(self._synonyms_uncached)
         self._synset_words = lru_cache(maxsize=1 << 17)(self._synset_words_uncached)
+        self._candidates = lru_cache(maxsize=1 << 16)(self._candidates_uncached)
+        self._ancestors = lru_cache(maxsize=1 << 16)(self._ancestors_uncached)
         self._mapped: dict[str, object] = {}
+
+    def _candidates_uncached(self, word: str, pos: str) -> tuple:
+        return tuple(
+            synset
+            for tag in _WORDNET_POS.get(pos, ())
+            for synset in self.reader.synsets(word, tag)
+            if synset.pos() == tag and word in (n.lower() for n in synset.lemma_names())
+        )
+
+    def _ancestors_uncached(self, name: str) -> frozenset[str]:
+        synset = self.reader.synset(name)
+        return frozenset(s.name() for s in synset.closure(lambda s: s.hypernyms() + s.instance_hypernyms()))
 
     def content_words(self, text: str, word: str) -> frozenset[str]:
         """Content words of 3+ letters of a text, the word asked about and function words aside."""
@@ -341,12 +355,7 @@ class WordNetSenses:
         if sense.key in self._mapped:
             return self._mapped[sense.key]
         found = None
-        candidates = [
-            synset
-            for pos in _WORDNET_POS.get(sense.pos, ())
-            for synset in self.reader.synsets(sense.word, pos)
-            if synset.pos() == pos and sense.word in (n.lower() for n in synset.lemma_names())
-        ]
+        candidates = self._candidates(sense.word, sense.pos)
         text = " ".join([sense.definition, *sense.examples])
         words = self.bases(self.content_words(text, sense.word))
         scored = sorted(
@@ -365,8 +374,7 @@ class WordNetSenses:
             return None
         if mine == theirs:
             return "the same synset"
-        up = lambda s: s.hypernyms() + s.instance_hypernyms()  # noqa: E731
-        if theirs in mine.closure(up) or mine in theirs.closure(up):
+        if theirs.name() in self._ancestors(mine.name()) or mine.name() in self._ancestors(theirs.name()):
             return "ISA"
         if theirs in mine.verb_groups() or mine in theirs.verb_groups():
             return "verb group"
