@@ -373,7 +373,10 @@ def relation_validity_markdown(report: dict[str, Any], popularity_note: str) -> 
     lines += [
         "",
         f"Golds: `gold_obj_ids` lists every object the source gives the subject, and the answers of the "
-        f"space that contain one of them (Dortmund -> Germany), bear one of their names (label or alias) "
+        f"space that contain one of them by a containment fact the source records (the spec's `containment` "
+        f"relations, transitively: Dortmund -> Germany; where the source records none, as for Trinity "
+        f"College, Cambridge and the University of Cambridge in the shared slice, the answer is no gold), "
+        f"bear one of their names (label or alias) "
         f"or, for occupations, are a direct class of one (Writer for a poet). "
         f"{report['multi_gold_instances']:,} "
         "instances have more than one gold inside their answer space; any of them counts as correct.",
