@@ -4,6 +4,7 @@
 #   1. here, once:   bash benchmarks/gpu_issue28.sh prepare     # .tok/: GPT-2 tokenizer, statements, old scoring
 #   2. dry run here: DEVICE=cpu OUT=/tmp/issue28 bash benchmarks/gpu_issue28.sh
 #   3. on the GPU:   run(command="bash benchmarks/gpu_issue28.sh", carry=[".whl", ".tok"], timeout_s=480)
+#   packed rows (benchmarks/gpu_issue28_packed.py): bash benchmarks/gpu_issue28.sh packed
 #
 # The GPU machine's python3 has torch, transformers, accelerate, numpy, tokenizers (and tqdm, a
 # transformers dependency); nothing else is needed, so .whl/ may be empty (wheels there are
@@ -57,6 +58,10 @@ export PYTHONPATH=/tmp/site:$PKG:$PWD/benchmarks:$PWD/.tok
 export PYTHONSAFEPATH=1  # else the checkout's own probesmith/ (cwd, first on sys.path) shadows $PKG's
 export DEVICE=${DEVICE:-cuda} OUT
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null | tee "$OUT/log.txt"
+if [ "${1:-}" = "packed" ]; then  # packed rows vs the key/value path vs .tok/head_scoring.py: gpu_issue28_packed.py
+  python3 benchmarks/gpu_issue28_packed.py 2>&1 | tee -a "$OUT/log.txt"
+  exit 0
+fi
 
 python3 - 2>&1 <<'EOF' | tee -a "$OUT/log.txt"
 import json, os, platform, shutil, sys, tempfile, time, traceback

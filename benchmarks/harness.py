@@ -98,6 +98,15 @@ def run(build: Path, model_dir: Path, args, family: str) -> list[dict]:
         )
         harness_seconds = time.perf_counter() - start
         harness_correct = [s["acc"] for t in tasks for s in theirs["samples"][t]]
+        agreement = {}
+        if multiple_choice:  # item by item: lm-eval's acc against probesmith's correct, by item id
+            theirs_by_id = {s["doc"]["id"]: bool(s["acc"]) for t in tasks for s in theirs["samples"][t]}
+            ours_by_id = dict(zip(items["id"].to_list(), items["correct"].to_list(), strict=True))
+            shared_ids = ours_by_id.keys() & theirs_by_id.keys()
+            agreement = {
+                "items_compared": len(shared_ids),
+                "items_disagreeing": sum(ours_by_id[i] != theirs_by_id[i] for i in shared_ids),
+            }
         timings = {"probesmith eval": (ours_seconds, float(items["correct"].mean()))}
         timings["lm-eval"] = (harness_seconds, sum(harness_correct) / len(harness_correct))
         if not multiple_choice:
@@ -114,6 +123,7 @@ def run(build: Path, model_dir: Path, args, family: str) -> list[dict]:
             "statements_per_s": round(ours.statements / seconds, 1),
             "probesmith_speedup": round(seconds / ours_seconds, 2),
             "accuracy": round(accuracy, 4),
+            **(agreement if tool == "lm-eval" else {}),
         }
         print(json.dumps(row), flush=True)
         rows.append(row)

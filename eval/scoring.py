@@ -67,6 +67,27 @@ PLAIN_HEADS = {
 }
 
 
+#: Causal models whose attention takes a 4D mask and explicit position ids as given (the packed path).
+PACKABLE = {
+    "GPT2LMHeadModel",
+    "GPTNeoXForCausalLM",
+    "LlamaForCausalLM",
+    "MistralForCausalLM",
+    "Qwen2ForCausalLM",
+}
+
+
+def packable(model) -> bool:
+    """Whether ``model`` can score packed rows: a :data:`PACKABLE` class with sdpa or eager attention."""
+    implementation = getattr(getattr(model, "config", None), "_attn_implementation", None)
+    return type(model).__name__ in PACKABLE and implementation in ("sdpa", "eager")
+
+
+def _additive_masks(model) -> bool:
+    """Whether the model's attention adds its mask (eager) rather than taking a boolean one (sdpa)."""
+    return getattr(getattr(model, "config", None), "_attn_implementation", None) == "eager"
+
+
 class StatementTooLong(ProbesmithError):
     """A statement has more tokens than the model's context: it is refused, never truncated.
 
@@ -145,6 +166,7 @@ def score_statements(
     bos: bool = True,
     token_cache: TokenCache | str | Path | None = None,
     prefetch: bool | None = None,
+    packing: bool | None = None,
 ) -> list[float] | tuple[list[float], list[int]]:
     """Sum of token log-probabilities (causal) or pseudo-log-likelihood (masked) per statement.
 
@@ -163,6 +185,10 @@ def score_statements(
     kept in memory for the process only. ``prefetch``: prepare batch k+1 on a background thread
     while batch k runs (None: on CUDA devices, where the host would otherwise leave the GPU
     waiting; on a CPU the thread would take a core from the model's own threads).
+    ``packing`` (causal, with ``share_prefixes``): a group's prefix and its continuations run in one
+    row of a single forward pass, several groups to a row, with a block attention mask (see
+    :func:`_packed_batches`); None: where the model takes such a mask (:func:`packable`), else the
+    prefix runs first and the continuations from its key/value cache.
     """
     if kind not in ("causal", "masked"):
         raise ValueError(f"kind must be 'causal' or 'masked', not {kind!r}")
@@ -179,6 +205,12 @@ def score_statements(
         from probesmith.eval.placement import auto_batch_tokens
 
         batch_tokens = auto_batch_tokens(model, device)
+    if packing and kind == "causal" and not packable(model):
+        raise ValueError(
+            "packing=True needs a causal model that takes a 4D attention mask "
+            f"({', '.join(sorted(PACKABLE))} with sdpa or eager attention); leave packing=None "
+            "to use the key/value cache path"
+        )
     model.eval()
     # float64 sums on the device; MPS has no float64
     totals = torch.zeros(len(statements), dtype=torch.float32 if device.type == "mps" else torch.float64)
@@ -186,12 +218,14 @@ def score_statements(
     if kind == "causal":
         if not isinstance(token_cache, TokenCache):
             token_cache = TokenCache(token_cache)
+        packing = packable(model) if packing is None else packing
         rows, work = _planned(
-            tokenizer, statements, answer_starts, bos, token_cache, batch_tokens, share_prefixes
+            tokenizer, statements, answer_starts, bos, token_cache, batch_tokens, share_prefixes, packing
         )
         _check_context(rows.encoded.lengths, statements, context_length(model, tokenizer))
         counts = np.bincount(rows.owner_of_token[rows.scored], minlength=len(statements))
         prepare = _CausalPreparer(rows, device)
+        additive = _additive_masks(model)
     else:
         masked = _masked_copies(tokenizer, statements, answer_starts, pll)
         lengths = np.zeros(len(statements), dtype=np.int64)  # each statement's, from its copies
@@ -219,6 +253,9 @@ def score_statements(
                 done += float((1 / copy_counts[owners]).sum())
             elif what == "plain":
                 _score_plain(model, batch, device, totals)
+                done += batch["statements"]
+            elif what == "packed":
+                _score_packed(model, batch, device, totals, additive)
                 done += batch["statements"]
             else:
                 _score_shared(model, batch, device, totals)
@@ -337,18 +374,20 @@ def _causal_rows(tokenizer, statements, answer_starts, bos: bool = True, cache: 
 _PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _planned(tokenizer, statements, answer_starts, bos, cache, batch_tokens: int, share_prefixes: bool):
+def _planned(
+    tokenizer, statements, answer_starts, bos, cache, batch_tokens: int, share_prefixes: bool, packing: bool
+):
     """The causal rows and their batches, reused when the same encoding was planned alike before."""
     encoded, shift = _causal_encoding(tokenizer, statements, answer_starts is not None, bos, cache)
     starts = (
         None if answer_starts is None else hashlib.sha1(np.asarray(answer_starts, dtype=np.int64)).hexdigest()
     )
-    key = (shift, starts, batch_tokens, share_prefixes)
+    key = (shift, starts, batch_tokens, share_prefixes, packing)
     plans = _PLANS.setdefault(encoded, {})
     if key not in plans:
         plans.clear()  # one plan per encoding is what a run of several models needs
         rows = _rows_of(encoded, answer_starts, shift)
-        plans[key] = (rows, _causal_plan(rows, batch_tokens, share_prefixes))
+        plans[key] = (rows, _causal_plan(rows, batch_tokens, share_prefixes, packing))
     return plans[key]
 
 
@@ -403,8 +442,10 @@ def _prefix_groups(rows: _CausalRows, candidates: np.ndarray):
     return plain, renumber[group[grouped]], members, shared[kept]
 
 
-def _causal_plan(rows: _CausalRows, batch_tokens: int, share_prefixes: bool) -> list[tuple[str, dict]]:
-    """The batches of causal work: ``("plain", {rows})`` and ``("shared", {groups})`` items."""
+def _causal_plan(
+    rows: _CausalRows, batch_tokens: int, share_prefixes: bool, packing: bool = False
+) -> list[tuple[str, dict]]:
+    """The batches of causal work: ``("plain", {rows})`` and ``("shared"|"packed", {groups})`` items."""
     candidates = np.flatnonzero(rows.last > 0)  # a statement with nothing scored needs no pass
     if share_prefixes:
         plain, member_group, members, shared = _prefix_groups(rows, candidates)
@@ -413,7 +454,10 @@ def _causal_plan(rows: _CausalRows, batch_tokens: int, share_prefixes: bool) -> 
     work: list[tuple[str, dict]] = [
         ("plain", {"rows": b}) for b in _plain_batches(rows.last[plain], plain, batch_tokens)
     ]
-    work += [("shared", b) for b in _group_batches(rows, member_group, members, shared, batch_tokens)]
+    if packing:
+        work += [("packed", b) for b in _packed_batches(rows, member_group, members, shared, batch_tokens)]
+    else:
+        work += [("shared", b) for b in _group_batches(rows, member_group, members, shared, batch_tokens)]
     return work
 
 
@@ -476,6 +520,97 @@ def _group_batch(groups: list[int], first, size, members, shared) -> dict:
     }
 
 
+#: Keep a packed batch's arrays in its plan (about 40 bytes per token run), so that the next model
+#: scored with the same plan (tokenizer, statements, budget) starts its forward passes at once.
+KEEP_PREPARED = True
+#: The least width of a packed row: rows hold several groups (prefix and continuations) each.
+PACKED_WIDTH = 256
+
+
+def _ragged_arange(counts: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(c) for c in counts])`` without a Python loop."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    return np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
+
+
+def _packed_batches(rows: _CausalRows, member_group, members, shared, batch_tokens: int):
+    """Groups packed into rows of one width, several to a row, and rows into batches of the budget.
+
+    A *unit* is a group's prefix followed by the continuations (inputs after the prefix, up to the
+    last scored token) of some of its members; a group whose continuations do not fit one row is
+    split into units that each repeat the prefix. Units are laid end to end into rows of
+    ``width`` tokens (at least :data:`PACKED_WIDTH`), longest first, each into the first row with
+    room (about 97% of a row's tokens are real on BEAR); in the row a continuation's tokens see
+    their unit's prefix and their own earlier tokens, nothing else (``_packed_mask``), and take
+    the positions they have in their statement. A batch is ``batch_tokens // width`` rows (at
+    least one): one forward pass, no key/value cache. Members must come in group order.
+    """
+    if not len(members):
+        return
+    tails = rows.last[members] - shared[member_group]  # continuation inputs: positions s .. last - 1
+    n_groups = len(shared)
+    longest_tail = np.zeros(n_groups, dtype=np.int64)
+    np.maximum.at(longest_tail, member_group, tails)
+    width = int(max(PACKED_WIDTH, -(-int((shared + longest_tail).max()) // 16) * 16))
+    # units: members whose tails start within the same stretch of `room` tokens of their group
+    room = np.maximum(width - shared - longest_tail, 1)
+    size = np.bincount(member_group, minlength=n_groups)
+    group_first = np.cumsum(size) - size
+    before = np.cumsum(tails) - tails
+    within = before - before[group_first][member_group]  # tail tokens of the group before the member
+    stretch = within // room[member_group]
+    new_unit = np.concatenate([[True], (np.diff(member_group) != 0) | (np.diff(stretch) != 0)])
+    unit_of = np.cumsum(new_unit) - 1
+    unit_first = np.flatnonzero(new_unit)
+    unit_group = member_group[unit_first]
+    unit_length = shared[unit_group] + np.add.reduceat(tails, unit_first)
+    # rows: first fit, longest unit first (a loop over units, not statements)
+    n_units = len(unit_length)
+    unit_row = np.zeros(n_units, dtype=np.int64)
+    unit_at = np.zeros(n_units, dtype=np.int64)  # where the unit starts in its row
+    free = np.full(n_units, width, dtype=np.int64)  # room left in each row opened so far (+ one fresh)
+    n_rows = 0
+    for u in np.argsort(-unit_length, kind="stable").tolist():
+        length = unit_length[u]
+        r = int(np.argmax(free[: n_rows + 1] >= length))
+        unit_row[u], unit_at[u] = r, width - free[r]
+        free[r] -= length
+        n_rows = max(n_rows, r + 1)
+    # units (and their members) in row order, so that a batch of rows is a contiguous stretch
+    unit_order = np.lexsort((unit_at, unit_row))
+    unit_size = np.diff(np.append(unit_first, len(members)))[unit_order]
+    member_order = np.repeat(unit_first[unit_order], unit_size) + _ragged_arange(unit_size)
+    unit_rank = np.empty(n_units, dtype=np.int64)
+    unit_rank[unit_order] = np.arange(n_units)
+    unit_flat = (unit_row * width + unit_at)[unit_order]
+    tail_at = (shared[member_group] + within - within[unit_first][unit_of])[member_order]
+    member_unit = unit_rank[unit_of[member_order]]
+    member_flat = unit_flat[member_unit] + tail_at
+    unit_group, unit_member = unit_group[unit_order], members[unit_first[unit_order]]
+    members = members[member_order]
+    row_of_unit = unit_row[unit_order]
+    unit_member_first = np.cumsum(unit_size) - unit_size
+    per_batch = max(1, batch_tokens // width)
+    for first_row in range(0, n_rows, per_batch):
+        u0, u1 = np.searchsorted(row_of_unit, [first_row, first_row + per_batch])
+        m0 = unit_member_first[u0]
+        m1 = unit_member_first[u1] if u1 < n_units else len(members)
+        offset = first_row * width
+        yield {
+            "width": width,
+            "rows": int(min(per_batch, n_rows - first_row)),
+            "unit_flat": unit_flat[u0:u1] - offset,
+            "unit_prefix": shared[unit_group[u0:u1]],
+            "unit_member": unit_member[u0:u1],
+            "members": members[m0:m1],
+            "member_unit": member_unit[m0:m1] - u0,
+            "member_flat": member_flat[m0:m1] - offset,
+        }
+
+
 #: Continuation chunk widths: each continuation runs padded to the next of these (at most 41% padding,
 #: about 15% on BEAR), so a batch's continuations take a few passes rather than one per length.
 _TAIL_LADDER = np.unique(np.round(np.sqrt(2) ** np.arange(0, 40)).astype(np.int64))
@@ -488,8 +623,67 @@ class _CausalPreparer:
         self.rows, self.device = rows, device
 
     def __call__(self, what: str, item: dict, pinned: bool) -> dict:
-        arrays = self.plain(item["rows"]) if what == "plain" else self.shared(item)
+        arrays = item.get("prepared")
+        if arrays is None:
+            if what == "plain":
+                arrays = self.plain(item["rows"])
+            elif what == "packed":
+                arrays = self.packed(item)
+            else:
+                arrays = self.shared(item)
+            if KEEP_PREPARED and what == "packed":
+                item["prepared"] = arrays  # the plan's item: a second model with this plan reuses it
         return _tensors(arrays, pinned)
+
+    def packed(self, item: dict) -> dict:
+        """A batch of packed rows (``_packed_batches``): ids, positions, unit and segment of each token.
+
+        ``unit`` is the unit a token belongs to (-1: padding), ``segment`` the member whose
+        continuation it is (-1: the unit's prefix); scored tokens are read at ``slots`` (flat
+        positions in the rows), one slot per (unit, prefix position) however many members score it.
+        """
+        encoded, scored_flat = self.rows.encoded, self.rows.scored
+        width, n_rows = item["width"], item["rows"]
+        members, member_unit = item["members"], item["member_unit"]
+        prefix = item["unit_prefix"]
+        member_prefix = prefix[member_unit]
+        ids = np.zeros(n_rows * width, dtype=np.int64)
+        positions = np.zeros(n_rows * width, dtype=np.int64)
+        unit = np.full(n_rows * width, -1, dtype=np.int64)
+        segment = np.full(n_rows * width, -1, dtype=np.int64)
+        step = _ragged_arange(prefix)  # the units' prefixes
+        at = np.repeat(item["unit_flat"], prefix) + step
+        ids[at] = encoded.ids[np.repeat(encoded.starts[item["unit_member"]], prefix) + step]
+        positions[at], unit[at] = step, np.repeat(np.arange(len(prefix)), prefix)
+        tails = self.rows.last[members] - member_prefix  # the members' continuations
+        step = _ragged_arange(tails)
+        at = np.repeat(item["member_flat"], tails) + step
+        source = np.repeat(member_prefix, tails) + step
+        ids[at] = encoded.ids[np.repeat(encoded.starts[members], tails) + source]
+        positions[at], unit[at] = source, np.repeat(member_unit, tails)
+        segment[at] = np.repeat(np.arange(len(members)), tails)
+        # every scored token p of every member, read where token p - 1 is: in the prefix or the continuation
+        last = self.rows.last[members]
+        columns = np.arange(int(last.max()) + 1)
+        inside = (columns <= last[:, None]) & (columns >= 1)
+        flat = np.where(inside, encoded.starts[members][:, None] + columns, 0)
+        m, p = np.nonzero(inside & scored_flat[flat])
+        s = member_prefix[m]
+        slot = np.where(p <= s, item["unit_flat"][member_unit[m]] + p - 1, item["member_flat"][m] + p - 1 - s)
+        slots, slot_of = np.unique(slot, return_inverse=True)
+        order = np.argsort(slot_of, kind="stable")
+        return {
+            "ids": ids.reshape(n_rows, width),
+            "position_ids": positions.reshape(n_rows, width),
+            "unit": unit.reshape(n_rows, width),
+            "segment": segment.reshape(n_rows, width),
+            "slot_rows": slots // width,
+            "slot_positions": slots % width,
+            "entry_slots": slot_of[order],
+            "labels": encoded.ids[encoded.starts[members[m]] + p][order],
+            "owners": members[m][order],
+            "statements": len(members),
+        }
 
     def _window(self, rows: np.ndarray, offsets: np.ndarray, lengths: np.ndarray):
         """Ids (0-padded), filled mask and scored mask of ``lengths`` tokens from ``offsets`` in rows."""
@@ -797,12 +991,15 @@ class _Selected:
             lo, hi = np.searchsorted(rows, [at, at + self.chunk])
             if lo == hi:
                 continue
-            logits = torch.log_softmax(self._logits(slice(at, at + self.chunk)), -1)
+            # log p = logit - logsumexp(logits): no vocabulary-wide log-softmax is written
+            logits = self._logits(slice(at, at + self.chunk))
+            normaliser = torch.logsumexp(logits, -1)
             labels_chunk = labels[lo:hi].to(logits.device)
             if one_each:
-                picked = logits.gather(1, labels_chunk[:, None])[:, 0]
+                picked = logits.gather(1, labels_chunk[:, None])[:, 0] - normaliser
             else:
-                picked = logits[rows_t[lo:hi].to(logits.device) - at, labels_chunk]
+                local = rows_t[lo:hi].to(logits.device) - at
+                picked = logits[local, labels_chunk] - normaliser[local]
             parts.append(picked.to(self.states.device))
         if not parts:
             return torch.zeros(0, dtype=torch.float64, device=self.states.device)
@@ -842,6 +1039,45 @@ def _score_plain(model, batch: dict, device, totals: torch.Tensor) -> None:
         _on(batch["positions"], device),
     )
     scores = selected.token_log_probs(_on(batch["labels"], device))
+    totals.index_add_(0, _on(batch["owners"], totals.device), scores.to(totals.device, totals.dtype))
+
+
+def _packed_mask(unit: torch.Tensor, segment: torch.Tensor, additive_dtype: torch.dtype | None):
+    """The (rows, 1, width, width) attention mask of packed rows.
+
+    A token sees the earlier tokens of its unit's prefix and of its own continuation (padding sees
+    earlier padding, so no row is empty).
+    Boolean (True: attend) for sdpa; with ``additive_dtype`` 0 / the dtype's least value (eager).
+    """
+    width = unit.shape[1]
+    order = torch.arange(width, device=unit.device)
+    causal = order[:, None] >= order[None, :]
+    same_unit = unit[:, :, None] == unit[:, None, :]
+    visible = (segment[:, None, :] < 0) | (segment[:, :, None] == segment[:, None, :])
+    mask = (same_unit & visible & causal)[:, None]
+    if additive_dtype is None:
+        return mask
+    zero = torch.zeros((), dtype=additive_dtype, device=mask.device)
+    return torch.where(mask, zero, torch.finfo(additive_dtype).min)
+
+
+def _score_packed(model, batch: dict, device, totals: torch.Tensor, additive: bool) -> None:
+    """One forward pass over packed rows; each scored token read at its slot."""
+    ids = _on(batch["ids"], device)
+    dtype = next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float32)
+    unit, segment = _on(batch["unit"], device), _on(batch["segment"], device)
+    mask = _packed_mask(unit, segment, dtype if additive else None)
+    selected, _ = _forward(
+        model,
+        ids,
+        mask,
+        _on(batch["slot_rows"], device),
+        _on(batch["slot_positions"], device),
+        position_ids=_on(batch["position_ids"], device),
+    )
+    scores = selected.token_log_probs(
+        _on(batch["labels"], device), batch["entry_slots"].numpy(), _on(batch["entry_slots"], device)
+    )
     totals.index_add_(0, _on(batch["owners"], totals.device), scores.to(totals.device, totals.dtype))
 
 

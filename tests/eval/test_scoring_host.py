@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from probesmith.eval.scoring import _causal_rows, _prefix_groups, score_statements
+from probesmith.eval.scoring import (
+    _causal_rows,
+    _packed_batches,
+    _prefix_groups,
+    _ragged_arange,
+    packable,
+    score_statements,
+)
 from probesmith.eval.tokens import TokenCache, tokenise, tokenizer_identity
 
 from ..conftest import SHARED_DATA, tiny_gpt2_model
@@ -66,17 +73,88 @@ def expected(tiny, statements):
 
 
 @pytest.mark.parametrize(
-    "budget,share,prefetch", [(4096, True, True), (160, True, False), (700, False, True), (65536, True, True)]
+    "budget,share,prefetch,packing",
+    [
+        (4096, True, True, None),  # packed rows (GPT-2 with sdpa attention)
+        (160, True, False, None),  # a packed batch of one row, wider than the budget
+        (700, False, True, None),
+        (65536, True, True, None),
+        (4096, True, True, False),  # the key/value cache path
+        (160, True, False, False),
+    ],
 )
 def test_every_bear_statement_equals_the_per_statement_computation(
-    tiny, statements, expected, budget, share, prefetch
+    tiny, statements, expected, budget, share, prefetch, packing
 ):
     model, tokenizer = tiny
     ours = score_statements(
-        model, tokenizer, statements, batch_tokens=budget, share_prefixes=share, prefetch=prefetch
+        model,
+        tokenizer,
+        statements,
+        batch_tokens=budget,
+        share_prefixes=share,
+        prefetch=prefetch,
+        packing=packing,
     )
     assert len(ours) == len(statements) > 400
     np.testing.assert_allclose(ours, expected, atol=2e-5, rtol=0)
+
+
+def test_packed_rows_with_eager_attention_equal_the_per_statement_computation(statements, expected):
+    """Eager attention adds the packed mask (0 / the dtype's least value) rather than taking booleans."""
+    model, tokenizer = tiny_gpt2_model(width=32)  # the same weights as `tiny`
+    model.set_attn_implementation("eager")
+    assert packable(model) and model.config._attn_implementation == "eager"
+    ours = score_statements(model, tokenizer, statements, batch_tokens=4096)
+    np.testing.assert_allclose(ours, expected, atol=2e-5, rtol=0)
+
+
+def test_packing_keeps_units_whole_and_every_statement_once(tiny, statements):
+    """Every grouped statement's continuation lies in one row, after its unit's prefix, in no other's place."""
+    _, tokenizer = tiny
+    rows = _causal_rows(tokenizer, statements, None)
+    _, member_group, members, shared = _prefix_groups(rows, np.flatnonzero(rows.last > 0))
+    batches = list(_packed_batches(rows, member_group, members, shared, 4096))
+    placed = np.concatenate([b["members"] for b in batches])
+    assert sorted(placed.tolist()) == sorted(members.tolist())
+    for batch in batches:
+        width = batch["width"]
+        prefix = batch["unit_prefix"][batch["member_unit"]]
+        tails = rows.last[batch["members"]] - prefix
+        start, unit_start = batch["member_flat"], batch["unit_flat"][batch["member_unit"]]
+        assert (start - unit_start == start % width - unit_start % width).all()  # same row
+        assert (start + tails <= (start // width + 1) * width).all()  # ends in it
+        assert (start >= unit_start + prefix).all()
+        taken = np.zeros(batch["rows"] * width, dtype=np.int64)  # no two tokens in one place
+        np.add.at(taken, np.repeat(start, tails) + _ragged_arange(tails), 1)
+        np.add.at(
+            taken,
+            np.repeat(batch["unit_flat"], batch["unit_prefix"]) + _ragged_arange(batch["unit_prefix"]),
+            1,
+        )
+        assert taken.max() == 1
+
+
+def test_a_model_without_packed_attention_uses_the_key_value_path(statements):
+    """GPT-Neo is not packable: scored through the prefix cache, equal to the per-statement sums."""
+    from transformers import GPTNeoConfig, GPTNeoForCausalLM
+
+    _, tokenizer = tiny_gpt2_model(width=32)
+    torch.manual_seed(0)
+    config = GPTNeoConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_layers=2,
+        num_heads=2,
+        attention_types=[[["global"], 2]],
+    )
+    model = GPTNeoForCausalLM(config).eval()
+    assert not packable(model)
+    texts = statements[:120]
+    ours = score_statements(model, tokenizer, texts, batch_tokens=4096)
+    np.testing.assert_allclose(ours, reference(model, tokenizer, texts), atol=2e-5, rtol=0)
+    with pytest.raises(ValueError, match="packing=True needs a causal model"):
+        score_statements(model, tokenizer, texts, packing=True)
 
 
 def test_answer_spans_and_no_bos_equal_the_per_statement_computation(tiny, statements):
