@@ -1,11 +1,22 @@
 """Templates, patterns and questions of the default Wikidata specs checked as English text (issue 25).
 
     python benchmarks/template_text.py [--samples 3] [--json OUT]
+    python benchmarks/template_text.py --fills RELATIONS PARAPHRASES RULES [--text-module OLD_TEXT_PY]
 
 Fills every form the relations, paraphrases and rules specs use with typed sample labels from the
 Wikidata slice, runs Hunspell (en_US) over the frames' words and Link Grammar over the filled
 sentences, and prints per origin: forms, forms with unknown words, forms failing the parse; then
 the checker's precision and recall on the hand-labelled sentences of tests/builders/test_textcheck.py.
+
+``--fills`` reads three default builds instead and counts, over **every fill** (relations: each
+instance x template with its subject, each template x answer of the space; paraphrases: each
+instance x pattern, each pattern x answer; rules: every question and rephrasing as built), the
+fills with an article before a mass noun ("a instrumental music"), a plural label before a singular
+verb ("Preobrazhenskyi bridges crosses"), and "the" before a label of a person, work or band (the
+classes of ``probes/catalogs/name_classes.yaml``, read from the slice's ``facts.tsv.gz``).
+``--text-module`` fills with another ``builders/text.py`` (the one of an earlier commit: ``git show
+REV:builders/text.py > /tmp/old_text.py``), so that before and after are filled by their own code
+and judged by the same detectors; fills that differ from the current code's are counted.
 """
 
 import argparse
@@ -19,11 +30,131 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
+def _table(folder: Path, name: str) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    return [r for f in sorted((folder / name).glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
+
+
+def _slice_names_and_classes(data: Path) -> tuple[dict[str, str], dict[str, set[str]]]:
+    import csv
+    import gzip
+
+    labels, classes = {}, defaultdict(set)
+    with gzip.open(data / "entities.tsv.gz", "rt", encoding="utf-8") as f:
+        for row in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+            labels[row[0]] = row[1]
+    with gzip.open(data / "facts.tsv.gz", "rt", encoding="utf-8") as f:
+        for row in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if row[1] == "P31":
+                classes[row[0]].add(row[2])
+    return labels, classes
+
+
+def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Path | None) -> dict:
+    """Fills with each fault over every fill of the three builds (see the module's docstring)."""
+    import importlib.util
+    import re
+
+    from probesmith.builders import text as current
+    from probesmith.builders.sources.catalog import load_name_classes
+    from probesmith.builders.text import is_mass_noun, is_plural_noun, plural_verb
+
+    fill = current.fill_template
+    if text_module:
+        spec = importlib.util.spec_from_file_location("old_text", text_module)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        fill = module.fill_template
+    labels, classes = _slice_names_and_classes(Path("../shared/data/wikidata_slice"))
+    name_classes = load_name_classes()
+    named = {q for q, cs in classes.items() if cs & name_classes}
+
+    def faults(statement: str, subject: str | None, sub_id: str | None, obj: str | None) -> set[str]:
+        found = set()
+        for label in (subject, obj):
+            if label and is_mass_noun(label) and re.search(rf"\b[Aa]n? {re.escape(label)}\b", statement):
+                found.add("article before a mass noun")
+        if subject and is_plural_noun(subject):
+            after = re.search(
+                rf"{re.escape(subject)}(?:,\s+(?:which|who|that))?\s+(?:[a-z]+ly\s+)?(\w+)", statement
+            )
+            if (
+                after
+                and plural_verb(after.group(1))
+                and plural_verb(after.group(1)) != after.group(1).lower()
+            ):
+                found.add("plural label, singular verb")
+        if subject and sub_id in named and re.search(rf"\b[Tt]he {re.escape(subject)}", statement):
+            found.add("'the' before a person, work or band")
+        return found
+
+    counts: dict = defaultdict(Counter)
+    examples: dict = defaultdict(list)
+
+    def judge(build: str, template: str, subject, sub_id, obj, weight: int = 1) -> None:
+        statement = fill(template, subject, obj)
+        counts[build]["fills"] += weight
+        now = current.fill_template(template, subject, obj)
+        if statement != now:
+            counts[build]["fills that differ from the current code"] += weight
+            key = (build, "differs", template, subject or obj)
+            if key not in examples and len(examples[(build, "differs")]) < 40:
+                examples[key] = []
+                examples[(build, "differs")].append(f"{statement}  ->  {now}")
+        for fault in faults(statement, subject, sub_id, obj):
+            counts[build][fault] += weight
+            if len(examples[(build, fault)]) < 5:
+                examples[(build, fault)].append(statement)
+
+    for build, folder, table in (
+        ("relations", relations, "templates"),
+        ("paraphrases", paraphrases, "patterns"),
+    ):
+        templates = defaultdict(list)
+        for t in _table(folder, table):
+            templates[t["relation_id"]].append(t["template"])
+        answers = defaultdict(list)
+        for a in _table(folder, "answer_spaces"):
+            answers[a["relation_id"]].append(a["obj_label"])
+        instances = Counter()
+        for i in _table(folder, "instances"):
+            instances[i["relation_id"]] += 1
+            for t in templates[i["relation_id"]]:
+                judge(build, t, i["sub_label"], i["sub_id"], None)
+        for pid, labels_of_space in answers.items():
+            for t in templates[pid]:
+                for answer in labels_of_space:
+                    judge(build + " (answers)", t, None, None, answer, weight=instances[pid])
+    for item in _table(rules, "knowledge_items"):
+        subject = labels.get(item["subject"])
+        for text in [item["question"], *item["rephrasings"]]:
+            counts["rules"]["fills"] += 1
+            for fault in faults(
+                text.replace("___", item["answer"]), subject, item["subject"], item["answer"]
+            ):
+                counts["rules"][fault] += 1
+                if len(examples[("rules", fault)]) < 5:
+                    examples[("rules", fault)].append(text)
+    return {
+        "counts": {b: dict(c) for b, c in counts.items()},
+        "examples": {" / ".join(k): v for k, v in examples.items()},
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--fills", type=Path, nargs=3, metavar=("RELATIONS", "PARAPHRASES", "RULES"))
+    parser.add_argument("--text-module", type=Path)
     args = parser.parse_args()
+    if args.fills:
+        started = time.perf_counter()
+        found = count_fills(*args.fills, args.text_module)
+        print(json.dumps(found, indent=1, ensure_ascii=False))
+        print(f"{time.perf_counter() - started:.1f} s")
+        return
 
     import probesmith.builders.sources  # noqa: F401
     from probesmith.builders.registry import load_spec

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
+
+from probesmith.errors import SourceError
 
 
 def contains_word(text: str, word: str) -> bool:
@@ -135,13 +139,20 @@ def shared_stems(left: list[str] | tuple[str, ...], right: list[str] | tuple[str
     return stems_left & stems_right
 
 
-def fill_template(template: str, subject: str | None = None, obj: str | None = None) -> str:
+def fill_template(
+    template: str, subject: str | None = None, obj: str | None = None, *, names: frozenset[str] = frozenset()
+) -> str:
     """A template with ``[X]`` and/or ``[Y]`` replaced by the labels given.
 
     A label that repeats the template's word beside the slot takes that word's place: "is the
     [Y]" with "The Den" gives "is The Den", "the [Y] movement" with "Arts and Crafts movement"
     gives "the Arts and Crafts movement" (lm-pub-quiz's plain replacement doubles the word). The
-    article before a slot agrees with the label ("a actor" -> "an actor").
+    article before a slot agrees with the label ("a actor" -> "an actor"), and none is put before
+    a mass noun ("a instrumental music" -> "instrumental music"); a verb whose subject is a plural
+    label agrees with it ("The Preobrazhenskyi bridges crosses" -> "cross"). Both read the head
+    noun in Link Grammar's English dictionary (:func:`english_lexicon`). ``names`` are labels known
+    by their Wikidata class to name one person, work, band or taxon: they never take "the" nor a
+    plural verb ("Mystic River" the film, "Eurycea troglodytes").
     """
     text = template
     for slot, label in (("[X]", subject), ("[Y]", obj)):
@@ -152,15 +163,222 @@ def fill_template(template: str, subject: str | None = None, obj: str | None = N
             first, last = re.escape(words[0]), re.escape(words[-1])
             text = re.sub(rf"(?i)\b{first} {re.escape(slot)}", slot, text)
             text = re.sub(rf"(?i){re.escape(slot)} {last}\b", slot, text)
+        if is_mass_noun(label):
+            text = _without_indefinite_article(text, slot)
         text = re.sub(
             rf"\b([Aa])n? {re.escape(slot)}",
             lambda m, label=label, slot=slot: indefinite_article(label, m.group(1)) + " " + slot,
             text,
         )
-        if takes_definite_article(label):
+        if label not in names and takes_definite_article(label):
             text = _with_definite_article(text, slot)
+        if label not in names and is_plural_noun(label):
+            text = _verbs_agreeing_in_plural(text, slot)
         text = text.replace(slot, label)
     return text
+
+
+# ---- grammatical number and countability from Link Grammar's English dictionary ---------------------
+
+LINK_GRAMMAR_ENGLISH = Path("/usr/share/link-grammar/en")
+
+
+class EnglishToolMissing(SourceError):
+    """A system library or dictionary of the English tools is not installed."""
+
+
+@dataclass(frozen=True)
+class EnglishLexicon:
+    """Nouns and verbs by their grammatical class, as Link Grammar's English dictionary lists them."""
+
+    singular_nouns: frozenset[str]  # count nouns (words.n.1-*, titles, professions)
+    plural_nouns: frozenset[str]  # words.n.2.s, words.n.2.x
+    mass_nouns: frozenset[str]  # uncountable uses (words.n.3-*, languages)
+    verbs: frozenset[str]  # every word form the dictionary marks ".v" (files and the dictionary's own lists)
+    adjectives: frozenset[str] = frozenset()  # words.adj.*
+    countable: frozenset[str] = frozenset()  # singular and plural count nouns (made by english_lexicon)
+    known: frozenset[str] = frozenset()  # nouns of every class and adjectives (made by english_lexicon)
+
+
+_LEXICON_FILES = {
+    "singular_nouns": (
+        "words.n.1-const",
+        "words.n.1-vowel",
+        "words.n.1.gerund",
+        "words.n.t",
+        "entities.prof",
+        "entities.prof.vowel",
+    ),
+    "plural_nouns": ("words.n.2.s", "words.n.2.x"),
+    "mass_nouns": (
+        "words.n.3-const",
+        "words.n.3-vowel",
+        "words.n.3.y",
+        "words.lang.3-const",
+        "words.lang.3-vowel",
+    ),
+}
+
+
+def _dictionary_words(text: str) -> set[str]:
+    """The lower-case words of a Link Grammar word list, subscripts (".n", ".n-u") and comments aside."""
+    words = set()
+    for line in text.splitlines():
+        if line.startswith("%"):
+            continue
+        for token in line.split():
+            word = token.split(".")[0].replace("_", " ")
+            if word.isalpha() or " " in word or "-" in word:
+                words.add(word)
+    return {w for w in words if w == w.lower()}
+
+
+@lru_cache(maxsize=1)
+def english_lexicon(folder: Path = LINK_GRAMMAR_ENGLISH) -> EnglishLexicon:
+    """Link Grammar's English dictionary (Debian ``link-grammar-dictionaries-en``) read as word classes."""
+    words = folder / "words"
+    if not (folder / "4.0.dict").is_file() or not words.is_dir():
+        raise EnglishToolMissing(
+            f"filling templates needs Link Grammar's English dictionary in {folder} (articles before mass "
+            "nouns, verbs agreeing with plural labels): install the Debian package "
+            "link-grammar-dictionaries-en (`apt-get install link-grammar-dictionaries-en`; "
+            "`bash setup.sh` does)."
+        )
+    classes = {
+        name: frozenset().union(*(_dictionary_words((words / f).read_text(encoding="utf-8")) for f in files))
+        for name, files in _LEXICON_FILES.items()
+    }
+    verb_text = "\n".join(
+        [(folder / "4.0.dict").read_text(encoding="utf-8")]
+        + [f.read_text(encoding="utf-8") for f in sorted(words.glob("words*.v.*"))]
+    )
+    adjectives = frozenset().union(
+        *(_dictionary_words(f.read_text(encoding="utf-8")) for f in sorted(words.glob("words.adj.*")))
+    )
+    verbs = frozenset(re.findall(r"(?<![\w.-])([a-z][a-z-]*)\.v(?![a-z])", verb_text))
+    countable = classes["singular_nouns"] | classes["plural_nouns"]
+    known = countable | classes["mass_nouns"] | adjectives
+    return EnglishLexicon(verbs=verbs, adjectives=adjectives, countable=countable, known=known, **classes)
+
+
+_HEAD_ENDS = frozenset("of on in at with for from by to under over and or".split())
+
+
+def _head_noun(label: str) -> str | None:
+    """The head of a label when it is a lower-case common noun ("instrumental music" -> music).
+
+    The head is the last word before a preposition ("lion on wheels" -> lion); a coordination
+    ("Spring in Fialta and other stories", "Arts and Crafts") has no single head and gives None.
+    """
+    words = label.split()
+    if " and " in f" {label} " or " or " in f" {label} ":
+        return None
+    cut = next((i for i, w in enumerate(words) if i and w in _HEAD_ENDS), len(words))
+    head = words[cut - 1] if cut else ""
+    return head if re.fullmatch(r"[a-z]+(?:-[a-z]+)*", head) else None
+
+
+@lru_cache(maxsize=1 << 16)
+def is_mass_noun(label: str) -> bool:
+    """Whether a label's head noun is only uncountable in Link Grammar's dictionary ("instrumental music").
+
+    A noun also listed as countable ("rock", "football", "opera") keeps its article: only a head the
+    dictionary never counts is read without "a".
+    """
+    head = _head_noun(label)
+    lexicon = english_lexicon()
+    return (
+        bool(head)
+        and head in lexicon.mass_nouns
+        and head not in lexicon.singular_nouns | lexicon.plural_nouns
+    )
+
+
+@lru_cache(maxsize=1 << 16)
+def is_plural_noun(label: str) -> bool:
+    """Whether a label names several things by a plural common noun ("Preobrazhenskyi bridges").
+
+    Read conservatively, so that a title or a field is not made plural: a name and a plural head
+    the dictionary lists only as plural ("Palestinian territories", "Pauline epistles"), every
+    word after the first a lower-case English word of the dictionary, no punctuation, no function
+    word, none of two letters. "Avec le temps", "Between the two ages" (titles), "statistics" and
+    "400 metres" (one field, one race), "Niagara Falls" (a capitalised head) are read as singular.
+    """
+    words = label.split()
+    head = _head_noun(label)
+    lexicon = english_lexicon()
+    return (
+        len(words) >= 2
+        and head == words[-1]
+        and re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)*", words[0]) is not None
+        and words[0][:1].isupper()
+        and words[0].lower() not in _FUNCTION_WORDS
+        and head in lexicon.plural_nouns
+        and head not in lexicon.singular_nouns
+        and head not in lexicon.mass_nouns
+        and all(len(w) > 2 and w in lexicon.known and w not in _FUNCTION_WORDS for w in words[1:])
+    )
+
+
+_IRREGULAR_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
+
+
+def plural_verb(word: str) -> str | None:
+    """The present plural of a third-person singular verb ("crosses" -> "cross"), or None if it is none."""
+    low = word.lower()
+    if low in _IRREGULAR_PLURAL_VERBS:
+        plural = _IRREGULAR_PLURAL_VERBS[low]
+    else:
+        verbs = english_lexicon().verbs
+        if not low.endswith("s") or low not in verbs or low.endswith("ss"):
+            return None
+        candidates = [
+            low[:-1],
+            low[:-2] if low.endswith("es") else "",
+            low[:-3] + "y" if low.endswith("ies") else "",
+        ]
+        plural = next((c for c in candidates if c and c in verbs), None)
+        if plural is None:
+            return None
+    return plural.capitalize() if word[:1].isupper() else plural
+
+
+def _verbs_agreeing_in_plural(text: str, slot: str) -> str:
+    """``text`` with the verbs whose subject is ``slot`` in the plural.
+
+    The subject is the slot opening a sentence ("[X] crosses", "[X] eventually flows") or a
+    relative clause after it ("[X], which is"), or the slot after an inverted auxiliary in a question
+    ("Which country is [X] located in?"); never a possessive ("is [X]'s") or a slot inside a phrase ("The
+    capital of [X] is").
+    """
+    s = re.escape(slot)
+
+    def after(match: re.Match) -> str:
+        plural = plural_verb(match.group("verb"))
+        return match.group(0) if plural is None else match.group("lead") + plural
+
+    text = re.sub(
+        rf"(?P<lead>(?:^|[.!?]\s+|^The\s+){s}(?:,\s+(?:which|who|that))?\s+(?:[a-z]+ly\s+)?)(?P<verb>[A-Za-z]+)\b",
+        after,
+        text,
+    )
+
+    def before(match: re.Match) -> str:
+        return _IRREGULAR_PLURAL_VERBS.get(match.group(1), match.group(1)) + match.group(2)
+
+    if not text.rstrip().endswith("?"):  # "The capital of [Y] is [X]": the slot is no subject there
+        return text
+    return re.sub(rf"\b(is|was|has|does)(\s+(?:the\s+)?{s})(?!['’]s)", before, text)
+
+
+def _without_indefinite_article(text: str, slot: str) -> str:
+    """``text`` without "a"/"an" before ``slot`` where the slot ends its noun phrase (no noun follows)."""
+    ends = r"(?=\s*(?:$|[.,;:!?)]|\s(?:of|in|from|by|for|with|and|or|that|which)\b))"
+    return re.sub(
+        rf"\b[Aa]n? ({re.escape(slot)}){ends}",
+        r"\1",
+        text,
+    )
 
 
 # Names read with "the" in running text: a head noun of a state, a body of water or a range ("the
@@ -181,6 +399,7 @@ _DEFINITE_OF = frozenset(
 )
 _NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der den y".split())
 _DETERMINERS = frozenset("a an the this that these those his her its their our my your whose each".split())
+_FUNCTION_WORDS = _HEAD_ENDS | _DETERMINERS
 
 
 def takes_definite_article(name: str) -> bool:

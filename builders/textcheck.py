@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from probesmith.builders.text import fill_template
-from probesmith.errors import SourceError, SpecError
+from probesmith.builders.text import EnglishToolMissing, fill_template
+from probesmith.errors import SpecError
 
 HUNSPELL_LIBRARY = "libhunspell-1.7.so.0"
 HUNSPELL_DICTIONARY = Path("/usr/share/hunspell/en_US")
@@ -36,10 +36,6 @@ DEFAULT_FIXES = "catalogs/template_fixes"
 FIX_KINDS = ("patterns", "questions", "clozes", "read_by_hand")
 # names a frame itself uses, which are no words of Hunspell's dictionary
 FRAME_NAMES = frozenset({"IUCN"})
-
-
-class EnglishToolMissing(SourceError):
-    """A system library or dictionary of the text checker is not installed."""
 
 
 def _library(name: str, package: str):

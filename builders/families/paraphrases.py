@@ -38,11 +38,18 @@ from probesmith.builders.data import data_path
 from probesmith.builders.names import generic_tokens, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
-from probesmith.builders.sources.catalog import DEFAULT_CATALOG, is_object_final, load_catalog
+from probesmith.builders.sources.catalog import (
+    DEFAULT_CATALOG,
+    is_object_final,
+    load_catalog,
+    load_name_classes,
+)
 from probesmith.builders.sources.wikidata import entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import (
+    MISREAD_NAME,
     aliases_query,
     batched_select,
+    misread_names,
     popularity,
     source_view,
     subjects_in_key_order,
@@ -426,6 +433,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
             raw_aliases[entity_id(row["e"])].append(row["alias"])
         subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
         measure, degree = popularity(client, subjects)
+        misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
     for relation, pairs in per_relation.items():
@@ -433,7 +441,11 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         usable = []
         for s, o in pairs:
             problem = label_problem(labels[s]) or label_problem(labels[o])
-            if problem:
+            if (
+                s in misread
+            ):  # filled from its label alone at evaluation: "the Mystic River", "troglodytes are"
+                dropped[f"{relation}: {MISREAD_NAME}"] += 1
+            elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1
             else:

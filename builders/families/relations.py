@@ -59,9 +59,16 @@ from probesmith.builders.families.bear import BEAR_RELATIONS
 from probesmith.builders.names import generic_tokens, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
-from probesmith.builders.sources.catalog import DEFAULT_CATALOG, Relation, is_object_final, load_catalog
+from probesmith.builders.sources.catalog import (
+    DEFAULT_CATALOG,
+    Relation,
+    is_object_final,
+    load_catalog,
+    load_name_classes,
+)
 from probesmith.builders.sources.wikidata import SparqlClient, query_log
 from probesmith.builders.sources.wikidata_queries import (
+    MISREAD_NAME,
     EntityLookups,
     SourceView,
     answer_counts,
@@ -69,6 +76,7 @@ from probesmith.builders.sources.wikidata_queries import (
     cardinality_counts,
     facts_of,
     keyed_pages,
+    misread_names,
     objects_of,
     popularity,
     sample_key,
@@ -340,11 +348,14 @@ class RelationPool:
             for o, _, parent in facts_of(self.client, new, list(SUPERCLASS)):
                 self.superclasses[o].add(parent)
         pid = self.pid
+        misread = misread_names(self.client, {s: self.labels[s] for s in subjects}, load_name_classes())
         for s in subjects:
             objs = set(found[s])
             if not objs:
                 continue
-            if s in objs:
+            if s in misread:
+                self.dropped[f"{pid}: {MISREAD_NAME}"] += 1
+            elif s in objs:
                 self.dropped[f"{pid}: subject equals one of its objects"] += 1
             elif self.spec.leakage == "drop" and any(self.leak(s, o) for o in self.possible_golds(objs)):
                 self.dropped[

@@ -34,8 +34,9 @@ that the source has for both the edited relation and the implied one (so every r
 implication is well typed),
 re-deriving the implications through the rule. Tiers need PCA confidence and, for the top two,
 standard confidence of at least ``tiers.min_std_confidence``. A fact is asked only when its subject and
-its answer have classes (P31) the relation's question expects, and only as a question (MQuAKE's or
-``catalogs/wikidata_questions``), never as a cloze. Every set is checked: no two edits conflict,
+its answer have classes (P31) the relation's question expects; its ``question`` is a question
+(MQuAKE's or ``catalogs/wikidata_questions``), its ``rephrasings`` the other questions, then cloze
+forms (a blank ``___`` where the answer goes). Every set is checked: no two edits conflict,
 every implication follows. An ``aliases`` table holds the alias bank of every answer entity (the
 paraphrase family's filters), for alias-aware matching of model answers.
 """
@@ -53,7 +54,7 @@ import polars as pl
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
-from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
+from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog, load_name_classes
 from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import (
     MAX_SCAN,
@@ -614,6 +615,8 @@ def knowledge_sets(
     fit = fit or FactTypes({}, {}, permissive=True)
     world = _World(facts, labels, fit)
     world.build_reverse()
+    name_classes = load_name_classes()
+    names = frozenset(e for e, classes in fit.types.items() if classes & name_classes)
     dropped: Counter = Counter()
     usable = rules.filter(
         pl.col("tier").replace_strict(TIER_ORDER, return_dtype=pl.Int64) >= TIER_ORDER[spec.min_tier]
@@ -662,11 +665,15 @@ def knowledge_sets(
                             continue
                         stated.add((s, r, o))
                         items.append(
-                            _item(set_id, rule["rule_id"], name, role, is_update, s, r, o, forms, labels)
+                            _item(
+                                set_id, rule["rule_id"], name, role, is_update, s, r, o, forms, labels, names
+                            )
                         )
                 for s, r, o in unrelated:
                     items.append(
-                        _item(set_id, rule["rule_id"], name, "unrelated", False, s, r, o, forms, labels)
+                        _item(
+                            set_id, rule["rule_id"], name, "unrelated", False, s, r, o, forms, labels, names
+                        )
                     )
             grounding_rows += [
                 {"set_id": set_id, "rule_id": rule["rule_id"], "x": x, "y": y, "z": z}
@@ -796,9 +803,15 @@ def _unrelated(
     return [tuple(row) for row in chosen.head(spec.unrelated).select("s", "r", "o").iter_rows()]
 
 
-def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels) -> dict:
-    """One fact of a knowledge set as a question (never a cloze) and its rephrasings."""
-    questions = [fill_template(f, labels.get(s, s)) for f in forms[r].all]
+def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels, names=frozenset()) -> dict:
+    """One fact of a knowledge set as a question and its rephrasings (other questions and clozes).
+
+    ``names``: entities that are a person, work, band or taxon by their class: their labels take no
+    "the" and no plural verb ("Mystic River" the film).
+    """
+    label = labels.get(s, s)
+    own = frozenset({label}) if s in names else frozenset()
+    questions = [fill_template(f, label, names=own) for f in forms[r].all]
     return {
         "set_id": set_id,
         "rule_id": rule_id,
@@ -816,7 +829,9 @@ def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels) -> 
 
 KNOWLEDGE_SET_RULES = {
     "stated_once": "no fact is stated twice within a set's variant",
-    "questions": "every question field is a question (ends in '?'), never a cloze",
+    "questions": "every `question` is a question (ends in '?'), never a cloze; every rephrasing is another "
+    "question or a cloze form with exactly one blank `___` where the answer goes (the rephrasings do hold "
+    "clozes)",
     "well_typed_updates": "every updated implication's object is an object of its relation in the source",
     "current_state_updates": "every update's new object of a country-valued relation is a current "
     "sovereign state (Q3624078, and no Q3024240 historical country or Q28171280 ancient civilization)",
@@ -847,7 +862,12 @@ def knowledge_set_validity(
         (i["set_id"], i["variant"], i["subject"], i["relation"], i["object"]) for i in items
     )
     violations["stated_once"] = sum(n > 1 for n in stated.values())
-    violations["questions"] = sum(not i["question"].rstrip().endswith("?") for i in items)
+    violations["questions"] = sum(
+        not i["question"].rstrip().endswith("?")
+        or "___" in i["question"]
+        or any(not (r.rstrip().endswith("?") or r.count("___") == 1) for r in i["rephrasings"])
+        for i in items
+    )
     updates = [i for i in items if i["is_update"]]
     violations["well_typed_updates"] = sum(
         i["object"] not in range_of.get(i["relation"], set()) for i in updates if i["role"] == "implication"

@@ -16,6 +16,8 @@ from probesmith.probes.spec import read_spec_yaml, resolve_spec_path
 
 #: The bundled relation catalog: BEAR's 60 relations and more, with templates, types and domains.
 DEFAULT_CATALOG = "catalogs/wikidata_relations"
+#: Classes whose members' labels are names of persons, works or bands (never read with "the").
+DEFAULT_NAME_CLASSES = "catalogs/name_classes"
 
 
 @dataclass(frozen=True)
@@ -83,3 +85,20 @@ def load_catalog(name_or_path: str) -> dict[str, Relation]:
 def is_object_final(template: str) -> bool:
     """Whether [Y] ends the template (final punctuation and spaces aside)."""
     return template.rstrip(" .!?;:").endswith("[Y]")
+
+
+@functools.lru_cache(maxsize=8)
+def load_name_classes(name_or_path: str = DEFAULT_NAME_CLASSES) -> frozenset[str]:
+    """Wikidata classes whose members are named like persons, works or bands: no "the" before their labels.
+
+    ``probes/catalogs/name_classes.yaml`` holds ``classes: {Q-id: what it is}``.
+    """
+    path = resolve_spec_path(name_or_path)
+    data = read_spec_yaml(path)
+    classes = data.get("classes") if isinstance(data, dict) else None
+    if not isinstance(classes, dict) or not classes:
+        raise SpecError(f"name classes {path}: needs a non-empty mapping `classes: {{Q5: human, ...}}`.")
+    bad = [q for q in classes if not re.fullmatch(r"Q\d+", str(q))]
+    if bad:
+        raise SpecError(f"name classes {path}: {bad} are not Wikidata item ids (Q5).")
+    return frozenset(str(q) for q in classes)

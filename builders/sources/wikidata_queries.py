@@ -588,3 +588,22 @@ class EntityLookups:
         """Each entity's containers through ``containment``, transitively."""
         containment_edges(client, entities, containment, edges=self.edges, expanded=self.expanded)
         return transitive_containers(self.edges, entities)
+
+
+MISREAD_NAME = "subject named like a place or a plural, by its class a person, work, band or taxon"
+
+
+def misread_names(client: SparqlClient, labels: dict[str, str], name_classes: frozenset[str]) -> set[str]:
+    """Entities whose label ``fill_template`` would misread, by their class (P31).
+
+    Named like a place or a plural by its form ("Mystic River", "Eurycea troglodytes"), while the
+    class says a person, work, band or taxon (``probes/catalogs/name_classes.yaml``).
+
+    Only the labels the form flags are asked about (one ``VALUES`` query per batch of them).
+    """
+    from probesmith.builders.text import is_plural_noun, takes_definite_article
+
+    flagged = sorted(
+        e for e, label in labels.items() if takes_definite_article(label) or is_plural_noun(label)
+    )
+    return {s for s, _, kind in facts_of(client, flagged, ["P31"]) if kind in name_classes}

@@ -3,7 +3,15 @@ the cases reviewers found."""
 
 import pytest
 
-from probesmith.builders.text import content_stems, fill_template, filled_problem, shared_stems
+from probesmith.builders.text import (
+    EnglishToolMissing,
+    content_stems,
+    english_lexicon,
+    fill_template,
+    filled_problem,
+    plural_verb,
+    shared_stems,
+)
 
 
 @pytest.mark.parametrize(
@@ -67,6 +75,54 @@ from probesmith.builders.text import content_stems, fill_template, filled_proble
         ),
         ("[X] is a [Y].", "Harvard University", "university", "Harvard University is a university."),
         ("[X]'s house is [Y].", "Jon", "House of Zhu", "Jon's house is the House of Zhu."),
+        # no article before a noun Link Grammar's dictionary lists only as uncountable
+        (
+            "[X] takes the form of a [Y].",
+            "Bolero",
+            "instrumental music",
+            "Bolero takes the form of instrumental music.",
+        ),
+        ("[X] takes the form of a [Y].", "Tosca", "opera", "Tosca takes the form of an opera."),
+        ("[X] is a [Y] player.", "Kenny G", "jazz", "Kenny G is a jazz player."),  # [Y] is no head there
+        # a plural label agrees with its verb; names, titles and fields stay singular
+        (
+            "The [X] crosses the [Y].",
+            "Preobrazhenskyi bridges",
+            "Dnieper",
+            "The Preobrazhenskyi bridges cross the Dnieper.",
+        ),
+        (
+            "[X], which is named after [Y].",
+            "Pauline epistles",
+            "Paul the Apostle",
+            "Pauline epistles, which are named after Paul the Apostle.",
+        ),
+        (
+            "Which country is [X] located in?",
+            "Pamir mountains",
+            None,
+            "Which country are Pamir mountains located in?",
+        ),
+        (
+            "What is [X]'s official language?",
+            "Palestinian territories",
+            None,
+            "What is Palestinian territories's official language?",
+        ),
+        (
+            "The capital of [X] is [Y].",
+            "Palestinian territories",
+            "Ramallah",
+            "The capital of Palestinian territories is Ramallah.",
+        ),
+        (
+            "[Y] is the specialization of [X].",
+            "Fisher",
+            "statistics",
+            "statistics is the specialization of Fisher.",
+        ),
+        ("[X] was written in [Y].", "Avec le temps", "French", "Avec le temps was written in French."),
+        ("[X] is located in [Y].", "Niagara Falls", "New York", "Niagara Falls is located in New York."),
     ],
 )
 def test_fill_template_reads_right(template, subject, obj, statement):
@@ -104,3 +160,35 @@ def test_generic_heads_are_not_leaks():
 def test_a_space_before_punctuation_is_named():
     assert filled_problem("Malayalam is the language used by Thakazhi .") == "a space before punctuation"
     assert filled_problem("Gorillaz was formed in London.", "Gorillaz", "London") is None
+
+
+def test_names_known_by_their_class_take_no_article_and_no_plural():
+    """A film named like a river, a species named like a plural: the caller knows them by their class."""
+    assert fill_template("[X] was directed by [Y].", "Mystic River", "Clint Eastwood") == (
+        "The Mystic River was directed by Clint Eastwood."
+    )
+    named = frozenset({"Mystic River", "Eurycea troglodytes"})
+    assert fill_template("[X] was directed by [Y].", "Mystic River", "Clint Eastwood", names=named) == (
+        "Mystic River was directed by Clint Eastwood."
+    )
+    assert fill_template("[X] is endemic to [Y].", "Eurycea troglodytes", "Texas") == (
+        "Eurycea troglodytes are endemic to Texas."
+    )
+    assert fill_template("[X] is endemic to [Y].", "Eurycea troglodytes", "Texas", names=named) == (
+        "Eurycea troglodytes is endemic to Texas."
+    )
+
+
+def test_lexicon_comes_from_link_grammar_and_says_what_to_install(tmp_path):
+    lexicon = english_lexicon()
+    assert {"music", "jazz"} <= lexicon.mass_nouns and "music" not in lexicon.singular_nouns
+    assert "bridges" in lexicon.plural_nouns and {"cross", "crosses"} <= lexicon.verbs
+    assert [plural_verb(v) for v in ("crosses", "empties", "is", "Was", "eventually")] == [
+        "cross",
+        "empty",
+        "are",
+        "Were",
+        None,
+    ]
+    with pytest.raises(EnglishToolMissing, match="link-grammar-dictionaries-en"):
+        english_lexicon.__wrapped__(tmp_path)
