@@ -194,25 +194,6 @@ def gpt2_rows() -> None:
         scores,
         batch_tokens=auto,
     )
-    # plan kept, batches prepared again (KEEP_PREPARED off)
-    scoring.KEEP_PREPARED = False
-    scoring._PLANS.clear()
-    timed(scoring, model, statements)
-    for round_number in range(2):
-        seconds, scores, counts = timed(scoring, model, statements)
-        report(
-            "new, packed, auto, batches prepared again (KEEP_PREPARED=False)",
-            model,
-            statements,
-            seconds,
-            counts,
-            dname,
-            reference,
-            scores,
-            round=round_number,
-            batch_tokens=auto,
-        )
-    scoring.KEEP_PREPARED = True
     if not CPU:
         profile(model)
 

@@ -520,9 +520,6 @@ def _group_batch(groups: list[int], first, size, members, shared) -> dict:
     }
 
 
-#: Keep a packed batch's arrays in its plan (about 40 bytes per token run), so that the next model
-#: scored with the same plan (tokenizer, statements, budget) starts its forward passes at once.
-KEEP_PREPARED = True
 #: The least width of a packed row: rows hold several groups (prefix and continuations) each.
 PACKED_WIDTH = 256
 
@@ -623,16 +620,12 @@ class _CausalPreparer:
         self.rows, self.device = rows, device
 
     def __call__(self, what: str, item: dict, pinned: bool) -> dict:
-        arrays = item.get("prepared")
-        if arrays is None:
-            if what == "plain":
-                arrays = self.plain(item["rows"])
-            elif what == "packed":
-                arrays = self.packed(item)
-            else:
-                arrays = self.shared(item)
-            if KEEP_PREPARED and what == "packed":
-                item["prepared"] = arrays  # the plan's item: a second model with this plan reuses it
+        if what == "plain":
+            arrays = self.plain(item["rows"])
+        elif what == "packed":
+            arrays = self.packed(item)
+        else:
+            arrays = self.shared(item)
         return _tensors(arrays, pinned)
 
     def packed(self, item: dict) -> dict:
@@ -991,15 +984,13 @@ class _Selected:
             lo, hi = np.searchsorted(rows, [at, at + self.chunk])
             if lo == hi:
                 continue
-            # log p = logit - logsumexp(logits): no vocabulary-wide log-softmax is written
-            logits = self._logits(slice(at, at + self.chunk))
-            normaliser = torch.logsumexp(logits, -1)
+            # (torch.logsumexp and a gather instead: 3.7x the GPU time of log_softmax on an H200)
+            logits = torch.log_softmax(self._logits(slice(at, at + self.chunk)), -1)
             labels_chunk = labels[lo:hi].to(logits.device)
             if one_each:
-                picked = logits.gather(1, labels_chunk[:, None])[:, 0] - normaliser
+                picked = logits.gather(1, labels_chunk[:, None])[:, 0]
             else:
-                local = rows_t[lo:hi].to(logits.device) - at
-                picked = logits[local, labels_chunk] - normaliser[local]
+                picked = logits[rows_t[lo:hi].to(logits.device) - at, labels_chunk]
             parts.append(picked.to(self.states.device))
         if not parts:
             return torch.zeros(0, dtype=torch.float64, device=self.states.device)

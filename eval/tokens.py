@@ -27,8 +27,6 @@ from pathlib import Path
 
 import numpy as np
 
-from probesmith.schemas.output import write_bytes_atomic
-
 log = logging.getLogger(__name__)
 
 #: Encodings kept in memory per process (the most recently used).
@@ -204,6 +202,9 @@ class TokenCache:
         return encoded
 
     def _write(self, key: str, encoded: Encoded) -> None:
+        # imported here: scoring needs no schemas (pyarrow) unless a cache folder is written
+        from probesmith.schemas.output import write_bytes_atomic
+
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             arrays = {
