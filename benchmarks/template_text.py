@@ -77,7 +77,8 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
                 found.add("article before a mass noun")
         if subject and is_plural_noun(subject):
             after = re.search(
-                rf"{re.escape(subject)}(?:,\s+(?:which|who|that))?\s+(?:[a-z]+ly\s+)?(\w+)", statement
+                rf"(?:^|^The\s+|[.!?]\s+){re.escape(subject)}(?:,\s+(?:which|who|that))?\s+(?:[a-z]+ly\s+)?(\w+)",
+                statement,
             )
             if (
                 after

@@ -264,3 +264,30 @@ def test_no_leak_no_identical_pair_no_unusable_label_and_equal_answers_gold(smal
             assert by_key[row["relation_id"], name_key(n)] <= set(row["gold_obj_ids"]), row["sub_label"]
     manifest = small_paraphrases_build.manifest
     assert any("share a name token" in reason for reason in manifest["dropped"])
+
+
+def test_no_subject_is_a_named_thing_its_label_would_misread(small_paraphrases_build):
+    """No instance's subject is a person, work, band or taxon (its class, read from the slice's TSV)
+    whose label would take "the" or a plural verb when a pattern is filled from the label alone."""
+    import csv
+    import gzip
+
+    from probesmith.builders.sources.catalog import load_name_classes
+    from probesmith.builders.text import is_plural_noun, takes_definite_article
+
+    from ...conftest import SHARED_DATA
+
+    classes = load_name_classes()
+    named = set()
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        for s, p, o, *_ in csv.reader(fh, delimiter="\t"):
+            if p == "P31" and o in classes:
+                named.add(s)
+    instances = table(small_paraphrases_build, "instances")
+    misread = [
+        row["sub_label"]
+        for row in instances.iter_rows(named=True)
+        if row["sub_id"] in named
+        and (takes_definite_article(row["sub_label"]) or is_plural_noun(row["sub_label"]))
+    ]
+    assert instances.height and misread == []

@@ -387,3 +387,20 @@ def test_a_class_of_a_gold_occupation_and_a_namesake_are_golds(
             marked += bool((expected - direct) & space)
     writer = answers.filter((pl.col("relation_id") == "P106") & (pl.col("obj_label") == "Writer"))
     assert len(writer) == 1 and marked > 0
+
+
+def test_no_subject_is_a_named_thing_its_label_would_misread(small_relations_build, slice_facts):
+    """No subject is a person, work, band or taxon (its class in the slice) named like a place or a
+    plural: evaluation fills templates from labels alone, which would give "The Mystic River" (a film)."""
+    from probesmith.builders.sources.catalog import load_name_classes
+    from probesmith.builders.text import is_plural_noun, takes_definite_article
+
+    classes = load_name_classes()
+    instances = table(small_relations_build, "instances")
+    misread = [
+        (row["relation_id"], row["sub_label"])
+        for row in instances.iter_rows(named=True)
+        if slice_facts["P31"].get(row["sub_id"], set()) & classes
+        and (takes_definite_article(row["sub_label"]) or is_plural_noun(row["sub_label"]))
+    ]
+    assert instances.height and misread == []

@@ -146,7 +146,9 @@ def test_every_knowledge_set_passes_its_checks(small_rules_build):
     assert len(sets) >= 3
     validity = json.loads((small_rules_build.out / "validity.json").read_text())
     assert validity["sets"] == len(sets) and not any(validity["violations"].values()), validity
-    assert all(q.endswith("?") for q in items["question"])  # no cloze stands in a question field
+    assert all(q.endswith("?") and "___" not in q for q in items["question"])  # no cloze as a question
+    rephrasings = [r for rs in items["rephrasings"] for r in rs]
+    assert rephrasings and all(r.endswith("?") or r.count("___") == 1 for r in rephrasings)
     for set_id in sets:
         subset = items.filter(pl.col("set_id") == set_id)
         rule = rules[subset["rule_id"][0]]
