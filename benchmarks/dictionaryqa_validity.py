@@ -66,6 +66,65 @@ def residue_report(name: str, choice_lists: list[list[str]], examples: int) -> N
             print(f"            {text}")
 
 
+def question_example(question: str) -> str:
+    """The usage example a question shows: its longest quoted text (the other is the word)."""
+    quoted = re.findall(r'"([^"]*)"', question)
+    return max(quoted, key=len) if quoted else question
+
+
+def card_claims_report(name: str, rows: list[dict], examples: int) -> dict[str, int]:
+    """The card's claims counted over every row: texts in two splits, residue in the questions'
+    examples, choices that mention the word (hyphen/apostrophe forms too), the word's Porter stem
+    shared with the gold and no distractor. Returns the violation counts."""
+    from probesmith.builders.families.dictionaryqa import mentions_the_word, word_gives_away
+    from probesmith.builders.sources.gcide import example_residue
+
+    splits_of: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
+    for r in rows:
+        gold = r["answer_index"]
+        splits_of["gold definition"][_normal(r["choices"][gold])].add(r["split"])
+        splits_of["usage example"][_normal(question_example(r["question"]))].add(r["split"])
+        splits_of["gold concept"][r["concept"]].add(r["split"])
+        for i, (text, key) in enumerate(zip(r["choices"], r["choice_concepts"], strict=True)):
+            if i != gold:
+                splits_of["distractor definition"][_normal(text)].add(r["split"])
+                splits_of["distractor concept"][key].add(r["split"])
+    counts: dict[str, int] = {}
+    for kind in ("gold definition", "usage example", "gold concept", "distractor definition"):
+        counts[f"{kind}s in two splits"] = sum(len(s) > 1 for s in splits_of[kind].values())
+    every_text = defaultdict(set)
+    for kind in ("gold definition", "distractor definition"):
+        for text, splits in splits_of[kind].items():
+            every_text[text] |= splits
+    counts["choice texts (gold or distractor) in two splits"] = sum(len(s) > 1 for s in every_text.values())
+    residue = [(r["id"], question_example(r["question"])) for r in rows]
+    residue = [(i, e, k) for i, e in residue if (k := example_residue(e))]
+    counts["questions whose example has residue"] = len(residue)
+    mention = [
+        (r["id"], c) for r in rows for c in r["choices"] if mentions_the_word(c, r["concept"].split("#")[0])
+    ]
+    counts["choices that mention the word (hyphen/apostrophe forms too)"] = len(mention)
+    porter = [
+        (r["id"], sorted(g))
+        for r in rows
+        if (
+            g := word_gives_away(
+                r["concept"].split("#")[0],
+                r["choices"][r["answer_index"]],
+                [c for i, c in enumerate(r["choices"]) if i != r["answer_index"]],
+            )
+        )
+    ]
+    counts["items: the word's Porter stem in the gold and no distractor"] = len(porter)
+    print(f"\n{name}: the card's claims over {len(rows)} rows (violations)")
+    for label, n in counts.items():
+        print(f"  {n:6d}  {label}")
+    for shown in (residue, mention, porter):
+        for hit in shown[:examples]:
+            print(f"            {hit}")
+    return counts
+
+
 def given_away_report(name: str, sets: dict[str, list[tuple[str, list[str], int]]], examples: int) -> None:
     """Per set of (question, choices, answer index): items whose question gives the gold away."""
     from probesmith.builders.morphology import StemAnalyser
@@ -217,6 +276,7 @@ def main() -> None:
     by_split["all"] = [item for split in sorted(by_split) for item in by_split[split]]
     given_away_report(f"build {args.build}", dict(by_split), args.examples)
     cue_report(f"build {args.build}", [(r["choices"], r["answer_index"]) for r in rows])
+    card_claims_report(f"build {args.build}", rows, args.examples)
 
     if args.release.is_file():
         release = release_items(args.release)
@@ -251,6 +311,22 @@ def main() -> None:
         cue_report(
             f"release {args.release.name}",
             [([c["text"] for c in r["question"]["choices"]], int(r["answerKey"])) for r in release],
+        )
+        card_claims_report(
+            f"release {args.release.name} (one split; the stem read as the example where it quotes none)",
+            [
+                {
+                    "id": r.get("id", n),
+                    "split": "train",
+                    "question": r["question"]["stem"],
+                    "choices": [c["text"] for c in r["question"]["choices"]],
+                    "answer_index": int(r["answerKey"]),
+                    "concept": f"{r['notes']['word'].lower()}#",
+                    "choice_concepts": [str(i) for i in range(len(r["question"]["choices"]))],
+                }
+                for n, r in enumerate(release)
+            ],
+            args.examples,
         )
         given_away_report(
             f"release {args.release.name}",

@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
 from probesmith.builders.sampling import assign_splits, item_rng, stable_hash
-from probesmith.builders.sources.gcide import GcideSource, Sense, definition_problem
+from probesmith.builders.sources.gcide import GcideSource, Sense, definition_problem, example_residue
 from probesmith.builders.sources.wordnet import WordNetSource
 from probesmith.builders.text import find_in_examples, mentions_word, near_duplicate
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
@@ -159,7 +159,7 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
             contexts = _contexts(sense)
             if sense.examples and not contexts:
                 dropped["word_sense: no usage example contains the word"] += 1
-            if contexts and mentions_word(sense.definition, word):
+            if contexts and mentions_the_word(sense.definition, word):
                 dropped["word_sense: definition mentions the word"] += 1
                 continue
             if contexts:
@@ -172,11 +172,12 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
         for sense, others, questions in candidates
         for plan in _plans(spec, stems, template, sense, others, questions, dropped)
     ]
-    gold_pools = _gold_pools(spec, plans, by_pos)
+    cluster_of = concept_clusters(by_word, {plan.sense.word for plan in plans}, stems.reader)
+    gold_pools = _gold_pools(spec, plans, by_pos, cluster_of)
     items: list[DraftItem] = []
     for plan in plans:
-        pool = gold_pools[(f"gcide:{plan.sense.word}", plan.sense.pos)]
-        item = _item(spec, plan, pool, dropped)
+        pool = gold_pools[(cluster_of[plan.sense.word], plan.sense.pos)]
+        item = _item(spec, plan, pool, dropped, cluster_of[plan.sense.word], cluster_of)
         if item is not None:
             items.append(item)
     card = CardInfo(
@@ -499,8 +500,61 @@ class _Plan:
     rejected: tuple[tuple[str, int], ...]  # distractor candidates refused while choosing ``others``
 
 
+def _normal_text(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def concept_clusters(by_word: dict[str, list[Sense]], item_words: set[str], reader) -> dict[str, str]:
+    """Every word's cluster: the connected components of words linked as one concept.
+
+    Two headwords are linked when they share a (normalised) definition or usage example, which
+    also joins the headwords of one GCIDE block and its variant spellings ("folk" / "folks",
+    "static" / "statical", "milepost" / "milestone"), or when WordNet's ``morphy`` reduces one to
+    the other ("reticulated" -> "reticulate"). A component is named ``gcide:<w>`` after its first
+    word (in sort order) that has items, else its first word. Since every definition a choice shows
+    is a sense of a word of the item's cluster or of a word in the same split (:func:`_gold_pools`),
+    no gold, usage example or distractor text is shown in two splits.
+    """
+    parent = {word: word for word in by_word}
+
+    def root(word: str) -> str:
+        while parent[word] != word:
+            parent[word] = parent[parent[word]]
+            word = parent[word]
+        return word
+
+    def link(a: str, b: str) -> None:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    first_with: dict[str, str] = {}
+    for word in sorted(by_word):
+        texts = {"d:" + _normal_text(s.definition) for s in by_word[word]}
+        texts |= {"e:" + _normal_text(e) for s in by_word[word] for e in s.examples}
+        for text in texts:
+            if text in first_with:
+                link(first_with[text], word)
+            else:
+                first_with[text] = word
+        if word.isalpha():
+            for tag in "nvar":
+                base = reader.morphy(word, tag)
+                if base and base != word and base in parent:
+                    link(base, word)
+    members: dict[str, list[str]] = defaultdict(list)
+    for word in sorted(by_word):
+        members[root(word)].append(word)
+    cluster_of = {}
+    for words in members.values():
+        named = next((w for w in words if w in item_words), words[0])
+        for word in words:
+            cluster_of[word] = f"gcide:{named}"
+    return cluster_of
+
+
 def _gold_pools(
-    spec: DictionarySpec, plans: list[_Plan], by_pos: dict[str, list[Sense]]
+    spec: DictionarySpec, plans: list[_Plan], by_pos: dict[str, list[Sense]], cluster_of: dict[str, str]
 ) -> dict[tuple[str, str], list[Sense]]:
     """The senses random distractors are drawn from, by (cluster, part of speech): golds of its split.
 
@@ -513,31 +567,75 @@ def _gold_pools(
     """
     sizes: dict[str, Counter] = defaultdict(Counter)
     for plan in plans:
-        sizes[f"gcide:{plan.sense.word}"][CONFIG] += 1
+        sizes[cluster_of[plan.sense.word]][CONFIG] += 1
     split_of, _overflow = assign_splits(sizes, spec.seed, spec.splits.train_items, spec.splits.dev_share)
     golds: dict[tuple[str, str], dict[str, Sense]] = defaultdict(dict)
-    gold_split: dict[str, str] = {}
     for plan in plans:
-        split = split_of[f"gcide:{plan.sense.word}"]
+        split = split_of[cluster_of[plan.sense.word]]
         golds[(split, plan.sense.pos)][plan.sense.key] = plan.sense
-        gold_split[plan.sense.key] = split
+
+    def word_split(word: str) -> str:
+        # a cluster without items has no split of its own: the keyed hash gives it one
+        cluster = cluster_of[word]
+        return split_of.get(cluster) or ("train", "dev", "test")[stable_hash(spec.seed, cluster) % 3]
+
     pools: dict[tuple[str, str], list[Sense]] = {}
-    for cluster, pos in sorted({(f"gcide:{plan.sense.word}", plan.sense.pos) for plan in plans}):
+    for cluster, pos in sorted({(cluster_of[plan.sense.word], plan.sense.pos) for plan in plans}):
         key = (split_of[cluster], pos)
         if key not in pools:
             gold_pool = list(golds[key].values())
             if len(gold_pool) < _MIN_POOL:
-                gold_pool = [s for s in by_pos[pos] if gold_split.get(s.key, key[0]) == key[0]]
+                gold_pool = [s for s in by_pos[pos] if s.word in cluster_of and word_split(s.word) == key[0]]
             pools[key] = gold_pool
     return {
         (cluster, pos): pools[(split_of[cluster], pos)]
-        for cluster, pos in {(f"gcide:{plan.sense.word}", plan.sense.pos) for plan in plans}
+        for cluster, pos in {(cluster_of[plan.sense.word], plan.sense.pos) for plan in plans}
     }
+
+
+def mentions_the_word(text: str, word: str) -> bool:
+    """Whether ``text`` uses ``word`` or a regular inflection of it, hyphenated or possessive forms too.
+
+    "ex-wife" mentions *ex*, "hog's back" *hog*, "Self-sufficient" *self*.
+    """
+    return mentions_word(text, word) or mentions_word(re.sub(r"['\u2019-]+", " ", text), word)
+
+
+@lru_cache(maxsize=1)
+def _porter():
+    from nltk.stem.porter import PorterStemmer  # deferred: importing nltk is slow
+
+    return PorterStemmer().stem
+
+
+def porter_stems(text: str, function_words: bool = False) -> frozenset[str]:
+    """Porter stems of a text's words of 3+ letters (function words only where asked).
+
+    "communal" and "commune" both give "commun".
+    """
+    stem = _porter()
+    words = re.findall(r"[a-z]+", text.lower())
+    return frozenset(stem(w) for w in words if len(w) >= 3 and (function_words or w not in FUNCTION_WORDS))
+
+
+def word_gives_away(word: str, gold: str, distractors: Sequence[str]) -> frozenset[str]:
+    """The Porter stems the word asked about shares with the gold and with no distractor.
+
+    Every word of the headword counts, function words too ("knock down" and *To bring down*).
+    """
+    shared = porter_stems(word, function_words=True) & porter_stems(gold, function_words=True)
+    for text in distractors:
+        if not shared:
+            break
+        shared = shared - porter_stems(text, function_words=True)
+    return shared
 
 
 def _contexts(sense: Sense) -> list[tuple[str, str]]:
     found = []
     for example in sense.examples:
+        if example_residue(example):  # "... two lines intersect. intersectant", "See the Note under"
+            continue
         match = find_in_examples((sense.word,), (example,))
         if match:
             found.append(match)
@@ -546,7 +644,7 @@ def _contexts(sense: Sense) -> list[tuple[str, str]]:
 
 def _acceptable(candidate: Sense, word: str, taken: list[str], dropped: Counter) -> bool:
     """Whether a distractor candidate passes the rules every choice passes."""
-    if mentions_word(candidate.definition, word):
+    if mentions_the_word(candidate.definition, word):
         dropped["distractor candidates rejected: mention the word"] += 1
         return False
     if any(near_duplicate(candidate.definition, other) for other in taken):
@@ -613,7 +711,9 @@ def _plans(spec, stems, template, sense, others, questions, dropped) -> list[_Pl
                 if _acceptable(other, sense.word, taken, rejected):
                     taken.append(other.definition)
                     chosen.append(DraftChoice(other.definition, other.key, "other_sense", None))
-            given = stems.gives_away(question, taken, 0, template)
+            given = stems.gives_away(question, taken, 0, template) or word_gives_away(
+                sense.word, taken[0], taken[1:]
+            )
             if given:
                 by_word = given & (stems.text_stems(surface) | stems.text_stems(sense.word))
                 shown_by = "the word asked about" if by_word else "the usage example"
@@ -637,7 +737,14 @@ def _plans(spec, stems, template, sense, others, questions, dropped) -> list[_Pl
     return plans
 
 
-def _item(spec: DictionarySpec, plan: _Plan, random_pool: list[Sense], dropped: Counter) -> DraftItem | None:
+def _item(
+    spec: DictionarySpec,
+    plan: _Plan,
+    random_pool: list[Sense],
+    dropped: Counter,
+    cluster: str,
+    clusters: dict[str, str] | None = None,
+) -> DraftItem | None:
     """The planned item with random distractors from ``random_pool`` up to ``spec.distractors``."""
     sense = plan.sense
     dropped.update(dict(plan.rejected))
@@ -648,6 +755,9 @@ def _item(spec: DictionarySpec, plan: _Plan, random_pool: list[Sense], dropped: 
         for _try in range(_RANDOM_TRIES):
             candidate = rng.choice(random_pool)
             if candidate.word != sense.word and _acceptable(candidate, sense.word, taken, dropped):
+                if clusters and clusters.get(candidate.word, cluster) == cluster:
+                    dropped["distractor candidates rejected: a variant of the word (same cluster)"] += 1
+                    continue
                 taken.append(candidate.definition)
                 chosen.append(DraftChoice(candidate.definition, candidate.key, "random", None))
                 break
@@ -662,7 +772,7 @@ def _item(spec: DictionarySpec, plan: _Plan, random_pool: list[Sense], dropped: 
         question=plan.question,
         gold=DraftChoice(sense.definition, sense.key, "gold", None),
         distractors=chosen,
-        cluster=f"gcide:{sense.word}",
+        cluster=cluster,
         concept=sense.key,
         hops=0,
         pos=sense.pos,

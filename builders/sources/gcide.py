@@ -110,6 +110,9 @@ def clean_text(text: str) -> str:
     return text
 
 
+_EXAMPLE_REFERENCE = re.compile(r"\s*\b(?:See|Cf\.|Compare)\b.*$")
+
+
 def split_usage(text: str) -> tuple[str, tuple[str, ...]]:
     """Split a sense text into its definition and its inline ``as, ...`` examples."""
     match = _USAGE.search(text)
@@ -119,6 +122,7 @@ def split_usage(text: str) -> tuple[str, tuple[str, ...]]:
     examples = []
     for part in text[match.end() :].split(";"):
         example = re.split(r"\.\s+(?=[A-Z])", part, maxsplit=1)[0]
+        example = _EXAMPLE_REFERENCE.sub("", example).rstrip(" ,;:")  # "... to die? See the Note under What"
         example = re.sub(r",?\s*etc\.?$", "", example.strip().rstrip(".").strip())
         if example and '"' not in example and "--" not in example:
             examples.append(example)
@@ -167,12 +171,27 @@ def parse_entry(block: str, word: str, entry: int, headwords: frozenset[str] = f
             number = f"{number}-{repeats + 1}"
         text = _CITATION.split(raw, maxsplit=1)[0]
         definition, examples = split_usage(clean_text(text))
+        examples = tuple(e for e in (_without_run_on_headword(x, headwords) for x in examples) if e)
         derived = bool(_DERIVED_LEAD.match(definition))
         definition, labels = clean_definition(definition, headwords, word)
         if len(definition.split()) >= 2:
             definition = definition.rstrip(" .;,:") + "."  # one ending for all, no length cue
             result.append(Sense(word, pos, entry, number, definition, examples, labels, derived, marker))
     return result
+
+
+_RUN_ON_HEADWORD = re.compile(r"(?<=\w)\.\s+([a-z][\w'-]*(?:\s[a-z][\w'-]*)?)$")
+
+
+def _without_run_on_headword(example: str, headwords: frozenset[str]) -> str:
+    """An example without the next entry's headword that the source runs onto its last line.
+
+    "the point where two lines intersect. intersectant" -> "the point where two lines intersect".
+    """
+    match = _RUN_ON_HEADWORD.search(example)
+    if match and match.group(1).lower() in headwords:
+        return example[: match.start()].rstrip(" ,;:")
+    return example.rstrip(" ,;:")
 
 
 _PRONUNCIATION = re.compile(r"\\[^\\]*\\")
@@ -197,11 +216,14 @@ def split_header(block: str) -> tuple[str, str]:
         no_pos_yet = _POS_RE.search(header.rsplit("\\", 1)[-1]) is None
         pronunciation_next = following.strip().startswith(("(", "\\"))
         etymology_next = following.strip().startswith("[") and not _SOURCE_TAG_LINE.match(following)
+        # "Deity ..., n.; pl. {Deities}\n   (d[=e]"[i^]*t[i^]z). [OE. deite, ...": the plural's pronunciation
+        form_pronunciation_next = following.strip().startswith("(") and header.rstrip().endswith("}")
         if (
             unbalanced
             or (following[:1] not in (" ", "") and following.strip())
             or (no_pos_yet and pronunciation_next)
             or etymology_next
+            or form_pronunciation_next
         ):
             taken += 1
         else:
@@ -251,7 +273,7 @@ _PLURAL_NOTE = re.compile(r"\s*\((?:usually |chiefly |often |commonly )?(?:in )?
 _PLURAL_WORD_LEAD = re.compile(r"^Pl\.\s+(-?[A-Za-z\u00c0-\u024f'-]+)\.\s+(?=[A-Z])")
 # leading labels that are not part of the definition: "Fig.: In motion", "Lit., fond of", "T. To keep"
 _LEADING_ABBREVIATION = re.compile(
-    r"^(Fig|Pl|Lit|Specif|Sing|Orig|Esp|Fem|Adj|Superl|Etc|Prop\.\s*[na]|T|I|[Nn](?=\.\s+[a-z]))\.{1,2}(?:\s*(?:pl|sing)\.)?[:,;]?\s+"
+    r"^(Fig|Pl|Lit|Specif|Sing|Orig|Esp|Fem|Adj|Superl|Etc|Prop\.\s*[na]|T|I|[Nn](?=\.\s+[a-z]))\.{1,2}(?:\s*&?\s*(?:pl|sing)\.)?[:,;]?\s+"
 )
 _HENCE_LEAD = re.compile(
     r"^(?:and\s+)?hence\b[\s,:;]*(?:(?:also|generally|especially|figuratively|by extension|in general"
@@ -397,6 +419,7 @@ def repair_definition(text: str, word: str = "") -> tuple[str, tuple[str, ...]]:
         if lead:
             labels += (lead.group(1).replace(" ", "") + ".",)
             text = text[lead.end() :]
+        text = re.sub(r"^Also,?\s+(?=[A-Za-z])", "", text)  # "2. Also (Fig.) An uncontrollable ... state"
         hence = _HENCE_LEAD.match(text)
         if hence and hence.end() < len(text) - 1:
             text = text[hence.end() :]
@@ -421,6 +444,8 @@ def repair_definition(text: str, word: str = "") -> tuple[str, tuple[str, ...]]:
     text = re.sub(r"\b(\w{4,})ing\s+that\s+(?=\1)", "", text)  # "resembling that resembles bark"
     text = re.sub(r"\s+--\s*[A-Z][\w.]*\s*&\s*[A-Z][\w.]*\.?\s*$", "", text)  # "-- Beau. & Fl."
     text = drop_usage_notes(text)
+    # "Running or flowing out; as: (Bot.) Running or extending out": a sub-sense list follows "as:"
+    text = re.sub(r"[;,]?\s*\bas:\s.*$", "", text)
     text = re.sub(r"^\s*--\s*|\s*--\s*[.;,]?\s*$", "", text)
     return text.strip(), labels
 
@@ -441,13 +466,20 @@ _RESIDUE = {
         r"^(?:[A-Z][a-z]*\.\s*,?\s*)+(?:[\w&]+\.?,?\s+){0,6}?(?:of|for|from)\s+\w"
         r"|^(?:[A-Z][a-z]*\.\s*)+(?:imp|pret|p)\.\s"
         r"|^(?:[A-Z][a-z]*\.\s*)+(?:or\s+)?(?:corrupt\s+)?forms?\s+of\b"
+        r"|^&\s|^(?:Sing|Pl)\.?\s*&"
     ),
     "a pointer to another numbered sense": re.compile(r"\bsenses?\s*\d|\bdef\.?\s*\d"),
-    "senses run together (a second sense number inside)": re.compile(r"[.;:)]\s+\d\.\s+[A-Z]|^\d+\.\s"),
+    "senses run together (a second sense number inside)": re.compile(
+        r"[.;:)]\s+\d\.\s+[A-Z]|^\d+\.\s|.\(\s?[a-z]\s?\)\s+[A-Z]"
+    ),
+    "a chemical formula that lost its markup": re.compile(r"(?:^|\s)-\s*\d+\s*-|\(\s+\d"),
     "an unreadable character": re.compile(r"\w\?\w|\(-|/'"),
-    "a table run together": re.compile(r"[a-z]{2}[A-Z]{2,}[a-z]|[A-Z]{4,}[A-Z][a-z]"),
+    "a table run together": re.compile(
+        r"[a-z]{2}[A-Z]{2,}[a-z]|[A-Z]{4,}[A-Z][a-z]|(?<![A-Z])[a-z]{2,}[A-Z][a-z]"
+    ),
     "etymology residue": re.compile(
-        r"\bfr\.\s|(?:^|\s)(?:AS|OE|OF|OHG|Icel|Skr|Goth|Imp)\.\s|\bp\. p\.|\bp\. pr\."
+        r"\bfr\.\s|(?:^|\s)(?:AS|OE|OF|OHG|Icel|Skr|Goth|Imp|Gael|Ir|Lith|Russ)\.\s|\bp\. p\.|\bp\. pr\."
+        r"|\bakin to\b"
     ),
 }
 
@@ -468,7 +500,12 @@ _RESIDUE_KINDS: tuple[tuple[str, re.Pattern], ...] = (
             r"|P|Pr|T|I|L|E|N|n|v|a|adv|prep|conj|interj|pron)\.[\s:,]"
         ),
     ),
-    ("sense number", re.compile(r"^\d+\.?\s+[a-z(]|^\d+\.\s|^\([a-z]\)\s|[.;:)]\s+\d\.\s+[A-Z]")),
+    (
+        "sense number",
+        re.compile(r"^\d+\.?\s+[a-z(]|^\d+\.\s|^\([a-z]\)\s|[.;:)]\s+\d\.\s+[A-Z]|.\(\s?[a-z]\s?\)\s*[A-Z]"),
+    ),
+    ("run-on opener", re.compile(r"^\W*(?:Also,?\s|&)|^[\w.]*\s*&\s*(?:pl|plural|sing)\b|\bas:\s")),
+    ("broken formula", re.compile(r"(?:^|[\s(])-\s?\d+\s?-(?!\w)|\(\s+\d+[A-Z]")),
     (
         "cross-reference",
         re.compile(
@@ -498,7 +535,13 @@ _RESIDUE_KINDS: tuple[tuple[str, re.Pattern], ...] = (
             re.I,
         ),
     ),
-    ("etymology", re.compile(r"\bfr\.\s|(?:^|\s)(?:AS|OE|OF|OHG|Icel|Skr|Goth)\.\s|\bp\. ?p\.|\bp\. ?pr\.")),
+    (
+        "etymology",
+        re.compile(
+            r"\bfr\.\s|(?:^|\s)(?:AS|OE|OF|OHG|Icel|Skr|Goth|Gael|Ir|Lith|Russ|Pg)\.\s"
+            r"|\bp\. ?p\.|\bp\. ?pr\.|\bakin to\b"
+        ),
+    ),
 )
 
 
@@ -527,6 +570,28 @@ def definition_residue(text: str) -> str | None:
         return "broken fraction"
     if text.count("(") != text.count(")") or text.count('"') % 2:
         return "unbalanced parentheses or quotes"
+    return None
+
+
+_EXAMPLE_RESIDUE_KINDS: tuple[tuple[str, re.Pattern], ...] = (
+    ("markup", re.compile(r"[\[\]{}\\`]")),
+    ("cross-reference", re.compile(r"\bSee\b|\bNote under\b|\bCf\.|\bq\.\s?v\.")),
+    ("a word run on after the sentence", re.compile(r"[a-z]{2}\.\s+[a-z][\w'-]*(?:\s[a-z][\w'-]*)?$")),
+    ("dangling punctuation", re.compile(r"[,;:]\s*$|^\s*[,;:.]")),
+    ("citation", re.compile(r"--\s*[A-Z]")),
+)
+
+
+def example_residue(example: str) -> str | None:
+    """The kind of GCIDE residue in a usage example as a question shows it, or None where it reads clean.
+
+    Kinds: markup, cross-references ("See the Note under What"), the next entry's headword run on
+    after the sentence ("... two lines intersect. intersectant"), a trailing comma, a citation.
+    Written apart from the parser, like :func:`definition_residue`.
+    """
+    for kind, pattern in _EXAMPLE_RESIDUE_KINDS:
+        if pattern.search(example):
+            return kind
     return None
 
 
