@@ -171,6 +171,14 @@ def test_what_a_reader_would_accept_is_found(
     assert answers.reason(probe, *nodes, shown_words(probe, text)) == reason
 
 
+def test_definitions_keep_their_sisters(wordnet_graph, answers):
+    """The reader checks leave definitions alone (read 0/25 in round 3; they raised its choice-only)."""
+    index = wordnet_graph.index
+    nodes = [index["disguise.n.01"], index["disguise.n.01"], index["guise.n.01"]]
+    assert answers.reader_reason("definitions", *nodes, ()) is None
+    assert answers.reader_reason("synonymy", *nodes, ("guise",)) is not None
+
+
 def test_the_words_a_choice_shows():
     assert shown_words("hypernymy", "jump suit: one-piece garment: a uniform") == ("jump suit",)
     assert shown_words("synonymy", "shame, disgrace, ignominy") == ("shame", "disgrace", "ignominy")
