@@ -7,9 +7,11 @@ same part of speech (up to ``other_senses``), then random definitions of other w
 part of speech that are themselves golds of the same split, so that they read like a gold. No
 question shares a stem with its gold that no other-sense distractor shares (GCIDE defines derived
 words by their base: "cultivator", *One who cultivates*): another usage example of the sense is
-used, or the item is not made.
-Every sense of one word shares the cluster ``gcide:<word>``, so that no word's definitions are
-split between train and test. GCIDE is GPL-3.0-or-later; so is this config.
+used, or the item is not made; nor where the word shares a Porter stem with the gold alone.
+Splits are by cluster: headwords that share a definition or a usage example (variant spellings,
+one block's headwords) or that WordNet's morphy reduces to one another are one cluster, so that no
+gold definition, usage example or distractor definition appears in two splits (checked on every
+item). GCIDE is GPL-3.0-or-later; so is this config.
 """
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ group, similar, also see), and a definition holding a WordNet synonym of a word 
 ("a single unit" beside "formed into a whole"). Random definitions fill their places. These are
 rules, not a guarantee, and they lean to refusing: of 56 other-sense distractors that readers
 judged (two reviewed sheets), they refuse both that readers defended and 11 of the 54 they did
-not. Random distractors (golds of other words) are not compared with the gold by meaning.
+not. Random distractors (golds of other words of the same split, never of a variant of the word) are
+not compared with the gold by meaning.
 Readings of 25 random items of the default build found 4 (+5 arguable) distractors a reader
 could defend before any rule, then 1 (+2), 2, 2, and, after the WordNet rules, 0 (+1 arguable: a
 random definition of "internal", *Derived from ... the thing itself; inherent*, beside *innate
