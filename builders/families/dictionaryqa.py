@@ -611,6 +611,7 @@ def _porter():
     return PorterStemmer().stem
 
 
+@lru_cache(maxsize=1 << 17)
 def porter_stems(text: str, function_words: bool = False) -> frozenset[str]:
     """Porter stems of a text's words of 3+ letters (function words only where asked).
 
