@@ -288,9 +288,9 @@ ITEM_RULES = {
     "no two choices show the same lemma, no verb-group or also-see neighbour of the gold, and no ISA "
     "ancestor (hypernymy, definitions, synonymy) or descendant (hyponymy, definitions, synonymy) of the "
     "concept asked about, at any depth; no gloss sharing a content word with the gold's (verbs; nouns in "
-    "definitions and synonymy); and none a reader would accept: another sense of a word it shows is right, "
-    "its gloss and the concept's name each other, or a sister's gloss shares a content word (or a WordNet "
-    "synonym of one) with the gloss it must fit",
+    "definitions and synonymy); and, in hypernymy, hyponymy and synonymy, none a reader would accept: "
+    "another sense of a word it shows is right, its gloss and the concept's name each other, or a sister's "
+    "gloss shares a content word (or a WordNet synonym of one) with the gloss it must fit",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; the words of the question's template aside)",
