@@ -372,7 +372,10 @@ def relation_validity_markdown(report: dict[str, Any], popularity_note: str) -> 
     worst = max(report["relations"].items(), key=lambda kv: kv[1]["constant_answer"] - kv[1]["uniform"])
     lines += [
         "",
-        f"Golds: `gold_obj_ids` lists every object the source gives the subject, and the answers of the "
+        f"Golds: `gold_obj_ids` lists every object the source gives the subject among the relation's "
+        f"object types (the catalog's `object_types`: an object of another class, as a province for a "
+        f"capital of P1376, is left out; the answer space is drawn from the same types, so such an "
+        f"object is never an answer and scoring is unaffected), and the answers of the "
         f"space that contain one of them by a containment fact the source records (the spec's `containment` "
         f"relations, transitively: Dortmund -> Germany; where the source records none, as for Trinity "
         f"College, Cambridge and the University of Cambridge in the shared slice, the answer is no gold), "
