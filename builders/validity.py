@@ -225,7 +225,9 @@ RELATION_RULES = {
     "balanced": "within a relation every answer is the gold of the same number of instances",
     "gold_listed": "the sampled gold is among the instance's golds and answer_idx points to it",
     "unique_subjects": "no subject appears twice within a relation",
-    "no_leak": "the subject's label and aliases share no name token of any length (nor a name stem) with "
+    "no_leak": "the subject's label and aliases share no name token (a word of two letters or more, a number "
+    "of three digits or more, letters joined by '&' or a run of two or more initials; a single letter, "
+    "function words and legal forms such as 'LLC' are none) nor a name stem with "
     "the label or an alias of a gold of its answer space; function words and the relation's generic "
     "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
     "equal_answers": "no answer of a space whose label is a name (label or alias, case and diacritics "
