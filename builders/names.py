@@ -1,8 +1,10 @@
 """Names of Wikidata entities: the one name-leak rule and the one name key of every Wikidata family.
 
 A question gives its answer away when the subject and the gold share a *name token*: a word of
-any length, acronyms and surnames included ("BMW X5" -> "BMW", "ZIL-130" -> "ZiL", "Nina Li" ->
-"Jet Li"), found in the label or any alias of either side, compared without case or diacritics.
+two letters or more, acronyms and surnames included ("BMW X5" -> "BMW", "ZIL-130" -> "ZiL", "Nina
+Li" -> "Jet Li"), a number of three digits or more, letters joined by "&" ("A&M") or a run of two or
+more initials ("A. R."), found in the label or any alias of either side, compared without case or
+diacritics. A single letter (an initial, Vienna's alias "W") is no token.
 The name stems of ``text.content_stems`` (five letters of a word of four or more: "Sturnus" /
 "Sturnidae", "AppleWorks" / "Apple Inc.") count too, so this rule catches everything the stem
 rule did. Tokens that carry no identity are not leaks:
@@ -64,11 +66,21 @@ def name_tokens(text: str) -> frozenset[str]:
     Hyphens and punctuation split ("ZIL-130" -> {"zil", "130"}, "hsa-miR-548ab" -> {"hsa", "mir",
     "548ab"}); single letters (initials) and numbers of one or two digits ("BBC Radio 1", "Apollo
     11") are no names, while a year or a longer number names ("2012 United States Grand Prix" ->
-    "2012 Formula One season", "90210, season 2" -> "90210").
+    "2012 Formula One season", "90210, season 2" -> "90210"). Two tokens more are made of single
+    letters: letters joined by "&" ("The Legendary A&M Sessions" -> "a&m", as in "A&M Records") and
+    a run of two or more initials ("A. R. Reihana" -> "a.r.", as in "A. R. Rahman").
     """
-    return frozenset(
-        t for t in re.findall(r"[^\W_]+", fold(text)) if len(t) >= 2 and (len(t) >= 3 or not t.isdigit())
-    )
+    folded = fold(text)
+    words = {t for t in re.findall(r"[^\W_]+", folded) if len(t) >= 2 and (len(t) >= 3 or not t.isdigit())}
+    joined = {re.sub(r"\s+", "", m.group(0)) for m in _AMPERSAND_RUN.finditer(folded)}
+    initials = {re.sub(r"\s+", "", m.group(0)) for m in _INITIALS_RUN.finditer(folded)}
+    return frozenset(words | joined | initials)
+
+
+# letters joined by "&" are one name ("A&M", "AT&T"): its single letters alone would be no token
+_AMPERSAND_RUN = re.compile(r"(?<![^\W_])[^\W\d_]+(?:\s?&\s?[^\W\d_]+)+(?![^\W_])")
+# two or more initials in a row are one name ("A. R." of "A. R. Rahman", "J.R.R."); one initial is none
+_INITIALS_RUN = re.compile(r"(?<![^\W_])(?:[^\W\d_]\.\s*){2,}")
 
 
 def tokens_of(names: Iterable[str]) -> frozenset[str]:

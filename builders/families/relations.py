@@ -14,8 +14,9 @@ Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
    ``object_types`` count (P36 asks capitals of countries). The rows fetched grow with answers x
    k, not with the relation (the server still counts the relation's facts once, in the answer
    count; ``wikidata.min_popularity`` narrows that count where it is too slow);
-2. a subject is not asked when it equals one of its objects or shares a name token of any length
-   or a name stem with one, or with a candidate answer containing one (label or alias of both:
+2. a subject is not asked when it equals one of its objects or shares a name token (a word of
+   two letters or more, "&"-joined letters, a run of initials) or a name stem with one, or with a
+   candidate answer containing one (label or alias of both:
    "BMW X5" / "BMW", "Nina Li" / "Jet Li", "AppleWorks" / "Apple Inc."; ``builders/names.py``,
    function words and the relation's generic tokens aside),
    or when a template filled with it and one of its objects misreads (a doubled word, a space
@@ -148,7 +149,7 @@ class RelationsSpec(ProbeSpec):
     )
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
-        help="Facts whose subject (label or any alias) shares a name token of any length or a name stem "
+        help="Facts whose subject (label or any alias) shares a name token or a name stem "
         "with the object (label or any alias): 'BMW X5' -> 'BMW', 'Ford Crown Victoria' -> 'Ford Motor "
         "Company' (builders/names.py). Drop or keep.",
     )

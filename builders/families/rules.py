@@ -339,7 +339,10 @@ def heldout_precision(
 
 
 def _tier(scores: dict, tiers: TierSpec) -> str:
-    """The tier of a rule: held-out precision (or PCA confidence, if lower) against the thresholds.
+    """The tier of a rule: the lower of PCA confidence and held-out precision against the thresholds.
+
+    Held-out precision counts only over at least ``tiers.min_heldout`` predictions; below, PCA
+    confidence alone decides (both must pass, never either).
 
     ``must_be_true`` needs a declared entailment (:data:`ENTAILMENTS`) whose held-out precision has
     a Wilson lower bound of at least ``tiers.must_be_true``: a precise correlation is at most
@@ -963,7 +966,9 @@ def knowledge_set_validity_markdown(report: dict) -> str:
         f"- `likely`: held-out precision and PCA confidence >= {t['likely']} over at least "
         f"{t['min_heldout']} held-out predictions, with standard confidence >= {t['min_std_confidence']}. "
         "A point estimate: the `heldout_wilson_lower` column gives its lower bound, often far below.",
-        f"- `plausible`: held-out precision (or PCA confidence) >= {t['plausible']}; below, `unlikely`.",
+        f"- `plausible`: PCA confidence >= {t['plausible']} and, for a rule with at least {t['min_heldout']} "
+        f"held-out predictions, held-out precision >= {t['plausible']} too (both, as for `likely`: a rule "
+        "one measure finds weak is not plausible); below, `unlikely`.",
         "",
         f"Declared entailments the mining scored: {mined}.",
         "",

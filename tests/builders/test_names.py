@@ -17,6 +17,8 @@ from probesmith.builders.names import FUNCTION_WORDS, generic_tokens, name_key, 
         (["hsa-miR-548ab"], ["hsa-mir-548ab"], "mir"),
         (["Zürich Opera House"], ["Zurich"], "zurich"),  # diacritics aside
         (["AppleWorks"], ["Apple Inc."], "apple"),  # the stems of the old rule still count
+        (["The Legendary A&M Sessions"], ["A&M Records"], "a&m"),  # letters joined by "&" (third read)
+        (["A. R. Reihana"], ["A. R. Rahman"], "a.r."),  # a run of two initials (third read)
     ],
 )
 def test_the_issues_leaks_are_caught(subject, gold, shared):
@@ -57,7 +59,9 @@ def test_name_tokens_and_name_key():
         "2012"
     }  # a year names
     assert name_leak(["Antártico"], ["Antarctica"])  # stems compared folded
-    assert name_tokens("J. R. R. Tolkien") == {"tolkien"}
+    assert name_tokens("J. R. R. Tolkien") == {"tolkien", "j.r.r."}  # a run of initials is one token
+    assert name_tokens("F. Scott Fitzgerald") == {"scott", "fitzgerald"}  # one initial is none
+    assert name_tokens("AT & T") == {"at", "at&t"}
     assert name_key("Russia") == name_key("russia") == name_key("RUSSIA!")
     assert name_key("São Tomé") == name_key("Sao Tome")
     assert name_key("Russian Empire") != name_key("Russia")
