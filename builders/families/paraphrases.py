@@ -126,7 +126,7 @@ class ParaphraseSpec(ProbeSpec):
     max_instances: int = spec_field(2000, help="Instances per relation at most (keyed sample).")
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
-        help="Instances whose subject (label or any alias) shares a name token of any length with the "
+        help="Instances whose subject (label or any alias) shares a name token (builders/names.py) with the "
         "object (label or any alias), as in relation sets ('Panasonic Lumix DMC-FX90' -> 'Panasonic', "
         "'Colledara' -> 'Colledara'; builders/names.py): drop or keep.",
     )
@@ -290,7 +290,44 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "disambiguated or qualified form (comma)"
     if len(words) >= 3 and alias[:1].islower() and label[:1].isupper():
         return "description, not a name"
+    if _name_then_code(words, label):
+        return "label words then initials or a code ('Zeilinger A', 'Evanston IL')"
     return None
+
+
+# codes after a name that are part of it: legal forms, "FC", "TV" ("Adidas AG", "Liverpool FC")
+# ("AG" is Aargau's code too: "Brugg AG" goes, and with it a firm's "Adidas AG" beside "Adidas")
+_NAME_SUFFIXES = frozenset("SA SE CO KG NV BV AB AS OY FC SC CF TV".split())
+_ROMAN_NUMERAL = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+
+
+def _name_then_code(words: list[str], label: str) -> bool:
+    """Whether an alias is its label's surname then initials, or its label then a two-letter code.
+
+    A catalogue's "surname + initials" ("Zeilinger A" for Anton Zeilinger, "Ostrom EL" for Elinor
+    Ostrom: the label's last word, then initials led by its first word's) and a place with
+    its state or canton code ("Evanston IL", "Basel BS", "Brissago TI": the label, then two capitals
+    that are no legal form or name suffix such as "AG", "FC") are indexes' forms, not names a
+    sentence uses.
+    """
+    label_words = label.split()
+    if len(words) < 2:
+        return False
+    *head, code = words
+    if (
+        len(label_words) >= 2
+        and head == label_words[-1:]
+        and head[0][:1].isupper()
+        and re.fullmatch(r"(?:[A-Z]\.?){1,3}", code)
+    ):
+        # the first initial is the label's first word's: middle names the label may leave out
+        return code[0] == label_words[0][:1].upper()
+    return (
+        head == label.partition(",")[0].split()  # "Evanston IL" beside "Evanston, Illinois"
+        and re.fullmatch(r"[A-Z]{2}", code) is not None
+        and code not in _NAME_SUFFIXES
+        and _ROMAN_NUMERAL.fullmatch(code) is None  # a numeral names another one: "Barack Obama II"
+    )
 
 
 def label_problem(label: str) -> str | None:
@@ -561,8 +598,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
 
 
 PARAPHRASE_RULES = {
-    "no_leak": "no instance's subject (label or any alias) shares a name token of any length (nor a name "
-    "stem) with its object's (label or any alias), case and diacritics aside (a subject equal to its "
+    "no_leak": "no instance's subject (label or any alias) shares a name token (a word of two letters or "
+    "more, a number of three digits or more, letters joined by '&' or a run of two or more initials; a "
+    "single letter, function words and legal forms such as 'Inc' are none) nor a name stem with its "
+    "object's (label or any alias), case and diacritics aside (a subject equal to its "
     "object included); function words and the relation's generic tokens (in 10%+, and 5+, of its objects' "
     "names, `generic_tokens`) aside",
     "equal_answers": "every answer of the space whose label is a name (label or alias, case and "
