@@ -175,7 +175,24 @@ def fill_template(
         if label not in names and is_plural_noun(label):
             text = _verbs_agreeing_in_plural(text, slot)
         text = text.replace(slot, label)
-    return text
+    return capitalize_sentences(text)
+
+
+def capitalize_sentences(text: str) -> str:
+    """``text`` opening with an upper-case letter ("macaroni soup was created in Italy.").
+
+    A first word with a capital of its own inside ("iPhone", "eBay", "pH") is a name written so and
+    is left as it is; an open slot ("[Y] musicians") is left for its label.
+    """
+
+    def upper(match: re.Match) -> str:
+        word = match.group("word")
+        if any(c.isupper() for c in word[1:]):
+            return match.group(0)
+        return match.group("lead") + word[:1].upper() + word[1:]
+
+    # the text's start only: a full stop inside a label ("Pinus nigra subsp. laricio") ends no sentence
+    return re.sub(r"^(?P<lead>\s*)(?P<word>[^\W\d_][\w'’-]*)", upper, text, count=1)
 
 
 # ---- grammatical number and countability from Link Grammar's English dictionary ---------------------

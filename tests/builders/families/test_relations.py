@@ -404,3 +404,22 @@ def test_no_subject_is_a_named_thing_its_label_would_misread(small_relations_bui
         and (takes_definite_article(row["sub_label"]) or is_plural_noun(row["sub_label"]))
     ]
     assert instances.height and misread == []
+
+
+def test_every_fill_opens_with_a_capital(small_relations_build):
+    """Over every instance x template x answer of the small build: the sentence's first letter is
+    upper-case, unless its first word is written with a capital inside ("iPhone", "eBay")."""
+    instances = table(small_relations_build, "instances")
+    answers = table(small_relations_build, "answer_spaces")
+    templates = table(small_relations_build, "templates")
+    space = {r: g["obj_label"].to_list() for (r,), g in answers.group_by("relation_id")}
+    forms = {r: g["template"].to_list() for (r,), g in templates.group_by("relation_id")}
+    lower = []
+    for row in instances.iter_rows(named=True):
+        for template in forms[row["relation_id"]]:
+            for answer in space[row["relation_id"]]:
+                text = fill_template(template, row["sub_label"], answer)
+                first = text.split()[0]
+                if first[:1].islower() and not any(c.isupper() for c in first[1:]):
+                    lower.append(text)
+    assert lower == []
