@@ -13,7 +13,8 @@
   (up to ``max_instances``: subjects in the order of a seeded key, fetched in ``LIMIT``-ed pages
   until that many are found, so a relation of millions of facts costs what the grid needs),
   the candidate set (all their objects) and the
-  statement of every (instance x pattern x verbalization) with ``[Y]`` left open: the table
+  statement of every (instance x pattern x verbalization) with ``[Y]`` left open (filled by
+  ``fill_template``, which agrees the article before it with each candidate): the table
   the evaluation module scores for ParaRel consistency and Cao et al.'s backdoor adjustment.
 """
 
@@ -709,6 +710,12 @@ def paraphrase_validity_markdown(report: dict) -> str:
         + (", ".join(report["relations_without_graph"]) or "none")
         + ". Relations whose linked patterns fall into more than one group (no chain of edits joins "
         "them): " + (", ".join(report["relations_with_split_graph"]) or "none") + ".",
+        "",
+        'Grid statements leave `[Y]` open after its article ("... is that of a [Y]."): fill it with '
+        "`probesmith.builders.text.fill_template(statement, obj=label)`, as the evaluation does, so the "
+        'article agrees with each candidate ("an inventor"); a plain `[Y]` replacement misreads '
+        '("a inventor"). Filled so, every grid row reads as its pattern filled with the '
+        "verbalization and the answer in one go.",
         "",
         "Not checked on every item: grammar beyond doubled words, article runs and a/an (no parser "
         "reads the patterns), and whether an alias that passes the filters is a name the entity "

@@ -18,6 +18,7 @@ from probesmith.builders.families.paraphrases import (
 from probesmith.builders.names import name_key, name_leak
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources import snapshot_wikidata
+from probesmith.builders.text import fill_template
 from probesmith.cli import main
 from probesmith.schemas.parquet import read_parquet
 
@@ -323,3 +324,27 @@ def test_no_kept_alias_is_surname_and_initials_or_place_and_code(small_paraphras
             found.append((alias, label))
     roman = r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
     assert [f for f in found if not re.fullmatch(roman, f[0].split()[-1])] == []
+
+
+def test_every_grid_row_filled_as_the_pattern_is(small_paraphrases_build):
+    """Over every grid row of the small build: the statement filled with its gold by ``fill_template``
+    reads as the pattern filled with the verbalization and the gold in one go, and no "a" stands
+    before a gold whose first letter is a vowel ("a inventor")."""
+    grid = table(small_paraphrases_build, "grid")
+    patterns = {
+        r["pattern_id"]: r["template"]
+        for r in table(small_paraphrases_build, "patterns").iter_rows(named=True)
+    }
+    gold = {
+        (r["relation_id"], r["obj_id"]): r["obj_label"]
+        for r in table(small_paraphrases_build, "instances").iter_rows(named=True)
+    }
+    wrong, misread = [], []
+    for row in grid.iter_rows(named=True):
+        label = gold[row["relation_id"], row["obj_id"]]
+        filled = fill_template(row["statement"], obj=label)
+        if filled != fill_template(patterns[row["pattern_id"]], row["verbalization"], label):
+            wrong.append(filled)
+        if re.search(rf"\ba {re.escape(label)}", filled) and label[:1].lower() in "aeio":
+            misread.append(filled)
+    assert wrong == [] and misread == []
