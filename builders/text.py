@@ -398,15 +398,17 @@ def _without_indefinite_article(text: str, slot: str) -> str:
     )
 
 
-# Names read with "the" in running text: a head noun of a state, a body of water or a range ("the
-# United Kingdom", "the Czech Republic", "the Faroe Islands", "the North Sea", "the Democratic
-# Party"), a plural country name, and "X of Y" with such an X ("the University of Vienna", "the
-# House of Zhu", "the Bank of America"); a person's "of" ("Catherine of Aragon") is not one.
+# Names read with "the" in running text: a head noun of a state, a body of water, a range or a
+# landform ("the United Kingdom", "the Czech Republic", "the Faroe Islands", "the North Sea", "the
+# Democratic Party", "the Allegheny Plateau", "the Theresienstadt Ghetto"), a plural country name,
+# and "X of Y" with such an X ("the University of Vienna", "the House of Zhu", "the Bank of
+# America"); a person's "of" ("Catherine of Aragon") is not one.
 _DEFINITE_LAST = frozenset(
     "Republic Kingdom Union Empire Federation Confederation Commonwealth Caliphate Sultanate Emirate "
     "Khanate Dynasty States Emirates Islands Isles Mountains Alps Andes Himalayas Rockies Ocean Sea "
     "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company "
-    "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean".split()
+    "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
+    "Plateau Ghetto Basin Archipelago Glacier".split()
 )
 _DEFINITE_OF = frozenset(
     "University Republic Kingdom Principality Duchy Grand County Margraviate Electorate Bank Church "

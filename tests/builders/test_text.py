@@ -122,6 +122,18 @@ from probesmith.builders.text import (
             "Statistics is the specialization of Fisher.",
         ),
         ("[X] was created in [Y].", "macaroni soup", "Italy", "Macaroni soup was created in Italy."),
+        (
+            "[X] was detained at [Y].",
+            "Karel Ančerl",
+            "Theresienstadt Ghetto",
+            "Karel Ančerl was detained at the Theresienstadt Ghetto.",
+        ),
+        (
+            "[X] is part of [Y].",
+            "Allegheny Plateau",
+            "Appalachia",
+            "The Allegheny Plateau is part of Appalachia.",
+        ),
         ("[X] was created in [Y].", "iPhone 4", "Italy", "iPhone 4 was created in Italy."),
         ("[X] was written in [Y].", "Avec le temps", "French", "Avec le temps was written in French."),
         ("[X] is located in [Y].", "Niagara Falls", "New York", "Niagara Falls is located in New York."),
