@@ -140,7 +140,12 @@ def shared_stems(left: list[str] | tuple[str, ...], right: list[str] | tuple[str
 
 
 def fill_template(
-    template: str, subject: str | None = None, obj: str | None = None, *, names: frozenset[str] = frozenset()
+    template: str,
+    subject: str | None = None,
+    obj: str | None = None,
+    *,
+    names: frozenset[str] = frozenset(),
+    plural_names: frozenset[str] = frozenset(),
 ) -> str:
     """A template with ``[X]`` and/or ``[Y]`` replaced by the labels given.
 
@@ -152,7 +157,10 @@ def fill_template(
     label agrees with it ("The Preobrazhenskyi bridges crosses" -> "cross"). Both read the head
     noun in Link Grammar's English dictionary (:func:`english_lexicon`). ``names`` are labels known
     by their Wikidata class to name one person, work, band or taxon: they never take "the" nor a
-    plural verb ("Mystic River" the film, "Eurycea troglodytes").
+    plural verb ("Mystic River" the film, "Eurycea troglodytes"). ``plural_names`` are such names
+    that name several by their form (a band called "The Breeders", :func:`is_plural_band_name`): no
+    "the" is put before them, and their verbs agree in the plural ("Which country do The Breeders
+    come from?"). The filled text opens with a capital (:func:`capitalize_sentences`).
     """
     text = template
     for slot, label in (("[X]", subject), ("[Y]", obj)):
@@ -170,9 +178,9 @@ def fill_template(
             lambda m, label=label, slot=slot: indefinite_article(label, m.group(1)) + " " + slot,
             text,
         )
-        if label not in names and takes_definite_article(label):
+        if label not in names | plural_names and takes_definite_article(label):
             text = _with_definite_article(text, slot)
-        if label not in names and is_plural_noun(label):
+        if label in plural_names or (label not in names and is_plural_noun(label)):
             text = _verbs_agreeing_in_plural(text, slot)
         text = text.replace(slot, label)
     return capitalize_sentences(text)
@@ -337,6 +345,28 @@ def is_plural_noun(label: str) -> bool:
     )
 
 
+def is_plural_band_name(label: str) -> bool:
+    """Whether a band's name is plural in form: "The Breeders", "Black Eyed Peas", "The Temptations".
+
+    Its last word is capitalised and ends in "s" (not "ss"), and either is a plural noun of Link
+    Grammar's dictionary ("Peas", "Boys", "Kinks"), or drops its "s" to a noun of the dictionary
+    ("Temptations"), or the name opens with "The" ("The Beatles") or has two words or more and ends
+    in "-es"/"-ys" ("Bee Gees", "Traveling Wilburys"). "Texas", "Genesis" and "Simply Red" are
+    singular. Only for labels known by their class to name a band.
+    """
+    words = label.split()
+    last = words[-1] if words else ""
+    if not re.fullmatch(r"[A-Z][a-z]+s", last) or last.endswith("ss"):
+        return False
+    lexicon = english_lexicon()
+    low = last.lower()
+    return (
+        (low in lexicon.plural_nouns and low not in lexicon.singular_nouns)
+        or low[:-1] in lexicon.singular_nouns
+        or (len(words) >= 2 and (words[0] == "The" or low[-2] in "ey"))  # "Bee Gees", "Traveling Wilburys"
+    )
+
+
 _IRREGULAR_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 
 
@@ -426,9 +456,13 @@ def takes_definite_article(name: str) -> bool:
     words = name.split()
     if not words or words[0].lower() in ("the", "a", "an") or "'s" in name or "’s" in name:
         return False
-    if any(w[:1].islower() and w not in _NAME_PARTICLES for w in words):
-        return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
     head, of, _ = name.partition(" of ")
+    # "and" inside an institution's "of" part is its name ("the University of Music and Theatre Leipzig")
+    particles = _NAME_PARTICLES | {"and"} if of and head.split()[-1:] == ["University"] else _NAME_PARTICLES
+    if any(w[:1].islower() and w not in particles for w in words):
+        return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
+    if len(words) >= 2 and words[-1] == "Academy" and words[-2] in ("Naval", "Military"):
+        return True  # "the U.S. Naval Academy", "the United States Military Academy"
     if of:  # decided by the head alone: "Prince Constantijn of the Netherlands" takes none
         return bool(head.split()) and head.split()[-1] in _DEFINITE_OF | _DEFINITE_LAST
     return words[-1] in _DEFINITE_LAST and (len(words) > 1 or words[-1].endswith("s"))

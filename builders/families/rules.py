@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +70,7 @@ from probesmith.builders.sources.wikidata_queries import (
     subject_sample,
     timeout_names_relation,
 )
-from probesmith.builders.text import fill_template
+from probesmith.builders.text import fill_template, is_plural_band_name
 from probesmith.builders.validity import rules_table
 from probesmith.errors import ProbesmithError, SourceError, SpecError
 from probesmith.probes.spec import ProbeSpec, read_spec_yaml, resolve_spec_path, spec_field
@@ -620,6 +621,7 @@ def knowledge_sets(
     world.build_reverse()
     name_classes = load_name_classes()
     names = frozenset(e for e, classes in fit.types.items() if classes & name_classes)
+    bands = frozenset(e for e, classes in fit.types.items() if classes & BAND_CLASSES)
     dropped: Counter = Counter()
     usable = rules.filter(
         pl.col("tier").replace_strict(TIER_ORDER, return_dtype=pl.Int64) >= TIER_ORDER[spec.min_tier]
@@ -669,13 +671,35 @@ def knowledge_sets(
                         stated.add((s, r, o))
                         items.append(
                             _item(
-                                set_id, rule["rule_id"], name, role, is_update, s, r, o, forms, labels, names
+                                set_id,
+                                rule["rule_id"],
+                                name,
+                                role,
+                                is_update,
+                                s,
+                                r,
+                                o,
+                                forms,
+                                labels,
+                                names,
+                                bands,
                             )
                         )
                 for s, r, o in unrelated:
                     items.append(
                         _item(
-                            set_id, rule["rule_id"], name, "unrelated", False, s, r, o, forms, labels, names
+                            set_id,
+                            rule["rule_id"],
+                            name,
+                            "unrelated",
+                            False,
+                            s,
+                            r,
+                            o,
+                            forms,
+                            labels,
+                            names,
+                            bands,
                         )
                     )
             grounding_rows += [
@@ -806,15 +830,27 @@ def _unrelated(
     return [tuple(row) for row in chosen.head(spec.unrelated).select("s", "r", "o").iter_rows()]
 
 
-def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels, names=frozenset()) -> dict:
+# classes of a band (name_classes.yaml): its name may be plural ("Which country do The Breeders come from?")
+BAND_CLASSES = frozenset({"Q215380", "Q5741069", "Q2088357"})
+
+
+def _item(
+    set_id, rule_id, variant, role, is_update, s, r, o, forms, labels, names=frozenset(), bands=frozenset()
+) -> dict:
     """One fact of a knowledge set as a question and its rephrasings (other questions and clozes).
 
     ``names``: entities that are a person, work, band or taxon by their class: their labels take no
-    "the" and no plural verb ("Mystic River" the film).
+    "the" and no plural verb ("Mystic River" the film), unless a band's name is plural in form
+    (``bands``, ``is_plural_band_name``: "Which country do The Breeders come from?"). A cloze's "the
+    ___" loses its "the" before an answer that has its own ("a member of The Breeders").
     """
     label = labels.get(s, s)
     own = frozenset({label}) if s in names else frozenset()
-    questions = [fill_template(f, label, names=own) for f in forms[r].all]
+    plural = own if s in bands and is_plural_band_name(label) else frozenset()
+    questions = [fill_template(f, label, names=own, plural_names=plural) for f in forms[r].all]
+    answer = labels.get(o, o)
+    if answer.startswith("The "):  # "a member of the ___." with "The Breeders": the name has its own
+        questions = [re.sub(r"\b([Tt])he ___", "___", q) for q in questions]
     return {
         "set_id": set_id,
         "rule_id": rule_id,
@@ -823,7 +859,7 @@ def _item(set_id, rule_id, variant, role, is_update, s, r, o, forms, labels, nam
         "is_update": is_update,
         "question": questions[0],
         "rephrasings": questions[1:],
-        "answer": labels.get(o, o),
+        "answer": answer,
         "subject": s,
         "relation": r,
         "object": o,

@@ -3,6 +3,7 @@
 import gzip
 import json
 import random
+import re
 from collections import Counter, defaultdict
 
 import polars as pl
@@ -445,3 +446,30 @@ def test_rules_card_claims_are_checked_or_listed_as_not_checked(small_rules_buil
     )  # "up to N sets per rule"
     assert (groundings.group_by("set_id").len()["len"] == 12).all()  # "12 groundings per set"
     assert "semantic cluster" not in card and "one split, `test`" in card
+
+
+def test_every_question_reads_as_english_after_the_third_read(small_rules_build):
+    """Over every question and rephrasing of the small build: opens with a capital, no "the" before
+    an answer that has its own ("the The Breeders"), none of the forms the third read found
+    ("Who is the employer", "twinned administrative body"), no "does" before a subject that is a
+    plural common noun or a band name plural in form (the plural test of ``fill_template``)."""
+    from probesmith.builders.text import is_plural_band_name, is_plural_noun
+
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    bad = []
+    for row in items.iter_rows(named=True):
+        for text in [row["question"], *row["rephrasings"]]:
+            filled = text.replace("___", row["answer"])
+            if not filled[:1].isupper() and not any(c.isupper() for c in filled.split()[0][1:]):
+                bad.append(filled)
+            if re.search(r"\bthe The\b", filled) or "employer of" in text or "administrative body" in text:
+                bad.append(filled)
+        subject = row["question"]
+        for label in {
+            m.group(1) for m in re.finditer(r"\bdoes (.+?) (?:come|have|belong|live|write|apply)\b", subject)
+        }:
+            if is_plural_noun(label) or is_plural_band_name(label.removeprefix("the ")):
+                bad.append(subject)
+    assert bad == []
