@@ -49,10 +49,13 @@ def _size_category(rows: int) -> str:
 
 
 def _splits_note(configs: dict[str, dict[str, dict[str, Any]]]) -> str:
-    """What the splits mean: by semantic cluster where there are several, else that there is one."""
+    """What the splits mean: by concept where there are several, else that there is one."""
     names = sorted({split for splits in configs.values() for split in splits})
     if len(names) > 1:
-        return "Splits are by semantic cluster: no concept appears in two splits."
+        return (
+            "Splits are by concept (all questions about one concept share its cluster): no concept "
+            "appears in two splits; an answer may be the gold in several splits."
+        )
     if names:
         return f"Every config has one split, `{names[0]}`: the build makes no train/dev/test division."
     return "The build wrote no rows."
