@@ -106,8 +106,9 @@ group, similar, also see), and a definition holding a WordNet synonym of a word 
 ("a single unit" beside "formed into a whole"). Random definitions fill their places. These are
 rules, not a guarantee, and they lean to refusing: of 56 other-sense distractors that readers
 judged (two reviewed sheets), they refuse both that readers defended and 11 of the 54 they did
-not. Random distractors (golds of other words of the same split, never of a variant of the word) are
-not compared with the gold by meaning.
+not. Random distractors (golds of other words of the same split and part of speech, never of a
+variant of the word; a part of speech with under 20 golds in a split has no items there) are not
+compared with the gold by meaning.
 Readings of 25 random items of the default build found 4 (+5 arguable) distractors a reader
 could defend before any rule, then 1 (+2), 2, 2, and, after the WordNet rules, 0 (+1 arguable: a
 random definition of "internal", *Derived from ... the thing itself; inherent*, beside *innate
@@ -138,14 +139,12 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
     senses = source.senses()
     dropped: Counter = Counter()
     by_word: dict[str, list[Sense]] = defaultdict(list)
-    by_pos: dict[str, list[Sense]] = defaultdict(list)
     for sense in senses:
         problem = definition_problem(sense.definition)
         if problem:
             dropped[f"senses: not a usable definition: {problem}"] += 1
             continue
         by_word[sense.word].append(sense)
-        by_pos[sense.pos].append(sense)
     words = [w for w in sorted(by_word) if not spec.words or w in set(spec.words)]
     if spec.limit:
         words = sorted(sorted(words, key=lambda w: stable_hash(spec.seed, w))[: spec.limit])
@@ -176,7 +175,8 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
         for plan in _plans(spec, stems, template, sense, others, questions, dropped)
     ]
     cluster_of = concept_clusters(by_word, {plan.sense.word for plan in plans}, stems.reader)
-    gold_pools = _gold_pools(spec, plans, by_pos, cluster_of)
+    plans = _with_gold_pools(spec, plans, cluster_of, dropped)
+    gold_pools = _gold_pools(spec, plans, cluster_of)
     items: list[DraftItem] = []
     for plan in plans:
         pool = gold_pools[(cluster_of[plan.sense.word], plan.sense.pos)]
@@ -487,7 +487,7 @@ def _distinct_senses(senses: list[Sense], dropped: Counter) -> list[Sense]:
     return distinct
 
 
-_MIN_POOL = 20  # a split's golds of one part of speech fewer than this: draw from all its senses
+_MIN_POOL = 20  # a split's golds of one part of speech fewer than this: no items of that part of speech
 
 
 @dataclass(frozen=True)
@@ -556,17 +556,13 @@ def concept_clusters(by_word: dict[str, list[Sense]], item_words: set[str], read
     return cluster_of
 
 
-def _gold_pools(
-    spec: DictionarySpec, plans: list[_Plan], by_pos: dict[str, list[Sense]], cluster_of: dict[str, str]
-) -> dict[tuple[str, str], list[Sense]]:
-    """The senses random distractors are drawn from, by (cluster, part of speech): golds of its split.
+def _split_golds(
+    spec: DictionarySpec, plans: list[_Plan], cluster_of: dict[str, str]
+) -> tuple[dict[str, str], dict[tuple[str, str], dict[str, Sense]]]:
+    """The split of each cluster and the golds of each (split, part of speech).
 
     The splits are the ones the build assigns (``assign_splits`` over the same cluster sizes: one
-    item per plan). A random distractor is thus a sense that is itself a gold, of the same part of
-    speech, in the same split: it reads like a gold (a sense of a polysemous word with a usage
-    example), so a choice's text alone does not tell the gold, and no definition is an answer in one
-    split and a distractor in another. A split whose golds of a part of speech are fewer than
-    ``_MIN_POOL`` draws from every sense of that part of speech that is no gold of another split.
+    item per plan).
     """
     sizes: dict[str, Counter] = defaultdict(Counter)
     for plan in plans:
@@ -576,22 +572,51 @@ def _gold_pools(
     for plan in plans:
         split = split_of[cluster_of[plan.sense.word]]
         golds[(split, plan.sense.pos)][plan.sense.key] = plan.sense
+    return split_of, golds
 
-    def word_split(word: str) -> str:
-        # a cluster without items has no split of its own: the keyed hash gives it one
-        cluster = cluster_of[word]
-        return split_of.get(cluster) or ("train", "dev", "test")[stable_hash(spec.seed, cluster) % 3]
 
-    pools: dict[tuple[str, str], list[Sense]] = {}
-    for cluster, pos in sorted({(cluster_of[plan.sense.word], plan.sense.pos) for plan in plans}):
-        key = (split_of[cluster], pos)
-        if key not in pools:
-            gold_pool = list(golds[key].values())
-            if len(gold_pool) < _MIN_POOL:
-                gold_pool = [s for s in by_pos[pos] if s.word in cluster_of and word_split(s.word) == key[0]]
-            pools[key] = gold_pool
+def _with_gold_pools(
+    spec: DictionarySpec, plans: list[_Plan], cluster_of: dict[str, str], dropped: Counter
+) -> list[_Plan]:
+    """The plans whose split has at least ``_MIN_POOL`` golds of their part of speech.
+
+    Random distractors are golds of the item's split and part of speech; where a split has fewer
+    (pronouns, conjunctions, interjections, prefixes of unknown part of speech), another part of
+    speech or a sense that is no gold would fill the slots and give the answer away by its form,
+    so those items are not made. Dropping them can move other clusters between splits, so this
+    repeats until every remaining (split, part of speech) has its pool.
+    """
+    while True:
+        split_of, golds = _split_golds(spec, plans, cluster_of)
+        small = {key for key, pool in golds.items() if len(pool) < _MIN_POOL}
+        if not small:
+            return plans
+        kept = []
+        for plan in plans:
+            if (split_of[cluster_of[plan.sense.word]], plan.sense.pos) in small:
+                dropped[
+                    f"{CONFIG}: its split has under {_MIN_POOL} golds of its part of speech "
+                    "to draw random distractors from"
+                ] += 1
+            else:
+                kept.append(plan)
+        plans = kept
+
+
+def _gold_pools(
+    spec: DictionarySpec, plans: list[_Plan], cluster_of: dict[str, str]
+) -> dict[tuple[str, str], list[Sense]]:
+    """The senses random distractors are drawn from, by (cluster, part of speech): golds of its split.
+
+    A random distractor is thus a sense that is itself a gold, of the same part of speech, in the
+    same split: it reads like a gold (a sense of a polysemous word with a usage example), so a
+    choice's text alone does not tell the gold, and no definition is an answer in one split and a
+    distractor in another. Every (split, part of speech) has ``_MIN_POOL`` golds or more
+    (:func:`_with_gold_pools`).
+    """
+    split_of, golds = _split_golds(spec, plans, cluster_of)
     return {
-        (cluster, pos): pools[(split_of[cluster], pos)]
+        (cluster, pos): list(golds[(split_of[cluster], pos)].values())
         for cluster, pos in {(cluster_of[plan.sense.word], plan.sense.pos) for plan in plans}
     }
 

@@ -467,13 +467,20 @@ _RESIDUE = {
         r"|^(?:[A-Z][a-z]*\.\s*)+(?:imp|pret|p)\.\s"
         r"|^(?:[A-Z][a-z]*\.\s*)+(?:or\s+)?(?:corrupt\s+)?forms?\s+of\b"
         r"|^&\s|^(?:Sing|Pl)\.?\s*&"
+        r"|\bpers\.|\b[23]d\s+sing\.|\bindic\.\s"  # "The 3d pers. sing. pres. of Do."
+        # "A variant of Strait, a.", "Aphetic form of Attaint."
+        r"|^(?:An?\s+|The\s+)?(?:[Vv]ariant|(?:[Aa]phetic|[Ss]hortened|[Oo]bsolete)\s+form)\s+of\b"
+        r"|^(?:An?\s+|The\s+)?[Oo]ld\s+form\s+of\s+[A-Z]"  # not "An old form of gunlock"
     ),
     "a pointer to another numbered sense": re.compile(r"\bsenses?\s*\d|\bdef\.?\s*\d"),
     "senses run together (a second sense number inside)": re.compile(
-        r"[.;:)]\s+\d\.\s+[A-Z]|^\d+\.\s|.\(\s?[a-z]\s?\)\s+[A-Z]"
+        r"[.;:)]\s+\d\.\s+[A-Z]|^\d+\.\s|.\(\s?[a-z]\s?\)\s+[A-Z]|\(\d\)\s"  # "... beats. (2) The space"
     ),
-    "a chemical formula that lost its markup": re.compile(r"(?:^|\s)-\s*\d+\s*-|\(\s+\d"),
-    "an unreadable character": re.compile(r"\w\?\w|\(-|/'"),
+    "a chemical formula that lost its markup": re.compile(
+        r"(?:^|\s)-\s*\d+\s*-|\(\s+\d|[A-Z][a-z]?\d+\.[A-Z]"  # "CH3.O.C6H4"
+    ),
+    "a number or formula ending in a hyphen": re.compile(r"\d-[.;,](?:\s|$)"),  # "from 1993-.", "CH2-."
+    "an unreadable character": re.compile(r"\?|\(-|/'"),  # "Gr. ?, ?, the stomach", "A drudge (?)."
     "a table run together": re.compile(
         r"[a-z]{2}[A-Z]{2,}[a-z]|[A-Z]{4,}[A-Z][a-z]|(?<![A-Z])[a-z]{2,}[A-Z][a-z]"
     ),
@@ -542,6 +549,19 @@ _RESIDUE_KINDS: tuple[tuple[str, re.Pattern], ...] = (
             r"|\bp\. ?p\.|\bp\. ?pr\.|\bakin to\b"
         ),
     ),
+    (
+        "inflection or variant gloss",
+        re.compile(
+            r"\b(?:[123](?:st|nd|rd|d)\s+(?:pers\.\s*)?|pers\.\s*)(?:sing|pl)\."
+            r"|\b(?:sing|pl)\.\s+(?:pres|pret|imp|indic|subj)\b|\b(?:indic|subj)\.\s"
+            r"|^(?i:an?\s+|the\s+)?(?i:variant|(?:old|obsolete|archaic|aphetic|shortened|dialectal|erroneous)"
+            r"\s+(?:form|spelling))\s+of\s+(?:the\s+)?[A-Z-]",  # a word named, not "An old form of gunlock"
+        ),
+    ),
+    ("placeholder", re.compile(r"\?(?!\s*$)")),  # "Gr. ?, ?, the stomach", "A drudge (?).", "?ewilderment"
+    ("numbered sub-senses", re.compile(r"\(\s*(?:\d{1,2}|i{1,3}|iv|vi{0,3})\s*\)\s*[A-Za-z]")),  # "(2) The"
+    ("formula", re.compile(r"(?:C\d*H\d+|[A-Z][a-z]?\d)\.\w")),  # "CH3.O.C6H4.CH2-."
+    ("dangling hyphen", re.compile(r"\d-\s*(?:[.;,)]|$)")),  # "from 1993-."
 )
 
 
@@ -561,7 +581,10 @@ def definition_residue(text: str) -> str | None:
     labels and inflection notes ("P. p. of Bake."), sense numbers, cross-references ("See ...",
     "SeeChampaign", "Same as", "Opposite of"), references to numbered senses ("a code(senses 2
     or 4)"), run-together words, duplicated words or phrases ("resembling that resembles"),
-    dangling dashes, etymology, broken fractions ("161/2 feet"), unbalanced brackets or quotes.
+    dangling dashes, etymology, inflection or variant glosses ("The 3d pers. sing. pres. of Do.",
+    "A variant of Strait, a."), "?" placeholders ("Gr. ?, ?, the stomach"), numbered sub-senses
+    run together ("... beats. (2) The space"), formulas ("CH3.O.C6H4.CH2-."), a number ending in
+    a hyphen ("from 1993-."), broken fractions ("161/2 feet"), unbalanced brackets or quotes.
     """
     for kind, pattern in _RESIDUE_KINDS:
         if pattern.search(text):
@@ -598,8 +621,11 @@ def example_residue(example: str) -> str | None:
 def definition_problem(definition: str) -> str | None:
     """Why a cleaned definition cannot be a choice (None: it can).
 
-    Fewer than three words, a cross-reference, or anything left of the source's markup:
-    brackets, braces, stress marks, unbalanced parentheses or quotes, etymology abbreviations.
+    Fewer than three words, a cross-reference, an inflected or variant form ("3d pers. sing. pres.
+    of Do.", "A variant of Strait"), senses run together ("(1) ... (2) ..."), a formula or number
+    that lost its markup ("CH3.O.C6H4", "from 1993-."), or anything left of the source's markup:
+    brackets, braces, stress marks, "?" placeholders, unbalanced parentheses or quotes, etymology
+    abbreviations.
     """
     if len(definition.split()) < 3:
         return "under three words"
