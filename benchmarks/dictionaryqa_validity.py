@@ -75,7 +75,8 @@ def question_example(question: str) -> str:
 def card_claims_report(name: str, rows: list[dict], examples: int) -> dict[str, int]:
     """The card's claims counted over every row: texts in two splits, residue in the questions'
     examples, choices that mention the word (hyphen/apostrophe forms too), the word's Porter stem
-    shared with the gold and no distractor. Returns the violation counts."""
+    shared with the gold and no distractor, random distractors that are no gold of the item's split
+    and part of speech. Returns the violation counts."""
     from probesmith.builders.families.dictionaryqa import mentions_the_word, word_gives_away
     from probesmith.builders.sources.gcide import example_residue
 
@@ -116,10 +117,26 @@ def card_claims_report(name: str, rows: list[dict], examples: int) -> dict[str, 
         )
     ]
     counts["items: the word's Porter stem in the gold and no distractor"] = len(porter)
+    golds_of = defaultdict(set)  # (split, part of speech) -> gold concepts; a build's rows only
+    typed = [r for r in rows if "distractor_types" in r and "pos" in r]
+    for r in typed:
+        golds_of[(r["split"], r["pos"])].add(r["concept"])
+    not_gold = [
+        (r["id"], key)
+        for r in typed
+        for key, kind in zip(
+            [k for i, k in enumerate(r["choice_concepts"]) if i != r["answer_index"]],
+            r["distractor_types"],
+            strict=True,
+        )
+        if kind == "random" and key not in golds_of[(r["split"], r["pos"])]
+    ]
+    if typed:
+        counts["random distractors that are no gold of the item's split and part of speech"] = len(not_gold)
     print(f"\n{name}: the card's claims over {len(rows)} rows (violations)")
     for label, n in counts.items():
         print(f"  {n:6d}  {label}")
-    for shown in (residue, mention, porter):
+    for shown in (residue, mention, porter, not_gold):
         for hit in shown[:examples]:
             print(f"            {hit}")
     return counts

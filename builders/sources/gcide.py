@@ -558,7 +558,9 @@ _RESIDUE_KINDS: tuple[tuple[str, re.Pattern], ...] = (
             r"\s+(?:form|spelling))\s+of\s+(?:the\s+)?[A-Z-]",  # a word named, not "An old form of gunlock"
         ),
     ),
-    ("placeholder", re.compile(r"\?(?!\s*$)")),  # "Gr. ?, ?, the stomach", "A drudge (?).", "?ewilderment"
+    # "Gr. ?, ?, the stomach", "A drudge (?).", "?ewilderment", "to elec?.", "5? yards"; a question
+    # mark after a word and before a space reads as one ("Is it thus? do you mean ...")
+    ("placeholder", re.compile(r"(?:^|[^A-Za-z])\?|\?(?=[\w.,;:)])")),
     ("numbered sub-senses", re.compile(r"\(\s*(?:\d{1,2}|i{1,3}|iv|vi{0,3})\s*\)\s*[A-Za-z]")),  # "(2) The"
     ("formula", re.compile(r"(?:C\d*H\d+|[A-Z][a-z]?\d)\.\w")),  # "CH3.O.C6H4.CH2-."
     ("dangling hyphen", re.compile(r"\d-\s*(?:[.;,)]|$)")),  # "from 1993-."

@@ -668,3 +668,73 @@ def test_the_card_claims_hold_on_every_item_of_a_real_build(small_dictionary_bui
     assert len({r["split"] for r in rows}) == 3 and len(rows) > 200
     counts = checks.card_claims_report("small build", rows, 3)
     assert counts and all(n == 0 for n in counts.values()), counts
+
+
+# --- round 6 (issue 24): forms a second independent read still found in choices -------------------
+ROUND_6 = [
+    ("The 3d pers. sing. pres. of Do.", "inflection or variant gloss", "an inflected or variant form"),
+    ("2d pers. sing. pres. of Wit, to know.", "inflection or variant gloss", "an inflected or variant form"),
+    ("3d sing. pres. of Arise, for ariseth.", "inflection or variant gloss", "an inflected or variant form"),
+    ("A variant of Strait, a.", "inflection or variant gloss", "an inflected or variant form"),
+    ("Aphetic form of Attaint.", "inflection or variant gloss", "an inflected or variant form"),
+    ("A combining form from the Gr. ?, ?, the stomach, or belly.", "placeholder", "an unreadable character"),
+    ("A multitude crowded together; ? crowd of single things.", "placeholder", "an unreadable character"),
+    ("A lowly servant; a drudge (?).", "placeholder", "an unreadable character"),
+    ("A measure of length equal to 5? yards; a rod.", "placeholder", "an unreadable character"),
+    (
+        "The grouping of beats, caused by accented beats. (2) The space between two bars.",
+        "numbered sub-senses",
+        "senses run together",
+    ),
+    ("A statute in general. Specifically: (1) A statute regulating bread.", "numbered sub-senses", "senses"),
+    ("The univalent radical CH3.O.C6H4.CH2-.", "formula", "a chemical formula"),
+    ("An organic acid (C6H5.CH.COOH) extracted from bitter almonds.", "formula", "a chemical formula"),
+    (
+        "The 42d president of the United States, from 1993-. Also known as Bill Clinton.",
+        "dangling hyphen",
+        "a number or formula ending in a hyphen",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, kind, problem", ROUND_6)
+def test_round_6_forms_are_filtered_and_detected(text, kind, problem):
+    """The builder's filter drops each form and the detector, written apart, names it."""
+    assert definition_residue(text) == kind
+    assert (definition_problem(text) or "").startswith(problem), definition_problem(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "An old form of gunlock containing a match for firing the priming.",
+        "A particular form of Vishnu, or of Krishna, whose chief idol is at Puri.",
+        "An emphasized form of the pronoun of the first person plural; used as a subject.",
+        "Is it thus? do you mean what you say? -- with an upward tone.",
+        "The magnetic oxide of iron, Fe3O4, on the surface of forgings.",
+        "A war fought from 1914 to 1918 between the Allies and the Central Powers.",
+    ],
+)
+def test_round_6_detector_leaves_ordinary_definitions_alone(text):
+    assert definition_residue(text) is None
+
+
+def test_a_rare_part_of_speech_without_a_pool_of_golds_makes_no_items():
+    """Random distractors are golds of the item's split and part of speech: a (split, part of speech)
+    with under ``_MIN_POOL`` golds makes no items, repeated until every remaining one has its pool."""
+    from probesmith.builders.families.dictionaryqa import _MIN_POOL, _gold_pools, _Plan, _with_gold_pools
+    from probesmith.builders.registry import load_spec
+    from probesmith.builders.sources.gcide import Sense
+
+    spec = load_spec("dictionary")
+
+    def plan(word, pos):
+        gold = Sense(word, pos, 1, "1", f"A definition of {word} here.", ())
+        return _Plan(gold, 0, 0, f"What is {word}?", 0, (), ())
+
+    plans = [plan(f"noun{i}", "noun") for i in range(400)] + [plan(f"pron{i}", "pronoun") for i in range(5)]
+    cluster_of = {p.sense.word: f"gcide:{p.sense.word}" for p in plans}
+    dropped: Counter = Counter()
+    kept = _with_gold_pools(spec, plans, cluster_of, dropped)
+    assert {p.sense.pos for p in kept} == {"noun"} and sum(dropped.values()) == 5
+    assert all(len(pool) >= _MIN_POOL for pool in _gold_pools(spec, kept, cluster_of).values())
