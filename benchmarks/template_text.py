@@ -13,7 +13,10 @@ instance x template with its subject, each template x answer of the space; parap
 instance x pattern, each pattern x answer; rules: every question and rephrasing as built), the
 fills with an article before a mass noun ("a instrumental music"), a plural label before a singular
 verb ("Preobrazhenskyi bridges crosses"), and "the" before a label of a person, work or band (the
-classes of ``probes/catalogs/name_classes.yaml``, read from the slice's ``facts.tsv.gz``).
+classes of ``probes/catalogs/name_classes.yaml``, read from the slice's ``facts.tsv.gz``), a
+lower-case sentence start, "the The ...", a band's plural name after "does"/"is" (third read), and
+the grid rows whose gold after "a" begins with a vowel, filled by plain replacement and by
+``fill_template``.
 ``--text-module`` fills with another ``builders/text.py`` (the one of an earlier commit: ``git show
 REV:builders/text.py > /tmp/old_text.py``), so that before and after are filled by their own code
 and judged by the same detectors; fills that differ from the current code's are counted.
@@ -57,8 +60,9 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
     import re
 
     from probesmith.builders import text as current
+    from probesmith.builders.families.rules import BAND_CLASSES
     from probesmith.builders.sources.catalog import load_name_classes
-    from probesmith.builders.text import is_mass_noun, is_plural_noun, plural_verb
+    from probesmith.builders.text import is_mass_noun, is_plural_band_name, is_plural_noun, plural_verb
 
     fill = current.fill_template
     if text_module:
@@ -88,6 +92,18 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
                 found.add("plural label, singular verb")
         if subject and sub_id in named and re.search(rf"\b[Tt]he {re.escape(subject)}", statement):
             found.add("'the' before a person, work or band")
+        first = statement.split()[0] if statement.split() else ""
+        if first[:1].islower() and not any(c.isupper() for c in first[1:]):
+            found.add("lower-case sentence start")
+        if re.search(r"\b[Tt]he The\b", statement):
+            found.add("'the The ...'")
+        if (
+            subject
+            and classes.get(sub_id, set()) & BAND_CLASSES
+            and is_plural_band_name(subject)
+            and re.search(rf"\b(?:does|is|was|has) {re.escape(subject)}\b", statement)
+        ):
+            found.add("plural band name, singular verb")
         return found
 
     counts: dict = defaultdict(Counter)
@@ -127,6 +143,17 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
             for t in templates[pid]:
                 for answer in labels_of_space:
                     judge(build + " (answers)", t, None, None, answer, weight=instances[pid])
+    # the grid's open [Y] filled with the gold: by plain replacement and by fill_template
+    gold = {(i["relation_id"], i["obj_id"]): i["obj_label"] for i in _table(paraphrases, "instances")}
+    for row in _table(paraphrases, "grid"):
+        label = gold[row["relation_id"], row["obj_id"]]
+        counts["paraphrases (grid)"]["rows"] += 1
+        for how, text in (
+            ("plain [Y] replacement", row["statement"].replace("[Y]", label)),
+            ("fill_template", current.fill_template(row["statement"], obj=label)),
+        ):
+            if re.search(rf"\b[Aa] {re.escape(label)}", text) and label[:1].lower() in "aeio":
+                counts["paraphrases (grid)"][f"'a' before a vowel-initial gold, {how}"] += 1
     for item in _table(rules, "knowledge_items"):
         subject = labels.get(item["subject"])
         for text in [item["question"], *item["rephrasings"]]:

@@ -17,8 +17,11 @@ label and English aliases) and facts (``facts.tsv.gz``), then prints per build:
 * ``equal answers (any alias, both ways)``: the issue's wider measure, an answer that bears any
   name of an object, its aliases too ("Russian Empire", alias "Russia", for a citizen of Russia;
   "California" and "Canada", both aliased "CA"): informative, not a fault;
+* ``a source object missing from gold_obj_ids``: instances lacking an object the slice gives the
+  subject (and how many of those objects are in the space); ``shares an '&' or initials-run token``;
 * paraphrases only: instances whose subject and object have the same name key, kept labels with a
-  disambiguator or that are sentences (``paraphrases.label_problem``), and grid rows using them.
+  disambiguator or that are sentences (``paraphrases.label_problem``), and grid rows using them;
+  kept aliases that are a surname then initials or the label then a two-capital code (a regex here).
 
 Usage::
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -130,10 +134,36 @@ def measure(build: Path, names, facts) -> dict:
                 )
         if name_key(row["sub_label"]) == name_key(row["obj_label"]):
             counts["subject and object identical"] += 1
+        if facts[pid].get(s, set()) - set(row["gold_obj_ids"]):
+            counts["a source object missing from gold_obj_ids"] += 1
+            outside = sorted(facts[pid][s] - set(row["gold_obj_ids"]))
+            counts["  ... of them with that object in the space"] += bool(set(outside) & set(space_of[pid]))
+            if len(examples["missing object"]) < 4:
+                examples["missing object"].append(f"{pid}: {row['sub_label']} lacks {names.get(outside[0])}")
+        shared = (tokens_of(sub_names) & tokens_of(gold_names)) - FUNCTION_WORDS
+        if any("&" in t or "." in t for t in shared):
+            counts["shares an '&' or initials-run token with its gold"] += 1
     if (build / "aliases").is_dir():
         labels = table(build, "aliases").filter(pl.col("source") == "label")
         bad = {r["entity_id"]: r["alias"] for r in labels.iter_rows(named=True) if label_problem(r["alias"])}
         counts["kept labels with a disambiguator or a sentence"] = len(bad)
+        # the third read's alias forms, by a regex of this script: surname + initials, place + code
+        label_of = dict(bad) | {r["entity_id"]: r["alias"] for r in labels.iter_rows(named=True)}
+        kept = table(build, "aliases").filter(pl.col("source") == "alias")
+        index_forms = set()
+        for r in kept.iter_rows(named=True):
+            label, alias = label_of.get(r["entity_id"], ""), r["alias"]
+            words = label.split()
+            person = len(words) >= 2 and re.fullmatch(
+                rf"{re.escape(words[-1])} {re.escape(words[0][:1])}[A-Z]?\.?", alias
+            )
+            place = re.fullmatch(
+                rf"{re.escape(label.split(',')[0])} (?!FC|TV|SA|SE|AB|II|IV|VI)[A-Z]{{2}}", alias
+            )
+            if person or place:
+                index_forms.add(alias)
+        counts["kept aliases: surname + initials or place + code"] = len(index_forms)
+        examples["index forms"] = sorted(index_forms)[:8]
         examples["labels"] = list(bad.values())[:8]
         grid = table(build, "grid").select("verbalization")
         counts["grid rows"] = len(grid)
