@@ -25,6 +25,16 @@ FUNCTION_WORDS = frozenset(
     "used use like make made".split()
 )
 
+# Function words a reader still matches between a question and a choice's name: the particles of
+# phrasal verbs ("smoke out" / "rout out"), "like" ("to like something" / liking), "down" (the
+# feathers: "down of the swan" / "down feather") and light verbs ("make a rattling sound" / "make
+# noise"). They are compared with a choice's name only (:meth:`StemAnalyser.label_stems`), where
+# they name it; in glosses they are too common to say anything.
+CUE_WORDS = frozenset(
+    "up down out off over under about into onto away back around along through apart aside like "
+    "make made go get give take put set come".split()
+)
+
 
 class StemAnalyser:
     """Word stems for answer-given-away checks: Snowball stems widened by WordNet's morphology.
@@ -87,6 +97,31 @@ class StemAnalyser:
         words = {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 3 and w not in FUNCTION_WORDS}
         return frozenset().union(*(self.word_stems(w) for w in words)) if words else frozenset()
 
+    def label_stems(self, text: str) -> frozenset[str]:
+        """A text's content stems and its :data:`CUE_WORDS` (stemmed): what a reader matches with a name."""
+        cues = {self.snowball(w) for w in re.findall(r"[a-z]+", text.lower()) if w in CUE_WORDS}
+        return self.text_stems(text) | cues
+
+    def label_gives_away(
+        self,
+        question: str,
+        labels: Sequence[str],
+        choices: Sequence[str],
+        answer_index: int,
+        ignore: frozenset[str] = frozenset(),
+    ) -> frozenset[str]:
+        """The stems (:data:`CUE_WORDS` included) the question shares with the gold's name and with no choice.
+
+        ``labels``: each choice's name (the word before its gloss); ``ignore``: the template's stems.
+        """
+        with_gold = (self.label_stems(question) & self.label_stems(labels[answer_index])) - ignore
+        for i, choice in enumerate(choices):
+            if not with_gold:
+                break
+            if i != answer_index:
+                with_gold = with_gold - self.label_stems(choice)
+        return with_gold
+
     def shared(self, left: str, right: str) -> frozenset[str]:
         """The stems two texts share."""
         return self.text_stems(left) & self.text_stems(right)
@@ -106,7 +141,13 @@ class StemAnalyser:
                 with_gold = with_gold - self.text_stems(choice)
         return with_gold
 
-    def template_stems(self, questions: Sequence[str], share: float = TEMPLATE_SHARE) -> frozenset[str]:
-        """Stems found in at least ``share`` of the questions: the words of their templates."""
-        counts: Counter = Counter(stem for q in questions for stem in self.text_stems(q))
+    def template_stems(
+        self, questions: Sequence[str], share: float = TEMPLATE_SHARE, cues: bool = False
+    ) -> frozenset[str]:
+        """Stems found in at least ``share`` of the questions: the words of their templates.
+
+        ``cues``: count :data:`CUE_WORDS` too (:meth:`label_stems`), for :meth:`label_gives_away`.
+        """
+        of = self.label_stems if cues else self.text_stems
+        counts: Counter = Counter(stem for q in questions for stem in of(q))
         return frozenset(stem for stem, n in counts.items() if n >= share * len(questions))
