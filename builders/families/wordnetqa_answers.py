@@ -291,10 +291,24 @@ ITEM_RULES = {
     "definitions and synonymy); and, in hypernymy, hyponymy and synonymy, none a reader would accept: "
     "another sense of a word it shows is right, its gloss and the concept's name each other, or a sister's "
     "gloss shares a content word (or a WordNet synonym of one) with the gloss it must fit",
+    "clean_text": "no choice shows what NLTK's split of a gloss from its quoted examples leaves: an empty "
+    "part ('; ;'), an attribution ('--Shakespeare'), a stray double quote, a parenthesis emptied of its "
+    "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ','",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
-    "variants; the words of the question's template aside)",
+    "variants; with the gold's name, also particles, 'like' and light verbs: out, up, down, make; "
+    "the words of the question's template aside)",
 }
+
+
+# gloss residue, found independently of the cleaning in probesmith.builders.sources.wordnet.clean_gloss
+GLOSS_RESIDUE = re.compile(r'(^|;)\s*-+\s*\w|;\s*;|\(\s|\s\)|\S\s{2,}\S|"|\s[;,]|[;,:(]\s*$')
+
+
+def gloss_residue(choice: str) -> str | None:
+    """The first piece of gloss residue (:data:`GLOSS_RESIDUE`) a choice shows, or None."""
+    found = GLOSS_RESIDUE.search(choice.split(": ", 1)[-1])
+    return repr(found.group(0)) if found else None
 
 
 class WordNetItemChecks:
@@ -319,6 +333,9 @@ class WordNetItemChecks:
         for row in rows:
             by_framing.setdefault(row.get("framing", ""), []).append(row["question"])
         templates = {f: self.stems.template_stems(qs, FRAMING_SHARE) for f, qs in by_framing.items()}
+        cue_templates = {
+            f: self.stems.template_stems(qs, FRAMING_SHARE, cues=True) for f, qs in by_framing.items()
+        }
         index = self.graph.index
         out = []
         for row in rows:
@@ -333,8 +350,18 @@ class WordNetItemChecks:
                 found += [("one_right_answer", reason) for reason in sorted(set(reasons))]
             else:
                 found.append(("one_right_answer", "a choice names no WordNet synset"))
+            residue = sorted({r for text in row["choices"] if (r := gloss_residue(text))})
+            if residue:
+                found.append(("clean_text", ", ".join(residue)))
             template = templates[row.get("framing", "")]
             given = self.stems.gives_away(row["question"], row["choices"], row["answer_index"], template)
+            given |= self.stems.label_gives_away(
+                row["question"],
+                [text.split(": ", 1)[0] for text in row["choices"]],
+                row["choices"],
+                row["answer_index"],
+                cue_templates[row.get("framing", "")],
+            )
             if given:
                 found.append(("not_given_away", ", ".join(sorted(given))))
             out.append(found)

@@ -266,8 +266,7 @@ class WordNetSource:
                     graph.names.append(synset.name())
                     graph.pos.append(pos)
                     graph.lemmas.append(tuple(n.replace("_", " ") for n in synset.lemma_names()))
-                    # NLTK's split of gloss from examples leaves "; ," or "," at some glosses' ends
-                    graph.glosses.append(re.sub(r"[\s;,]+$", "", synset.definition()))
+                    graph.glosses.append(clean_gloss(synset.definition()))
                     graph.examples.append(tuple(synset.examples()))
             for synset in synsets:
                 graph.parents.append(
@@ -307,6 +306,44 @@ class WordNetSource:
         graph.near = [frozenset(n - {node}) for node, n in enumerate(neighbours)]
         log.info("read %d WordNet synsets (%s)", len(graph), ", ".join(parts_of_speech))
         return graph
+
+
+# a part of a gloss that NLTK left when it took the quoted examples out: an attribution
+# ("--Shakespeare", "- John Milton", "--Romans 12:19"), the tail of a quotation ('drop names"'), or
+# what followed a quotation (two spaces: ';  means heeled over', ';  or')
+_ATTRIBUTION = re.compile(r"^-+\s*\w")
+# a parenthesis whose quoted words were taken out: "(usually expressed as  rather than )",
+# "(especially in the phrase )", "(e.g., )", "( is archaic)"
+_EMPTIED_PARENTHESIS = re.compile(r"\s*\((?:[^()]*\s\)|[^()]*\S\s{2,}[^()]*\)|\s+(?:is|are)\s[^()]*\))")
+
+
+def clean_gloss(definition: str) -> str:
+    """WordNet's gloss less what NLTK's split from its examples leaves behind.
+
+    NLTK cuts the quoted examples out of a synset's gloss line and keeps the rest as the
+    definition, so some definitions end in quotation residue: empty parts ("; ; ;"), attributions
+    ("; --Jonathan Swift"), the unquoted tail of an example ('; m siding against the current
+    candidate"'), parentheses emptied of their quoted words ("(usually expressed as  rather than
+    )") and trailing ":" or ",". Those parts are dropped; the definition's first part is kept
+    (less stray quotes) and whitespace is collapsed.
+    """
+    parts = definition.split(";")
+    kept = [parts[0].replace('"', "")]
+    for part in parts[1:]:
+        text = part.strip()
+        if (
+            part.startswith("  ")  # what followed a quotation taken out
+            or '"' in text
+            or _ATTRIBUTION.match(text)
+            or not re.search(r"[A-Za-z]{3,}|\d", text)
+        ):
+            continue
+        kept.append(part)
+    gloss = _EMPTIED_PARENTHESIS.sub("", ";".join(kept))
+    gloss = re.sub(r"\(\s+", "(", gloss)
+    gloss = re.sub(r"\s+([;,])", r"\1", gloss)
+    gloss = re.sub(r"\s+", " ", gloss)
+    return re.sub(r"[\s;,:]+$", "", gloss).strip()
 
 
 def _ends_with_newline(path: Path) -> bool:
