@@ -68,6 +68,7 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
     if text_module:
         spec = importlib.util.spec_from_file_location("old_text", text_module)
         module = importlib.util.module_from_spec(spec)
+        sys.modules["old_text"] = module  # its dataclasses look their module up there
         spec.loader.exec_module(module)
         fill = module.fill_template
     labels, classes = _slice_names_and_classes(Path("../shared/data/wikidata_slice"))
