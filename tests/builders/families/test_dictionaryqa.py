@@ -149,7 +149,8 @@ def test_golds_agree_with_an_independent_reading_of_gcide(small_dictionary_build
     """
     blocks = raw_blocks_by_term()
     rows = rows_of(small_dictionary_build)
-    assert len(rows) >= 500
+    # 374 rows since spec v9: its 100-item train split has room for few parts of speech with 20+ golds
+    assert len(rows) >= 300
     disagreements = []
     for row in rows:
         word = row["concept"].split("#")[0]
