@@ -10,10 +10,11 @@ from probesmith.builders.families.wordnetqa_answers import (
     SecondAnswers,
     WordNetItemChecks,
     choice_labels,
+    gloss_residue,
     shown_words,
 )
 from probesmith.builders.morphology import StemAnalyser
-from probesmith.builders.sources.wordnet import WordNetSource
+from probesmith.builders.sources.wordnet import WordNetSource, clean_gloss
 
 from ...conftest import SHARED_DATA, needs_wordnet
 
@@ -220,6 +221,74 @@ def test_a_stem_a_distractor_shares_too_gives_nothing_away(stems):
     assert stems.gives_away(question, choices, 0) == {"gull"}
     assert not stems.gives_away(question, [*choices, "gull: mostly white aquatic bird"], 0)
     assert not stems.gives_away(question, choices, 0, ignore=frozenset({"gull"}))
+
+
+@pytest.mark.parametrize(
+    ("question", "choices", "given"),
+    [  # the review of issue 24, round 5: what the reader saw and the function-word filter hid
+        (
+            '"fondness", meaning "a predisposition to like something", is best described as a type of',
+            ["liking: a feeling of pleasure and enjoyment", "wish: a specific feeling of desire"],
+            {"like"},
+        ),
+        (
+            '"swan\'s down" ("down of the swan") is a kind of',
+            ["down feather: soft fine feathers", "plume: a feather"],
+            {"down"},
+        ),
+        (
+            'To clatter ("make a rattling sound") is a way to',
+            ["make noise: emit a noise", "ring: sound loudly and sonorously"],
+            {"make"},
+        ),
+        (
+            'Given the context "smoke out the bees", "smoke out" is a way to',
+            ["rout out: force or drive out", "evict: expel from a property"],
+            {"out"},
+        ),
+        (  # a distractor shows the particle too: nothing given away
+            'Given the context "smoke out the bees", "smoke out" is a way to',
+            ["rout out: force or drive out", "drive out: force to leave"],
+            set(),
+        ),
+        ('To fade ("become less clearly visible") is a way to', ["disappear: become invisible"], set()),
+    ],
+)
+def test_particles_and_light_verbs_in_the_golds_name_give_it_away(stems, question, choices, given):
+    labels = [c.split(": ", 1)[0] for c in choices]
+    assert stems.label_gives_away(question, labels, choices, 0) == given
+
+
+@pytest.mark.parametrize(
+    ("name", "gloss"),
+    [
+        ("sarcasm.n.01", "witty language used to convey insults or scorn"),
+        ("quality.n.01", "an essential and distinguishing attribute of something or someone"),
+        ("behalf.n.01", "as the agent of or on someone's part"),
+        ("side.v.01", "take sides for or against"),
+        ("feel.v.06", "undergo passive experience of"),
+        ("sign.n.10", "a fundamental linguistic unit linking a signifier to that which is signified"),
+        (
+            "american_civil_war.n.01",
+            "civil war in the United States between the North and the South; 1861-1865",
+        ),
+        ("steadiness.n.03", "the quality of being steady--regular and unvarying"),  # a dash, not residue
+        ("minor_suit.n.01", "(bridge) a suit of inferior scoring value, either diamonds or clubs"),
+    ],
+)
+def test_glosses_lose_what_nltk_leaves_of_their_quotations(wordnet_graph, name, gloss):
+    assert wordnet_graph.glosses[wordnet_graph.index[name]] == gloss
+
+
+def test_no_wordnet_gloss_shows_quotation_residue(wordnet_graph):
+    """Over every noun and verb gloss: the independent detector finds none after cleaning, and
+    finds the residue in NLTK's own definitions (so it can fail)."""
+    left = {n: r for n, g in zip(wordnet_graph.names, wordnet_graph.glosses) if (r := gloss_residue(g))}
+    assert not left, list(left.items())[:10]
+    reader = WordNetSource().reader()
+    raw = [s.definition() for s in reader.all_synsets() if s.pos() in "nv"]
+    assert sum(bool(gloss_residue(d)) for d in raw) > 100
+    assert clean_gloss("a natural effortlessness; ; --Jane Austen") == "a natural effortlessness"
 
 
 def _release_items(name, limit=None):
