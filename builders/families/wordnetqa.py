@@ -4,8 +4,9 @@ After Richardson & Sabharwal (TACL 2020), "What Does My QA Model Know? Devising 
 Probes using Expert Knowledge". For each WordNet concept ``c``:
 
 * **definitions** — ``c`` introduced in context (an example sentence containing its word) -> its gloss;
-* **hypernymy** — ``c`` -> the concept ``k`` ISA hops above it, for every ``k <= max_hops``;
-* **hyponymy** — ``c`` -> a concept ``k`` ISA hops below it;
+* **hypernymy** — ``c`` -> the concept ``k`` ISA hops above it on the path drawn (a shorter path
+  may also exist), for every ``k <= max_hops``;
+* **hyponymy** — ``c`` -> a concept ``k`` ISA hops below it on the path drawn;
 * **synonymy** — the gloss of ``c`` -> the lemmas of its synset.
 
 Distractors are tagged with their type and distance:
