@@ -59,6 +59,7 @@ from tqdm.auto import tqdm
 
 from probesmith.builders.families.wordnetqa_answers import (
     GIVEN_AWAY,
+    LABEL_PROBES,
     SECOND_ANSWER_REASONS,
     SecondAnswers,
     WordNetItemChecks,
@@ -694,7 +695,8 @@ class _Builder:
             def gives_away(text: str, gold_text: str) -> bool:
                 # the gold's name is also matched on particles and light verbs ("smoke out" /
                 # "rout out", "to like something" / liking, "down of the swan" / down feather)
-                label = gold_text.split(": ", 1)[0]
+                # (definitions' golds are glosses: no name)
+                label = gold_text.split(": ", 1)[0] if probe in LABEL_PROBES else ""
                 return bool(
                     self.stems
                     and (

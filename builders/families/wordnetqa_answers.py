@@ -296,10 +296,15 @@ ITEM_RULES = {
     "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ','",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
-    "variants; with the gold's name, also particles, 'like' and light verbs: out, up, down, make; "
+    "variants; with the gold's name in hypernymy, hyponymy and synonymy, also particles, 'like' and "
+    "light verbs: out, up, down, make; "
     "the words of the question's template aside)",
 }
 
+
+# the probes whose choices name their synset (lemma: gloss, or lemmas): a question's particles and
+# light verbs are compared with that name (definitions' choices are glosses)
+LABEL_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
 
 # gloss residue, found independently of the cleaning in probesmith.builders.sources.wordnet.clean_gloss
 GLOSS_RESIDUE = re.compile(r'(^|;)\s*-+\s*\w|;\s*;|\(\s|\s\)|\S\s{2,}\S|"|\s[;,]|[;,:(]\s*$')
@@ -355,13 +360,14 @@ class WordNetItemChecks:
                 found.append(("clean_text", ", ".join(residue)))
             template = templates[row.get("framing", "")]
             given = self.stems.gives_away(row["question"], row["choices"], row["answer_index"], template)
-            given |= self.stems.label_gives_away(
-                row["question"],
-                [text.split(": ", 1)[0] for text in row["choices"]],
-                row["choices"],
-                row["answer_index"],
-                cue_templates[row.get("framing", "")],
-            )
+            if row["probe"] in LABEL_PROBES:
+                given |= self.stems.label_gives_away(
+                    row["question"],
+                    [text.split(": ", 1)[0] for text in row["choices"]],
+                    row["choices"],
+                    row["answer_index"],
+                    cue_templates[row.get("framing", "")],
+                )
             if given:
                 found.append(("not_given_away", ", ".join(sorted(given))))
             out.append(found)
