@@ -7,7 +7,8 @@ build's split and on every item of the release's training files (``../shared/dat
 and prints, per config, the share of items with a choice WordNet says is also right (by reason;
 "by graph": WordNet's graph says so, "reader": only a reader would accept it, issue 24 round 4)
 and the share whose question gives the gold away by a shared stem (the words of a config's
-template, found in half or more of the questions of a framing, aside). The release's items name their
+template, found in half or more of the questions of a framing, aside), and the share with a choice
+showing gloss residue (rule ``clean_text``). The release's items name their
 synsets in ``notes``; each choice is matched to its synset by its gloss (or, for synonymy, its
 lemmas).
 """
@@ -114,6 +115,8 @@ def measure(rows: list[dict], checks: WordNetItemChecks) -> dict:
         "by_graph": round(broken["by_graph"] / n, 4),
         "reader_only": round(broken["reader_only"] / n, 4),
         "given_away": round(broken["not_given_away"] / n, 4),
+        # a choice shows residue of WordNet's quotations (rule clean_text, issue 24 round 5)
+        "residue": round(broken["clean_text"] / n, 4),
         "by_reason": {r: round(c / n, 4) for r, c in sorted(reasons.items())},
     }
 
@@ -140,13 +143,14 @@ def main() -> None:
                 "unmapped": unmapped,
             }
     print(
-        f"{'data':40} {'items':>7} {'2nd answer':>10} {'by graph':>9} {'reader':>7} {'given away':>10}  by reason"
+        f"{'data':40} {'items':>7} {'2nd answer':>10} {'by graph':>9} {'reader':>7} {'given away':>10} "
+        f"{'residue':>8}  by reason"
     )
     for name, r in results.items():
         extra = f" unmapped {r['unmapped']}" if "unmapped" in r else ""
         print(
             f"{name:40} {r['items']:>7} {r['second_answer']:>10.2%} {r['by_graph']:>9.2%} "
-            f"{r['reader_only']:>7.2%} {r['given_away']:>10.2%}  {r['by_reason']}{extra}"
+            f"{r['reader_only']:>7.2%} {r['given_away']:>10.2%} {r['residue']:>8.2%}  {r['by_reason']}{extra}"
         )
     print(json.dumps(results))
 
