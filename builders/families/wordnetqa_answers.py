@@ -307,7 +307,7 @@ ITEM_RULES = {
 LABEL_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
 
 # gloss residue, found independently of the cleaning in probesmith.builders.sources.wordnet.clean_gloss
-GLOSS_RESIDUE = re.compile(r'(^|;)\s*-+\s*\w|;\s*;|\(\s|\s\)|\S\s{2,}\S|"|\s[;,]|[;,:(]\s*$')
+GLOSS_RESIDUE = re.compile(r'(^|;)\s*-+\s*\w|;\s*[;.:,]|\(\s|\s\)|\S\s{2,}\S|"|\s[;,]|[;,:(]\s*$')
 
 
 def gloss_residue(choice: str) -> str | None:
