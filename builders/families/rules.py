@@ -26,12 +26,12 @@ Every score is counted on the subgraph (the manifest's ``mining`` says how large
   sparse heads).
 
 Knowledge sets, per rule of a high enough tier: ``groundings`` (x, y, z) with both premises and
-the implication true (12 groundings per set, up to ``sets_per_rule`` disjoint sets per rule, over
-at least ``min_join_entities`` distinct join entities; a premise shared by groundings is stated
-once), ``unrelated`` facts from relations the rule does not use, every fact as question-answer
-pairs with >= 2 question templates, and ``update_variants`` that edit premise facts to new objects
-that the source has for both the edited relation and the implied one (so every re-derived
-implication is well typed),
+the implication true (12 groundings per set, up to ``sets_per_rule`` sets per rule sharing no
+grounding, over at least ``min_join_entities`` distinct join entities; a premise shared by
+groundings of a set is stated once in it, and may recur in another set), ``unrelated`` facts from
+relations the rule does not use, every fact as question-answer pairs with >= 2 question templates,
+and ``update_variants`` that edit premise facts to new objects that the source has for both the
+edited relation and the implied one (so every re-derived implication is well typed),
 re-deriving the implications through the rule. Tiers need PCA confidence and, for the top two,
 standard confidence of at least ``tiers.min_std_confidence``. A fact is asked only when its subject and
 its answer have classes (P31) the relation's question expects; its ``question`` is a question
@@ -713,7 +713,7 @@ def knowledge_sets(
 def _grounding_sets(
     rule: dict, world: _World, spec: RulesSpec, fit: FactTypes
 ) -> list[list[tuple[str, str, str]]]:
-    """Up to ``spec.sets_per_rule`` disjoint sets of ``spec.groundings`` groundings (x, y, z).
+    """Up to ``spec.sets_per_rule`` sets of ``spec.groundings`` groundings (x, y, z), no grounding in two.
 
     Each x has a single r1 object, that y a single r2 object, and x a single r3 object, so every
     question has one answer. Groundings are dealt round-robin over the join entities y (the first
