@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 AFFIX_WORDS = 100  # words of WordNet's vocabulary an affix begins or ends, at least
@@ -114,13 +114,8 @@ class StemAnalyser:
 
         ``labels``: each choice's name (the word before its gloss); ``ignore``: the template's stems.
         """
-        with_gold = (self.label_stems(question) & self.label_stems(labels[answer_index])) - ignore
-        for i, choice in enumerate(choices):
-            if not with_gold:
-                break
-            if i != answer_index:
-                with_gold = with_gold - self.label_stems(choice)
-        return with_gold
+        with_gold = self.label_stems(question) & self.label_stems(labels[answer_index])
+        return _shown_by_no_distractor(with_gold - ignore, choices, answer_index, self.label_stems)
 
     def shared(self, left: str, right: str) -> frozenset[str]:
         """The stems two texts share."""
@@ -134,12 +129,7 @@ class StemAnalyser:
         ``ignore``: the stems of the question's template, which every item shows.
         """
         with_gold = self.shared(question, choices[answer_index]) - ignore
-        for i, choice in enumerate(choices):
-            if not with_gold:
-                break
-            if i != answer_index:
-                with_gold = with_gold - self.text_stems(choice)
-        return with_gold
+        return _shown_by_no_distractor(with_gold, choices, answer_index, self.text_stems)
 
     def template_stems(
         self, questions: Sequence[str], share: float = TEMPLATE_SHARE, cues: bool = False
@@ -151,3 +141,18 @@ class StemAnalyser:
         of = self.label_stems if cues else self.text_stems
         counts: Counter = Counter(stem for q in questions for stem in of(q))
         return frozenset(stem for stem, n in counts.items() if n >= share * len(questions))
+
+
+def _shown_by_no_distractor(
+    stems: frozenset[str],
+    choices: Sequence[str],
+    answer_index: int,
+    stems_of: Callable[[str], frozenset[str]],
+) -> frozenset[str]:
+    """Those of ``stems`` (shared by the question and the gold) that no other choice shows."""
+    for i, choice in enumerate(choices):
+        if not stems:
+            break
+        if i != answer_index:
+            stems = stems - stems_of(choice)
+    return stems
