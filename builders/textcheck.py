@@ -25,13 +25,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from probesmith.builders.text import EnglishToolMissing, fill_template
+from probesmith.builders.text import LINK_GRAMMAR_ENGLISH, EnglishToolMissing, fill_template
 from probesmith.errors import SpecError
 
 HUNSPELL_LIBRARY = "libhunspell-1.7.so.0"
 HUNSPELL_DICTIONARY = Path("/usr/share/hunspell/en_US")
 LINK_GRAMMAR_LIBRARY = "liblink-grammar.so.5"
-LINK_GRAMMAR_DICTIONARY = Path("/usr/share/link-grammar/en/4.0.dict")
+LINK_GRAMMAR_DICTIONARY = LINK_GRAMMAR_ENGLISH / "4.0.dict"  # the folder fill_template reads too
 DEFAULT_FIXES = "catalogs/template_fixes"
 FIX_KINDS = ("patterns", "questions", "clozes", "read_by_hand")
 # names a frame itself uses, which are no words of Hunspell's dictionary
