@@ -7,7 +7,9 @@ more initials ("A. R."), found in the label or any alias of either side, compare
 diacritics. A single letter (an initial, Vienna's alias "W") is no token.
 The name stems of ``text.content_stems`` (five letters of a word of four or more: "Sturnus" /
 "Sturnidae", "AppleWorks" / "Apple Inc.") count too, so this rule catches everything the stem
-rule did. Tokens that carry no identity are not leaks:
+rule did, and so does a *compound part*: a token of five letters or more of one side that begins
+or ends a longer token of the other and is no English word ("Venediger Group" / "Großvenediger",
+``compound_parts``). Tokens that carry no identity are not leaks:
 
 * ``FUNCTION_WORDS``: articles, prepositions and conjunctions of the languages Wikidata names
   are written in, and legal-form abbreviations ("Co.", "Ltd"), a fixed list;
@@ -34,7 +36,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
-from probesmith.builders.text import STEM_LENGTH, content_stems
+from probesmith.builders.text import GENERIC_STEMS, STEM_LENGTH, content_stems, english_lexicon
 
 GENERIC_SHARE = 0.10
 GENERIC_MIN = 5
@@ -121,7 +123,35 @@ def name_leak(
     stems_left = {fold(s) for n in left for s in content_stems(n)}
     stems_right = {fold(s) for n in right for s in content_stems(n)}
     stems = (stems_left & stems_right) - ignored_stems
-    return frozenset(shared | stems)
+    parts = compound_parts(tokens_of(left) - ignored, tokens_of(right) - ignored) - ignored_stems
+    return frozenset(shared | stems | parts)
+
+
+COMPOUND_PART = 5
+
+
+def compound_parts(
+    left: frozenset[str], right: frozenset[str], length: int = COMPOUND_PART
+) -> frozenset[str]:
+    """Tokens of one side (``length`` letters or more) that begin or end a longer token of the other.
+
+    A name is part of a compound name: "Venediger Group" / "Großvenediger" (folded "grossvenediger"
+    ends with "venediger"), "Andreas" / "Andreaskirche". Both sides folded (``fold``: case,
+    diacritics, "ß" -> "ss"). A shorter token ("berg" of "Heidelberg", "land") and an English word of
+    Link Grammar's dictionary, or its plural ("state" of "States", "island", "virus" of
+    "Orthopoxvirus"), are the head of a compound, not an identity.
+    """
+    found = set()
+    words = english_lexicon().known
+    for short_side, long_side in ((left, right), (right, left)):
+        for part in short_side:
+            if len(part) < length or not part.isalpha() or part in words or part[:-1] in words:
+                continue
+            if part[:STEM_LENGTH] in GENERIC_STEMS:  # "south" of "Southern", "great", "national"
+                continue
+            if any(len(t) > len(part) and (t.startswith(part) or t.endswith(part)) for t in long_side):
+                found.add(part)
+    return frozenset(found)
 
 
 @lru_cache(maxsize=1 << 18)

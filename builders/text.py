@@ -95,7 +95,7 @@ STEM_LENGTH = 5
 # Stems that carry no identity of their own, so that sharing one is not a leak: function words
 # and the generic heads of names of organisations and places ("University of Oxford" and "Harvard
 # University" share no identity; "Ford Motor Company" and "Ford Crown Victoria" do: ford).
-_GENERIC_STEMS = frozenset(
+GENERIC_STEMS = frozenset(
     w[:STEM_LENGTH]
     for w in (
         "the of and for from with von van der den het los las und del della dos das saint san santa "
@@ -119,7 +119,7 @@ def content_stems(text: str) -> frozenset[str]:
     words = re.findall(r"[^\W\d_]+", text)
     pieces = words + [p for w in words for p in re.sub(r"(?<=[a-z])(?=[A-Z])", " ", w).split()]
     stems = {p.lower()[:STEM_LENGTH] for p in pieces if len(p) >= 4}
-    return frozenset(stems - _GENERIC_STEMS)
+    return frozenset(stems - GENERIC_STEMS)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -160,7 +160,9 @@ def fill_template(
     plural verb ("Mystic River" the film, "Eurycea troglodytes"). ``plural_names`` are such names
     that name several by their form (a band called "The Breeders", :func:`is_plural_band_name`): no
     "the" is put before them, and their verbs agree in the plural ("Which country do The Breeders
-    come from?"). The filled text opens with a capital (:func:`capitalize_sentences`).
+    come from?"). A label ending in a full stop ("S.O.B.", "A. H.") ends the sentence there: the
+    template's own full stop after the slot is not doubled. The filled text opens with a capital
+    (:func:`capitalize_sentences`).
     """
     text = template
     for slot, label in (("[X]", subject), ("[Y]", obj)):
@@ -182,6 +184,8 @@ def fill_template(
             text = _with_definite_article(text, slot)
         if label in plural_names or (label not in names and is_plural_noun(label)):
             text = _verbs_agreeing_in_plural(text, slot)
+        if label.endswith("."):  # "S.O.B." before the sentence's full stop: one period ends it
+            text = text.replace(slot + ".", slot)
         text = text.replace(slot, label)
     return capitalize_sentences(text)
 

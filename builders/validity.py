@@ -227,8 +227,10 @@ RELATION_RULES = {
     "unique_subjects": "no subject appears twice within a relation",
     "no_leak": "the subject's label and aliases share no name token (a word of two letters or more, a number "
     "of three digits or more, letters joined by '&' or a run of two or more initials; a single letter, "
-    "function words and legal forms such as 'LLC' are none) nor a name stem with "
-    "the label or an alias of a gold of its answer space; function words and the relation's generic "
+    "function words and legal forms such as 'LLC' are none), nor a name stem, nor a compound part (a "
+    "token of five letters or more, no English word, that begins or ends a longer token of the other "
+    "side: 'Venediger Group' / 'Großvenediger') with the label or an alias of a gold of its answer "
+    "space, case, diacritics and 'ß'/'ss' folded; function words and the relation's generic "
     "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
     "equal_answers": "no answer of a space whose label is a name (label or alias, case and diacritics "
     "aside) of one of the instance's golds is left out of its golds",

@@ -271,8 +271,10 @@ def alias_problem(alias: str, label: str) -> str | None:
     """Why an alias cannot stand for its entity in a statement, or None.
 
     Identifiers and codes ("00033522513 IPI", "THA", "gr", "US-TX"), inverted names ("Chadwick, John"),
-    disambiguated forms ("Irvine, California", "Mercury (planet)") and descriptions
-    ("birthplace of Rachel Carson") are not names a sentence would use.
+    disambiguated forms ("Irvine, California", "Mercury (planet)"), descriptions ("birthplace of
+    Rachel Carson"; a lower-case word beside a proper name: "Queen City of the Pacific and others"),
+    initials only ("J. C." for John Cage, "U.S.S.R") and lower-cased forms of a proper name ("j. diez")
+    are not names a sentence would use.
     """
     words = alias.split()
     if re.search(r"\d", alias) and (re.search(r"\d{4,}", alias) or re.fullmatch(r"[\W\dA-Z]+", alias)):
@@ -291,9 +293,52 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "disambiguated or qualified form (comma)"
     if len(words) >= 3 and alias[:1].islower() and label[:1].isupper():
         return "description, not a name"
+    if _INITIALS_ONLY.fullmatch(alias):
+        return "initials or letters only ('J. C.', 'U.S.S.R')"
+    if _DESCRIPTION_WORDS.search(alias):
+        return "description, not a name ('and others', 'formerly', 'etc.')"
+    if _is_proper_name(label) and _lower_cased_words_of(words, label):
+        return "lower-cased form of a proper name ('j. diez' for Julius Diez)"
     if _name_then_code(words, label):
         return "label words then initials or a code ('Zeilinger A', 'Evanston IL')"
     return None
+
+
+# two or more single letters, with dots or spaces between them and nothing else: "J. C.", "G. I.", "U.S.S.R"
+_INITIALS_ONLY = re.compile(r"(?:[^\W\d_](?:\.\s*|\s+|$)){2,}")
+# words that make an alias a description of the entity rather than a name of it
+_DESCRIPTION_WORDS = re.compile(r"(?i)\b(?:and|&) others\b|\betc\b|\bet al\b|\bformerly\b|\bsee also\b")
+# lower-case words a proper name may hold: particles of names and of titles ("Catherine of Aragon")
+_NAME_PARTICLES = frozenset(
+    "of the and de del della di da do dos das du des la le les los las el al y e von vom zu zur van der "
+    "den ter ten bin ibn bint ben on in at by for with upon sur a an".split()
+)
+
+
+def _lower_case_words(words: list[str]) -> list[str]:
+    """The words of a name written all in lower case that are no particle ("others", "diez")."""
+    found = []
+    for word in words:
+        letters = re.sub(r"[^\w'-]", "", word)
+        if letters and letters == letters.lower() and re.search(r"[^\W\d_]{2,}", letters):
+            if letters.lower().strip("'-") not in _NAME_PARTICLES and not re.fullmatch(r"\w\.?", word):
+                found.append(letters)
+    return found
+
+
+def _lower_cased_words_of(words: list[str], label: str) -> list[str]:
+    """The alias's lower-case words that the label writes with a capital ("diez" of "Julius Diez")."""
+    capitalised = {w.casefold() for w in re.findall(r"[^\W\d_][\w'-]*", label) if w[:1].isupper()}
+    return [w for w in _lower_case_words(words) if w.casefold() in capitalised]
+
+
+def _is_proper_name(label: str) -> bool:
+    """Whether a label is a proper name written with capitals only ("John Cage", "Manila", "Goethe-Institut").
+
+    Its first word opens with a capital and every other word is capitalised or a name particle.
+    """
+    words = label.split()
+    return bool(words) and words[0][:1].isupper() and not _lower_case_words(words)
 
 
 # codes after a name that are part of it: legal forms, "FC", "TV" ("Adidas AG", "Liverpool FC")
@@ -334,15 +379,22 @@ def _name_then_code(words: list[str], label: str) -> bool:
 def label_problem(label: str) -> str | None:
     """Why an entity's label cannot stand for it in a statement, or None.
 
-    A disambiguator after the name ("Thomas Hales (dramatist)", "Andromeda (TV series)") or a
-    sentence (four words or more ending in a full stop after a lower-case word: "Dingiswayo real
-    meaning is ... exile."). Names with brackets of their own ("kukharenkoite-(Ce)") are names.
+    A disambiguator in parentheses anywhere in it ("Thomas Hales (dramatist)", "Montgomery (town),
+    New York"), coordinates ("Shamsabad (31°43′ N 53°39′ E), Taft") or a sentence (four words or
+    more ending in a full stop after a lower-case word: "Dingiswayo real meaning is ... exile.").
+    Names with brackets of their own ("kukharenkoite-(Ce)") are names.
     """
-    if re.search(r"\s\([^()]*\)$", label):
+    if re.search(r"\s\([^()]*\)", label):
         return "label with a disambiguator (parentheses)"
+    if _COORDINATES.search(label):
+        return "label with coordinates"
     if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
         return "label is a sentence"
     return None
+
+
+# a coordinate in a label's qualifier: degrees, minutes or seconds ("Shamsabad (31°43′ N 53°39′ E), Taft")
+_COORDINATES = re.compile(r"\d\s*°\s*\d+\s*['′]|\d\s*['′]\s*[NSEW]\b|\d\s*°\s*[NSEW]\b")
 
 
 def answers_named_alike(
@@ -601,8 +653,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
 PARAPHRASE_RULES = {
     "no_leak": "no instance's subject (label or any alias) shares a name token (a word of two letters or "
     "more, a number of three digits or more, letters joined by '&' or a run of two or more initials; a "
-    "single letter, function words and legal forms such as 'Inc' are none) nor a name stem with its "
-    "object's (label or any alias), case and diacritics aside (a subject equal to its "
+    "single letter, function words and legal forms such as 'Inc' are none), nor a name stem, nor a "
+    "compound part (a token of five letters or more, no English word, that begins or ends a longer token "
+    "of the other side: 'Venediger Group' / 'Großvenediger') with its "
+    "object's (label or any alias), case, diacritics and 'ß'/'ss' folded (a subject equal to its "
     "object included); function words and the relation's generic tokens (in 10%+, and 5+, of its objects' "
     "names, `generic_tokens`) aside",
     "equal_answers": "every answer of the space whose label is a name (label or alias, case and "

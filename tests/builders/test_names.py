@@ -19,6 +19,9 @@ from probesmith.builders.names import FUNCTION_WORDS, generic_tokens, name_key, 
         (["AppleWorks"], ["Apple Inc."], "apple"),  # the stems of the old rule still count
         (["The Legendary A&M Sessions"], ["A&M Records"], "a&m"),  # letters joined by "&" (third read)
         (["A. R. Reihana"], ["A. R. Rahman"], "a.r."),  # a run of two initials (third read)
+        (["Venediger Group"], ["Großvenediger"], "venediger"),  # a compound's part, ß folded (fourth read)
+        (["Kuththutamil"], ["Tamil"], "tamil"),  # the part ends the compound
+        (["cuproneyite"], ["neyite"], "neyite"),
     ],
 )
 def test_the_issues_leaks_are_caught(subject, gold, shared):
@@ -33,6 +36,10 @@ def test_the_issues_leaks_are_caught(subject, gold, shared):
         (["John F. Kennedy"], ["F. Scott Fitzgerald"], set()),  # an initial is no name
         (["Apollo 11"], ["Ocean's 11"], set()),  # a number is no name
         (["Toyota Corolla"], ["Toyota Motor Co., Ltd"], {"toyota"}),  # declared generic: not a leak
+        (["Arizona State University"], ["United States of America"], set()),  # an English word's plural
+        (["Orthopoxvirus"], ["Vaccinia virus"], set()),  # an English word heads the compound
+        (["South Shetland Islands"], ["Southern Ocean"], set()),  # a generic stem
+        (["Heidelberg"], ["Berg"], set()),  # a part of four letters
     ],
 )
 def test_function_words_generic_tokens_initials_and_numbers_are_no_leak(subject, gold, generic):

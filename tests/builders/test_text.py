@@ -137,6 +137,14 @@ from probesmith.builders.text import (
         ("[X] was created in [Y].", "iPhone 4", "Italy", "iPhone 4 was created in Italy."),
         ("[X] was written in [Y].", "Avec le temps", "French", "Avec le temps was written in French."),
         ("[X] is located in [Y].", "Niagara Falls", "New York", "Niagara Falls is located in New York."),
+        # a label ending in a full stop ends the sentence: one period, not ".." (fourth read)
+        (
+            "[X] was a screenwriter for [Y].",
+            "Blake Edwards",
+            "S.O.B.",
+            "Blake Edwards was a screenwriter for S.O.B.",
+        ),
+        ("[Y] was a language used by [X].", "A. H.", "Russian", "Russian was a language used by A. H."),
     ],
 )
 def test_fill_template_reads_right(template, subject, obj, statement):

@@ -84,6 +84,9 @@ def test_alias_filters_say_why():
 
 
 CODE_AFTER_NAME = "label words then initials or a code ('Zeilinger A', 'Evanston IL')"
+INITIALS_ONLY = "initials or letters only ('J. C.', 'U.S.S.R')"
+DESCRIPTION = "description, not a name ('and others', 'formerly', 'etc.')"
+LOWER_CASED = "lower-cased form of a proper name ('j. diez' for Julius Diez)"
 
 
 @pytest.mark.parametrize(
@@ -106,6 +109,16 @@ CODE_AFTER_NAME = "label words then initials or a code ('Zeilinger A', 'Evanston
         ("Barack Obama II", "Barack Obama", None),  # a numeral names another one
         ("Liverpool FC", "Liverpool", None),  # a name suffix
         ("comedy TV", "television comedy", None),
+        # fourth read: initials only, descriptions, lower-cased forms of a proper name
+        ("J. C.", "John Cage", INITIALS_ONLY),
+        ("G. I.", "Goethe-Institut", INITIALS_ONLY),
+        ("U.S.S.R", "Soviet Union", INITIALS_ONLY),
+        ("Queen City of the Pacific and others", "Manila", DESCRIPTION),
+        ("j. diez", "Julius Diez", LOWER_CASED),
+        ("f. kaulbach", "Friedrich August von Kaulbach", LOWER_CASED),
+        ("J.R.R. Tolkien", "J. R. R. Tolkien", None),
+        ("Gone with the Wind", "Gone with the Wind (film)", None),
+        ("vessel", "Ship", None),  # a lower-case word the label does not capitalise
     ],
 )
 def test_unusable_aliases_are_named(alias, label, reason):
@@ -245,6 +258,9 @@ def test_validity_report_checks_every_row_and_places_every_pattern(small_paraphr
         ("Martin Luther King Jr.", None),
         ("Space Exploration Technologies Corp.", None),
         ("Washington, D.C.", None),
+        ("Montgomery (town), New York", "label with a disambiguator (parentheses)"),  # fourth read
+        ("Shamsabad (31°43′ N 53°39′ E), Taft", "label with a disambiguator (parentheses)"),
+        ("Battle 360°", None),  # a degree sign without a coordinate's minutes
     ],
 )
 def test_labels_that_are_no_names_are_named(label, problem):
