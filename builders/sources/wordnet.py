@@ -317,6 +317,9 @@ _ATTRIBUTION = re.compile(r"^-+\s*\w")
 _EMPTIED_PARENTHESIS = re.compile(r"\s*\((?:[^()]*\s\)|[^()]*\S\s{2,}[^()]*\)|\s+(?:is|are)\s[^()]*\))")
 
 
+_BACKTICK_QUOTE = re.compile(r"`([A-Za-z][^`'\n]{0,80})'")
+
+
 def clean_gloss(definition: str) -> str:
     """WordNet's gloss less what NLTK's split from its examples leaves behind.
 
@@ -325,7 +328,8 @@ def clean_gloss(definition: str) -> str:
     ("; --Jonathan Swift"), the unquoted tail of an example ('; m siding against the current
     candidate"'), parentheses emptied of their quoted words ("(usually expressed as  rather than
     )") and trailing ":" or ",". Those parts are dropped; the definition's first part is kept
-    (less stray quotes) and whitespace is collapsed.
+    (less stray quotes) and whitespace is collapsed. WordNet's own backtick quoting ("informal
+    abbreviation of `representative'") is shown as the plain words.
     """
     parts = definition.split(";")
     kept = [parts[0].replace('"', "")]
@@ -340,6 +344,7 @@ def clean_gloss(definition: str) -> str:
             continue
         kept.append(part)
     gloss = _EMPTIED_PARENTHESIS.sub("", ";".join(kept))
+    gloss = _BACKTICK_QUOTE.sub(r"\1", gloss)  # WordNet's `good' quoting: the words, plain
     gloss = re.sub(r"\(\s+", "(", gloss)
     gloss = re.sub(r"\s+([;,])", r"\1", gloss)
     gloss = re.sub(r"\s+", " ", gloss)
