@@ -158,10 +158,11 @@ def fill_template(
     noun in Link Grammar's English dictionary (:func:`english_lexicon`). ``names`` are labels known
     by their Wikidata class to name one person, work, band or taxon: they never take "the" nor a
     plural verb ("Mystic River" the film, "Eurycea troglodytes"). ``plural_names`` are such names
-    that name several by their form (a band called "The Breeders", :func:`is_plural_band_name`): no
-    "the" is put before them, and their verbs agree in the plural ("Which country do The Breeders
-    come from?"). A label ending in a full stop ("S.O.B.", "A. H.") ends the sentence there: the
-    template's own full stop after the slot is not doubled. The filled text opens with a capital
+    that name several by their form (a band called "The Breeders", :func:`is_plural_band_name`): their
+    verbs agree in the plural, and one without its own "The" takes "the", as English reads a band
+    named in the plural ("Which country do The Breeders come from?", "do the Bee Gees come from?").
+    A label ending in a full stop ("S.O.B.", "A. H.") ends the sentence there: the template's own
+    full stop after the slot is not doubled. The filled text opens with a capital
     (:func:`capitalize_sentences`).
     """
     text = template
@@ -180,7 +181,8 @@ def fill_template(
             lambda m, label=label, slot=slot: indefinite_article(label, m.group(1)) + " " + slot,
             text,
         )
-        if label not in names | plural_names and takes_definite_article(label):
+        plural_band = label in plural_names and not re.match(r"(?i)the\b", label)
+        if plural_band or (label not in names | plural_names and takes_definite_article(label)):
             text = _with_definite_article(text, slot)
         if label in plural_names or (label not in names and is_plural_noun(label)):
             text = _verbs_agreeing_in_plural(text, slot)
@@ -451,6 +453,15 @@ _DEFINITE_OF = frozenset(
     "Court Ministry Department Government Congress Assembly Archdiocese Diocese Battle Treaty".split()
 )
 _NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der den y".split())
+# heads of the names of bodies read with "the" ("the Royal Society", "the Lincean Academy", "the
+# Organization for Security and Co-operation in Europe"): before a lower-case "for"/"and"/"in" the
+# name goes on ("for Security and Co-operation in Europe")
+_INSTITUTION_HEADS = frozenset(
+    "University Society Academy Observatory Institute Organization Organisation Association Council "
+    "Committee Commission Agency".split()
+)
+# lower-case heads of a named place that takes "the" ("the Guantanamo Bay detention camp")
+_DEFINITE_LOWER_HEADS = frozenset("camp prison jail gaol ghetto penitentiary".split())
 _DETERMINERS = frozenset("a an the this that these those his her its their our my your whose each".split())
 _FUNCTION_WORDS = _HEAD_ENDS | _DETERMINERS
 
@@ -460,15 +471,26 @@ def takes_definite_article(name: str) -> bool:
     words = name.split()
     if not words or words[0].lower() in ("the", "a", "an") or "'s" in name or "’s" in name:
         return False
-    head, of, _ = name.partition(" of ")
-    # "and" inside an institution's "of" part is its name ("the University of Music and Theatre Leipzig")
-    particles = _NAME_PARTICLES | {"and"} if of and head.split()[-1:] == ["University"] else _NAME_PARTICLES
+    connector = re.search(r" (of|for) ", name)
+    head = name[: connector.start()] if connector else name
+    head_last = head.split()[-1] if head.split() else ""
+    # "and", "for", "in" inside an institution's name go on with it ("the University of Music and Theatre
+    # Leipzig", "the Organization for Security and Co-operation in Europe"); a "for" elsewhere ends no head
+    institution = bool(connector) and head_last in _INSTITUTION_HEADS
+    of = bool(connector) and (connector.group(1) == "of" or institution)
+    particles = _NAME_PARTICLES | {"and", "for", "in", "on"} if institution else _NAME_PARTICLES
+    if words[0][:1].isupper() and words[-1] in _DEFINITE_LOWER_HEADS:
+        return True  # "the Guantanamo Bay detention camp", "the Auschwitz concentration camp"
     if any(w[:1].islower() and w not in particles for w in words):
         return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
     if len(words) >= 2 and words[-1] == "Academy" and words[-2] in ("Naval", "Military"):
         return True  # "the U.S. Naval Academy", "the United States Military Academy"
     if of:  # decided by the head alone: "Prince Constantijn of the Netherlands" takes none
-        return bool(head.split()) and head.split()[-1] in _DEFINITE_OF | _DEFINITE_LAST
+        return head_last in _DEFINITE_OF | _DEFINITE_LAST | _INSTITUTION_HEADS
+    if len(words) >= 2 and words[-1] in _INSTITUTION_HEADS - {"University"}:
+        return True  # "the Royal Society", "the Lincean Academy" ("Harvard University" takes none)
+    if len(words) >= 3 and words[-1] == "Bank":
+        return True  # "the Asian Development Bank" (a firm's "Deutsche Bank" takes none)
     return words[-1] in _DEFINITE_LAST and (len(words) > 1 or words[-1].endswith("s"))
 
 

@@ -27,6 +27,7 @@ import logging
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -125,12 +126,35 @@ class ParaphraseSpec(ProbeSpec):
     min_patterns: int = spec_field(5, help="Relations with fewer valid patterns are reported and skipped.")
     aliases: AliasSpec = spec_field(default_factory=AliasSpec, help="Alias bank filters.")
     max_instances: int = spec_field(2000, help="Instances per relation at most (keyed sample).")
+    object_types: Mapping[str, tuple[str, ...]] = spec_field(
+        default_factory=lambda: {"P30": ("Q5107",)},
+        help="Per relation, the Wikidata classes (P31) its objects must be an instance of. P30 takes "
+        "continents (Q5107) only: the supercontinents Eurasia and Americas contain Europe, Asia, North "
+        "and South America (a containing answer would be true and not gold), and a fictional continent "
+        "(Faerûn, Kara-Tur) is no answer of a real-world relation.",
+    )
+    name_objects: tuple[str, ...] = spec_field(
+        ("P138",),
+        help="Relations whose patterns read the object as a name, with no article ('[X] is named after "
+        "[Y].'): "
+        "an object labelled in lower case is a common noun ('meadow', 'mill', 'length') that would need an "
+        "article or a plural no pattern can choose ('Luční was named for meadow', fourth independent read); "
+        "its instance is dropped.",
+    )
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
         help="Instances whose subject (label or any alias) shares a name token (builders/names.py) with the "
         "object (label or any alias), as in relation sets ('Panasonic Lumix DMC-FX90' -> 'Panasonic', "
         "'Colledara' -> 'Colledara'; builders/names.py): drop or keep.",
     )
+
+    def __post_init__(self) -> None:
+        for pid, classes in self.object_types.items():
+            if not re.fullmatch(r"P\d+", pid) or not all(re.fullmatch(r"Q\d+", q) for q in classes):
+                raise ValueError(
+                    f"object_types: {pid!r}: {list(classes)!r} must map a property id (P30) to class ids "
+                    "([Q5107])"
+                )
 
 
 def normalize_pattern(template: str) -> str:
@@ -500,7 +524,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         labels: dict[str, str] = {}
         per_relation: dict[str, list[tuple[str, str]]] = {}
         for relation in tqdm(banks, desc="relations", unit="relation", disable=None):
-            view = source_view(client, spec.wikidata.min_popularity, relation)
+            view = source_view(
+                client, spec.wikidata.min_popularity, relation, (), tuple(spec.object_types.get(relation, ()))
+            )
             pairs, several = [], 0
             # subjects in key order until max_instances of them have one object: bounded by the grid
             for s, s_label, objects in subjects_in_key_order(
@@ -538,6 +564,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1
+            elif relation in spec.name_objects and not labels[o][:1].isupper():
+                dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1
             else:
                 usable.append((s, o))
         per_relation[relation] = pairs = usable

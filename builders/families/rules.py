@@ -419,6 +419,7 @@ class _World:
         self.subjects = dict(subjects)
         self._edit_candidates: dict[str, list[str]] = {}
         self._generic: dict[str, frozenset[str]] = {}
+        self.unnamed: frozenset[str] = frozenset()  # named things labelled in lower case ("w.r. hearst")
 
     def gives_away(self, fact: tuple[str, str, str]) -> bool:
         """Whether the subject's label shares a name token with the object's (``names.name_leak``).
@@ -622,6 +623,9 @@ def knowledge_sets(
     name_classes = load_name_classes()
     names = frozenset(e for e, classes in fit.types.items() if classes & name_classes)
     bands = frozenset(e for e, classes in fit.types.items() if classes & BAND_CLASSES)
+    # a person, work or band whose label is all lower case ("w.r. hearst") is no name a question can
+    # use: no grounding or unrelated fact asks about it (fourth independent read)
+    world.unnamed = frozenset(e for e in names if labels.get(e) and labels[e] == labels[e].lower())
     dropped: Counter = Counter()
     usable = rules.filter(
         pl.col("tier").replace_strict(TIER_ORDER, return_dtype=pl.Int64) >= TIER_ORDER[spec.min_tier]
@@ -632,7 +636,10 @@ def knowledge_sets(
     # the facts an unrelated question may come from: askable, and suited to its subject (once)
     unrelated_pool = facts.filter(pl.col("r").is_in(sorted(askable)))
     unrelated_pool = unrelated_pool.filter(
-        pl.Series([fit.fits(t) for t in unrelated_pool.iter_rows()], dtype=pl.Boolean)
+        pl.Series(
+            [fit.fits(t) and not {t[0], t[2]} & world.unnamed for t in unrelated_pool.iter_rows()],
+            dtype=pl.Boolean,
+        )
     )
     for rule in usable.iter_rows(named=True):
         if built >= spec.max_sets:
@@ -736,7 +743,8 @@ def _grounding_sets(
             atoms = ((rule["r1"], x, y), (rule["r2"], y, z), (rule["r3"], x, z))
             facts = [_atom_fact(*atom) for atom in atoms]
             # no question of the grounding names its answer (issue 25: one leak rule for all families)
-            if all(fit.fits(f) for f in facts) and not any(world.gives_away(f) for f in facts):
+            named = not {x, y, z} & world.unnamed
+            if named and all(fit.fits(f) for f in facts) and not any(world.gives_away(f) for f in facts):
                 by_join[y].append((x, y, z))
     joins = sorted(by_join, key=lambda y: stable_hash(spec.seed, rule["rule_id"], "join", y))
     dealt = [
