@@ -42,7 +42,21 @@ synonymy only, see ``READER_PROBES``):
 * ``sister_gloss`` — a sister (a synset sharing a parent with the gold for hypernymy, with the
   concept otherwise) whose gloss shares a content word with the gloss it must fit (the gold's;
   the concept's for hyponymy), each word widened by the lemmas of its first two WordNet senses
-  ("kickoff: ... to start a football game" for "the act of beginning something new").
+  ("kickoff: ... to start a football game" for "the act of beginning something new");
+* ``close_sister`` — hyponymy only: a member of the concept's sister family (a sister, or a
+  descendant of one, :data:`SISTER_PATH_HOPS` hops at most) whose sister is, to a reader, the
+  concept itself (issue 24, round 6: 5 of 25 hyponymy items had such a distractor: "Progressive
+  Party" for "a kind of association", "the act of obtaining" for "a kind of activity", "hypermotility"
+  for "a kind of disease", "review (troops)" for "a way to survey", "individualization" for "a kind of
+  classification"). Any of: a synset on its path up to (not including) the parent P it shares with
+  the concept has a gloss sharing a widened content word with the concept's (``sister_gloss``
+  applied along the path: "party: an organization to gain political power" under "association: a
+  formal organization of people"); a word of the concept's lemmas is a word of P's ("activity" in
+  act.n.02's "human activity": P is the concept's own name); the concept's gloss and P's share a
+  content stem ("impairment", "function": disease.n.01 and its parent illness.n.01 say the same
+  thing, so every sibling fits the question's gloss). Measured on the v7 build with the gloss
+  naming P (every sibling then fits the genus) too: it alone would refuse half of all sister slots
+  (7,956 of 16,023) and no reviewed item needs it, so it is not used.
 """
 
 from __future__ import annotations
@@ -70,9 +84,12 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "gloss_names": "its gloss and the concept's name each other (a word with a sense at or below the other)",
     "sister_gloss": "a sister whose gloss shares a content word (or a WordNet synonym of one) with the "
     "gloss it must fit",
+    "close_sister": "hyponymy: it descends from a sister of the concept that is too close to it (a synset on "
+    "its path up to their shared parent shares a gloss word with the concept, the concept's word is among "
+    "the parent's lemmas, or the concept's and the parent's glosses share a content word)",
 }
 #: the reasons a reader would accept a distractor that WordNet's graph does not make right
-READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss"})
+READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss", "close_sister"})
 # where they apply: definitions read 0/25 in round 3 already, and with them its choice-only
 # baseline rose from 0.254 to 0.265 (the sisters left read less like the gold)
 READER_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
@@ -86,6 +103,7 @@ _ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})
 _DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
 _POS_CODES = {"noun": "n", "verb": "v"}
 SYNONYM_SENSES = 2  # sister_gloss widens a gloss word by the lemmas of its first this many senses
+SISTER_PATH_HOPS = 3  # close_sister looks this many hops up from a choice for its sister
 
 
 class SecondAnswers:
@@ -190,7 +208,37 @@ class SecondAnswers:
             self._gloss_stems(choice)  # the generic stems of its part of speech, counted once
             if self._widened_stems(choice) & self._widened_stems(anchor):
                 return "sister_gloss"
+        if probe == "hyponymy" and self._close_sister(concept, choice):
+            return "close_sister"
         return None
+
+    def _close_sister(self, concept: int, choice: int) -> bool:
+        """Whether ``choice`` is in ``concept``'s sister family under a sister too close to it.
+
+        See ``close_sister`` in the module docstring. The path runs from the choice up to its
+        first ancestors (or itself) that share a parent with the concept; antonyms of the concept
+        on it are sisters a reader tells apart ("inhale" beside "exhale").
+        """
+        own_parents = set(self.g.parents[concept])
+        levels = self.g.ancestors_by_hops(choice, SISTER_PATH_HOPS)
+        self._gloss_stems(concept)  # the generic stems of its part of speech, counted once
+        concept_stems = self._widened_stems(concept)
+        concept_words = {w for lemma in self.lemma_sets[concept] for w in lemma.split()} - FUNCTION_WORDS
+        path: list[int] = []
+        for level in levels:
+            path.extend(sorted(level))
+            sisters = [n for n in level if own_parents & set(self.g.parents[n]) and n != concept]
+            if not sisters:
+                continue
+            if any(n in self.g.antonyms[concept] for n in sisters):
+                return False
+            shared = sorted(own_parents & {p for n in sisters for p in self.g.parents[n]})
+            return (
+                any(self._widened_stems(n) & concept_stems for n in path)
+                or any(concept_words & {w for x in self.lemma_sets[p] for w in x.split()} for p in shared)
+                or any(self._gloss_stems(concept) & self._gloss_stems(p) for p in shared)
+            )
+        return False
 
     def reason(
         self, probe: str, concept: int, gold: int, choice: int, shown: Sequence[str] | None = None
@@ -290,10 +338,14 @@ ITEM_RULES = {
     "concept asked about, at any depth; no gloss sharing a content word with the gold's (verbs; nouns in "
     "definitions and synonymy); and, in hypernymy, hyponymy and synonymy, none a reader would accept: "
     "another sense of a word it shows is right, its gloss and the concept's name each other, or a sister's "
-    "gloss shares a content word (or a WordNet synonym of one) with the gloss it must fit",
+    "gloss shares a content word (or a WordNet synonym of one) with the gloss it must fit; in hyponymy, none "
+    "under a sister too close to the concept (a gloss word shared on its path up to their parent, the "
+    "concept's word among the parent's lemmas, or a content word shared by the concept's and the parent's "
+    "glosses)",
     "clean_text": "no choice shows what NLTK's split of a gloss from its quoted examples leaves: an empty "
     "part ('; ;'), an attribution ('--Shakespeare'), a stray double quote, a parenthesis emptied of its "
-    "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ','",
+    "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ',', or WordNet's "
+    "backtick quoting ('`good'')",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; with the gold's name in hypernymy, hyponymy and synonymy, also particles, 'like' and "
@@ -307,7 +359,7 @@ ITEM_RULES = {
 LABEL_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
 
 # gloss residue, found independently of the cleaning in probesmith.builders.sources.wordnet.clean_gloss
-GLOSS_RESIDUE = re.compile(r'(^|;)\s*-+\s*\w|;\s*[;.:,]|\(\s|\s\)|\S\s{2,}\S|"|\s[;,]|[;,:(]\s*$')
+GLOSS_RESIDUE = re.compile(r'(^|;)\s*-+\s*\w|;\s*[;.:,]|\(\s|\s\)|\S\s{2,}\S|"|\s[;,]|[;,:(]\s*$|`\w')
 
 
 def gloss_residue(choice: str) -> str | None:
