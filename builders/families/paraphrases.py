@@ -689,9 +689,11 @@ PARAPHRASE_RULES = {
     "names, `generic_tokens`) aside",
     "equal_answers": "every answer of the space whose label is a name (label or alias, case and "
     "diacritics aside) of one of an instance's golds is one of its golds",
-    "labels_usable": "no kept label has a disambiguator in parentheses or is a sentence",
-    "alias_usable": "no kept alias is an identifier, code, inverted name, disambiguated form, description, "
-    "surname then initials ('Zeilinger A') or label then a two-capital code ('Basel BS')",
+    "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
+    "York'), coordinates, or is a sentence",
+    "alias_usable": "no kept alias is an identifier, code, inverted name, disambiguated form, description "
+    "('and others', 'formerly'), initials only ('J. C.', 'U.S.S.R'), a lower-cased form of its proper name "
+    "('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code ('Basel BS')",
     "verbalizations": "at most K verbalizations per entity, the label first",
     "patterns_read": "no pattern doubles a word or an article when filled with its first instance",
 }

@@ -141,7 +141,7 @@ def test_build_has_five_patterns_graph_aliases_and_grid(small_paraphrases_build)
     patterns = table(small_paraphrases_build, "patterns")
     assert (patterns.group_by("relation_id").len()["len"] >= 5).all()
     edges = table(small_paraphrases_build, "pattern_edges")
-    assert set(edges["relation_id"]) <= {"P19", "P36", "P103"} and edges.height > 0
+    assert set(edges["relation_id"]) <= {"P19", "P36", "P103", "P30", "P138"} and edges.height > 0
     assert edges.filter(pl.col("lexical")).height and edges.filter(pl.col("syntactic")).height
     grid = table(small_paraphrases_build, "grid")
     instances = table(small_paraphrases_build, "instances")
@@ -364,3 +364,81 @@ def test_every_grid_row_filled_as_the_pattern_is(small_paraphrases_build):
         if re.search(rf"\ba {re.escape(label)}", filled) and label[:1].lower() in "aeio":
             misread.append(filled)
     assert wrong == [] and misread == []
+
+
+def _slice_facts(properties: set[str]) -> dict[str, dict[str, set[str]]]:
+    """``{property: {subject: objects}}`` of the slice's TSV, read apart from the builder."""
+    import csv
+    import gzip
+    from collections import defaultdict
+
+    from ...conftest import SHARED_DATA
+
+    facts: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        for s, p, o, *_ in csv.reader(fh, delimiter="\t"):
+            if p in properties:
+                facts[p][s].add(o)
+    return facts
+
+
+def test_no_answer_contains_a_gold_and_typed_objects_are_of_their_class(small_paraphrases_build):
+    """Over every instance of the small build, with the slice's TSV read apart from the builder: no
+    answer of a space contains a gold through P361 (part of, followed transitively: Eurasia holds
+    Europe) without being a gold itself; every object of a relation the spec types
+    (``object_types``: P30 continents) is an instance of one of its classes (no Eurasia, no Faerûn);
+    every object of a ``name_objects`` relation (P138) is labelled as a name, with a capital."""
+    spec = load_spec(FIXTURES / "paraphrases_small.yaml")
+    facts = _slice_facts({"P361", "P31"})
+    instances = table(small_paraphrases_build, "instances")
+    answers = table(small_paraphrases_build, "answer_spaces")
+    space = {r: set(g["obj_id"]) for (r,), g in answers.group_by("relation_id")}
+
+    def containers(entity: str) -> set[str]:
+        found, frontier = set(), [entity]
+        while frontier:
+            for parent in facts["P361"].get(frontier.pop(), ()):
+                if parent not in found:
+                    found.add(parent)
+                    frontier.append(parent)
+        return found
+
+    nested, untyped, common = [], [], []
+    for row in instances.iter_rows(named=True):
+        relation = row["relation_id"]
+        golds = set(row["gold_obj_ids"])
+        implied = set().union(*(containers(g) for g in golds)) & space[relation]
+        if implied - golds:
+            nested.append((row["sub_label"], row["obj_label"], sorted(implied - golds)))
+        classes = spec.object_types.get(relation)
+        if classes and not facts["P31"].get(row["obj_id"], set()) & set(classes):
+            untyped.append((relation, row["obj_label"]))
+        if relation in spec.name_objects and not row["obj_label"][:1].isupper():
+            common.append(row["obj_label"])
+    assert set(spec.relations) >= {"P30", "P138"} and {"P30", "P138"} <= set(space)
+    assert nested == [] and untyped == [] and common == []
+
+
+def test_no_grid_row_ends_in_two_periods_and_no_alias_is_initials_only(small_paraphrases_build):
+    """Over every grid row and kept alias of the small build: no statement ends in ".." (a label
+    ending in "." before the pattern's own), written apart from ``fill_template``; no kept alias is
+    made of single letters only ("J. C.", "U.S.S.R") or is a lower-case form of its label's
+    capitalised words ("j. diez"); no kept label has a parenthesis after a space."""
+    grid = table(small_paraphrases_build, "grid")
+    assert grid.height and grid.filter(pl.col("statement").str.contains(r"\.\.$")).height == 0
+    aliases = table(small_paraphrases_build, "aliases")
+    labels = {
+        r["entity_id"]: r["alias"] for r in aliases.filter(pl.col("source") == "label").iter_rows(named=True)
+    }
+    assert not [label for label in labels.values() if " (" in label]
+    bad = []
+    for row in aliases.filter(pl.col("source") == "alias").iter_rows(named=True):
+        alias, label = row["alias"], labels[row["entity_id"]]
+        if re.fullmatch(r"(?:[A-Za-z][. ]*)+", alias) and len(re.findall(r"[A-Za-z]", alias)) >= 2:
+            if all(len(w) == 1 for w in re.findall(r"[A-Za-z]+", alias)):
+                bad.append(alias)
+        capitalised = {w.lower() for w in label.split() if w[:1].isupper()}
+        proper = all(w[:1].isupper() for w in label.split())
+        if proper and alias[:1].islower() and any(w in capitalised for w in alias.split()):
+            bad.append(alias)
+    assert bad == []

@@ -423,3 +423,32 @@ def test_every_fill_opens_with_a_capital(small_relations_build):
                 if first[:1].islower() and not any(c.isupper() for c in first[1:]):
                     lower.append(text)
     assert lower == []
+
+
+# names of bodies English reads without "the" (the fourth read's "a member of the Eurocontrol")
+BARE_BODIES = {"Eurocontrol", "Interpol", "Europol", "UNESCO", "NATO", "Mercosur", "Deutsche Bank"}
+
+
+def test_every_fill_ends_with_one_period_and_names_its_body_right(small_relations_build):
+    """Over every instance x template x answer of the small build, judged apart from ``fill_template``:
+    no sentence ends in ".." unless a label ends so itself ("S.O.B.", fourth read); no "the" before an
+    answer whose label has its own ("the The ...") or before a name of a body that English reads bare
+    (``BARE_BODIES``: "a member of the Eurocontrol"); no P413 sentence names a player's label as a position
+    ("plays in the pitcher position")."""
+    instances = table(small_relations_build, "instances")
+    answers = table(small_relations_build, "answer_spaces")
+    templates = table(small_relations_build, "templates")
+    space = {r: g["obj_label"].to_list() for (r,), g in answers.group_by("relation_id")}
+    forms = {r: g["template"].to_list() for (r,), g in templates.group_by("relation_id")}
+    bad = []
+    for row in instances.iter_rows(named=True):
+        for template in forms[row["relation_id"]]:
+            for answer in space[row["relation_id"]]:
+                text = fill_template(template, row["sub_label"], answer)
+                if text.endswith("..") and not answer.endswith("..") and not row["sub_label"].endswith(".."):
+                    bad.append(text)
+                if re.search(r"\bthe The\b", text) or f"the {answer}" in text and answer in BARE_BODIES:
+                    bad.append(text)
+                if re.search(r"in the \w+ position", text):
+                    bad.append(text)
+    assert instances.height and bad == []

@@ -473,3 +473,41 @@ def test_every_question_reads_as_english_after_the_third_read(small_rules_build)
             if is_plural_noun(label) or is_plural_band_name(label.removeprefix("the ")):
                 bad.append(subject)
     assert bad == []
+
+
+@pytest.mark.integration
+def test_questions_after_the_fourth_read(small_rules_build):
+    """Over every item of the small build, with the classes read from the slice's TSV apart from the
+    builder: no item asks about or answers with a person, work or band whose label is all lower case
+    ("w.r. hearst"); no question asks "Which organization" or "Which university" (P463's answers
+    are bands too, P69's colleges and academies); a band named in the plural without its own "The"
+    is read with "the" ("Which country do the Bee Gees come from?")."""
+    from probesmith.builders.families.rules import BAND_CLASSES
+    from probesmith.builders.sources.catalog import load_name_classes
+    from probesmith.builders.text import is_plural_band_name
+
+    classes = load_name_classes()
+    facts = slice_relations()
+    named = {s for s, objs in facts["P31"].items() if objs & classes}
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    labels = {}
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            qid, label, _ = line.split("\t", 2)
+            labels[qid] = label
+    bad = []
+    for row in items.iter_rows(named=True):
+        for entity in (row["subject"], row["object"]):
+            if entity in named and labels.get(entity, "x") == labels.get(entity, "x").lower():
+                bad.append(labels[entity])
+        if re.match(r"Which (organization|university)\b", row["question"]):
+            bad.append(row["question"])
+        label = labels.get(row["subject"], "")
+        band = facts["P31"].get(row["subject"], set()) & BAND_CLASSES
+        if band and is_plural_band_name(label) and not label.startswith("The "):
+            if f" {label} " in f" {row['question']} " and f"the {label}" not in row["question"]:
+                bad.append(row["question"])
+    assert items.height and bad == []
