@@ -160,6 +160,15 @@ class DistractorSpec:
         "is no cue.",
     )
 
+    definitions_random_from_golds: bool = spec_field(
+        True,
+        help="Definitions: random distractors are glosses of synsets that could be definitions golds "
+        "themselves (same part of speech, an example sentence that contains their word), not of any "
+        "synset: golds need an example, so they are common, general senses ('something', 'the act "
+        "of'), and glosses drawn from all of WordNet ('a genus of tropical American shrubs') told a "
+        "choice-only model which choice was not the gold (issue 24: 0.260 over chance 0.20).",
+    )
+
     def __post_init__(self) -> None:
         unknown_probes = [p for p in self.mix_by_probe if p not in PROBE_TYPES]
         if unknown_probes:
@@ -345,6 +354,7 @@ class _Builder:
         self.depth = graph.depths()
         self._by_depth_cache: dict[WeightedSampler, dict[int, list[int]]] = {}
         self._popular_band_cache: dict[tuple, WeightedSampler] = {}
+        self._definable: dict[str, list[int]] = {}
         self._shown_stems: dict[int, frozenset[str]] = {}
         self._choice_stems: dict[int, frozenset[str]] = {}
         self.by_pos_depth: dict[tuple[str, int], list[int]] = defaultdict(list)
@@ -371,6 +381,16 @@ class _Builder:
             for n in (by_depth.get(d, ()) if by_depth is not None else self.by_pos_depth.get((pos, d), ()))
         ]
         return pool or self.g.by_pos[pos], lambda node: low <= self.depth[node] <= high
+
+    def definable(self, pos: str) -> list[int]:
+        """The synsets of ``pos`` that could be definitions golds: an example sentence contains their word."""
+        if pos not in self._definable:
+            self._definable[pos] = [
+                n
+                for n in self.g.by_pos[pos]
+                if find_in_examples(self.g.lemmas[n], self.g.examples[n]) is not None
+            ] or self.g.by_pos[pos]
+        return self._definable[pos]
 
     def popular_near(self, key: tuple[str, int, str], gold: int) -> WeightedSampler | list:
         """The popular distractors of ``key`` (probe, hop, pos) conditioned on the gold's depth band.
@@ -672,6 +692,10 @@ class _Builder:
         context = find_in_examples(g.lemmas[c], g.examples[c])
         word = context[1] if context else g.lemmas[c][0]
         lemma = next((x for x in g.lemmas[c] if x.lower() == word.lower() or self.says(word, x)), word)
+        if word[:1].isupper() and word[1:] == word[1:].lower() and lemma[:1].islower():
+            # the example capitalises the word (a sentence's first word, a proper name: "Modern
+            # Language Association"); the question shows the lemma's case: "a kind of association"
+            word = word[:1].lower() + word[1:]
         gloss, first = g.glosses[c], g.lemmas[c][0]
         in_context = {"word": word, "lemma": lemma, "example": context[0] if context else "", "gloss": gloss}
         out_of_context = {"word": first, "lemma": first, "example": "", "gloss": gloss}
@@ -809,6 +833,9 @@ class _Builder:
                         {c},
                         lambda n: g.glosses[n],
                         lambda t: normalize_choice(t) != normalize_choice(gloss) and not names_word(t),
+                        band=(self.definable(pos), lambda n: True)
+                        if spec.distractors.definitions_random_from_golds
+                        else None,
                     )
         if "synonymy" in spec.probes:
             own = {lemma.lower() for lemma in g.lemmas[c]}
