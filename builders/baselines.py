@@ -13,8 +13,12 @@ an artifact: the answer can be found without the knowledge the probe is about.
 * ``lexical_overlap`` — the same overlap, untrained: the choice sharing most words wins;
 * ``answer_frequency`` — how often a choice's text was the gold in train (the majority-class
   baseline of relation sets: LAMA-style sets reward always naming the frequent answer);
-* ``encoder_choice_only`` (see :mod:`probesmith.eval.encoder`) — a transformer trained on the
-  choices alone.
+* ``encoder_choice_only`` (:mod:`probesmith.eval.encoder`, made by
+  :func:`probesmith.eval.baselines.make_baseline`) — a transformer trained on the choices alone;
+  it needs torch, so it lives in eval, above the builders.
+
+The feature baselines are here, below the build, because the artifact filter of a multiple-choice
+build uses them (:mod:`probesmith.builders.artifact_filter`); the audit (eval) imports them.
 
 Feature models are conditional-logit (softmax over an item's choices) linear models over hashed
 features, trained with scipy sparse products on CPU in seconds.
@@ -332,18 +336,3 @@ DEFAULT_BASELINES = (
     "lexical_overlap",
     "answer_frequency",
 )
-
-
-def make_baseline(name: str, seed: int = 0, **options) -> Baseline:
-    """A baseline by name; ``encoder_choice_only`` takes ``model=`` (a path or "tiny")."""
-    if name == "encoder_choice_only":
-        from probesmith.eval.encoder import EncoderChoiceOnly
-
-        return EncoderChoiceOnly(seed=seed, **options)
-    if name not in BASELINES:
-        from probesmith.errors import SpecError
-
-        known = ", ".join([*BASELINES, "encoder_choice_only"])
-        raise SpecError(f"unknown baseline {name!r}; known baselines: {known}.")
-    cls = BASELINES[name]
-    return cls(seed=seed) if issubclass(cls, FeatureBaseline) else cls()

@@ -29,7 +29,7 @@ from probesmith.probes.spec import (
     shown,
 )
 from probesmith.schemas.card import CardInfo
-from probesmith.schemas.tables import TableSchema
+from probesmith.schemas.tables import TableSchema, add_schema_finder
 
 
 @dataclass(slots=True)
@@ -161,12 +161,15 @@ def families() -> dict[str, Family]:
     """Every registered family, after importing every module of ``probesmith.builders.families``."""
     global _DISCOVERED
     if not _DISCOVERED:
-        import probesmith.builders.families as package
+        import probesmith.builders.families as package  # plugin discovery: the families sit above
 
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"probesmith.builders.families.{module.name}")
         _DISCOVERED = True
     return dict(sorted(_FAMILIES.items()))
+
+
+add_schema_finder(families)  # a family's own table schemas, declared when its module is imported
 
 
 def get_family(name: str) -> Family:

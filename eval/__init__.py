@@ -18,15 +18,15 @@ __all__ = ["score_statements", "load_model", "evaluate"]
 def __getattr__(name: str):
     # imported on first use: torch and transformers are slow to import for the audit's users
     if name == "score_statements":
-        from probesmith.eval.scoring import score_statements
+        from probesmith.eval.scoring import score_statements  # deferred: imports torch
 
         return score_statements
     if name == "load_model":
-        from probesmith.eval.models import load_model
+        from probesmith.eval.models import load_model  # deferred: imports torch
 
         return load_model
     if name == "evaluate":
-        from probesmith.eval.run import evaluate
+        from probesmith.eval.run import evaluate  # deferred: imports torch
 
         return evaluate
     raise AttributeError(f"module 'probesmith.eval' has no attribute {name!r}")

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import torch
 
-from probesmith.eval.baselines import Baseline
+from probesmith.builders.baselines import Baseline
 from probesmith.eval.models import default_device, train_wordpiece
 
 log = logging.getLogger(__name__)

@@ -36,7 +36,9 @@ import pyarrow.compute as pc
 import yaml
 
 from probesmith import __version__
+from probesmith.builders.registry import families, multiple_choice_families
 from probesmith.errors import UsageError
+from probesmith.eval.registry import evaluated, evaluation_for
 from probesmith.eval.relation_docs import answer_spaces, statement_documents, templates_by_relation
 from probesmith.schemas.artifact import read_table, require_family, table_files
 from probesmith.schemas.output import OutputFolder, path_under
@@ -50,8 +52,6 @@ LM_EVAL_VERSION = "0.4.13"
 
 
 def _multiple_choice(family: str) -> bool:
-    from probesmith.builders.registry import multiple_choice_families
-
     return family in multiple_choice_families()
 
 
@@ -107,9 +107,6 @@ def export_lm_eval(
     instead of the local Parquet. ``task_prefix`` names the tasks (default ``probesmith_`` + the
     build folder's name). Returns what was written: the group, the tasks and their documents.
     """
-    from probesmith.builders.registry import families
-    from probesmith.eval.registry import evaluated, evaluation_for
-
     if task_prefix is not None:
         check_task_prefix(task_prefix)
     build_folder = Path(build_folder)

@@ -21,26 +21,14 @@ from pathlib import Path
 
 import polars as pl
 
+from probesmith.builders.artifact_filter import COLUMNS
+from probesmith.builders.registry import multiple_choice_families
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
 from probesmith.schemas.artifact import read_table
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
 from probesmith.schemas.tables import MULTIPLE_CHOICE
 
-#: The multiple-choice columns the audit, the filter and scoring read (types from the declared
-#: schema, ``schemas/tables.py``), plus the split an item was read from.
-AUDITED_COLUMNS = (
-    "id",
-    "question",
-    "choices",
-    "answer_index",
-    "cluster",
-    "probe",
-    "hops",
-    "distractor_types",
-)
-_DECLARED_TYPES = pl.from_arrow(MULTIPLE_CHOICE.schema.empty_table()).schema
-COLUMNS = {**{name: _DECLARED_TYPES[name] for name in AUDITED_COLUMNS}, "split": pl.String}
 AI2_SPLITS = ("train", "dev", "test")
 
 
@@ -69,8 +57,6 @@ def load_build(folder: Path, splits: tuple[str, ...] | None = None) -> dict[str,
     manifest = read_manifest(folder)
     choice_tables = sorted(t for t, e in manifest["tables"].items() if e.get("schema") == MULTIPLE_CHOICE.id)
     if not choice_tables:
-        from probesmith.builders.registry import multiple_choice_families
-
         raise ArtifactError(
             f"{folder} is a {manifest['family']} build, which has no multiple-choice tables; the "
             f"audit and multiple-choice scoring take {' or '.join(multiple_choice_families())} builds "

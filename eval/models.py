@@ -18,6 +18,7 @@ import torch
 
 from probesmith.errors import ProbesmithError
 from probesmith.eval.placement import DTYPES, checkpoint_dtype, choose_dtype
+from probesmith.eval.scoring import input_device
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +59,6 @@ class LanguageModel:
     @property
     def device(self) -> torch.device:
         """The device inputs go to: the input embeddings' (a device-mapped model's first device)."""
-        from probesmith.eval.scoring import input_device
-
         return input_device(self.model)
 
 

@@ -9,11 +9,14 @@ none of them names a family.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from probesmith.builders.registry import MULTIPLE_CHOICE_KIND, families
 from probesmith.errors import ArtifactError
 
 #: (context, build folder, manifest) -> None: scores the build and fills ``context.result``.
@@ -63,20 +66,13 @@ def _discover() -> None:
     """Import every module of ``probesmith.eval`` once: a module registers its evaluations."""
     global _DISCOVERED
     if not _DISCOVERED:
-        import importlib
-        import pkgutil
-
-        import probesmith.eval as package
-
         _DISCOVERED = True
-        for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"probesmith.eval.{module.name}")
+        for module in pkgutil.iter_modules([str(Path(__file__).parent)]):  # this module's package
+            importlib.import_module(f"{__package__}.{module.name}")
 
 
 def evaluation_for(family: str | None) -> Evaluation:
     """The evaluation of builds of ``family``: its own, or that of its kind; else a clear error."""
-    from probesmith.builders.registry import MULTIPLE_CHOICE_KIND, families
-
     _discover()
     if family in _EVALUATIONS:
         return _EVALUATIONS[family]  # type: ignore[index]

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from probesmith.eval.metrics import EDIT_METRICS
+from probesmith.eval.registry import evaluation_for
 
 
 def _fmt(value) -> str:
@@ -30,7 +31,6 @@ def render_report(result, folder: Path) -> str:
         "`items.parquet`; every number below: `metrics.json`.",
         "",
     ]
-    from probesmith.eval.registry import evaluation_for
 
     lines += evaluation_for(result.family).report(m, folder)
     return "\n".join(lines) + "\n"

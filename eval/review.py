@@ -41,9 +41,13 @@ from typing import Any
 import polars as pl
 
 from probesmith.builders.sampling import stable_hash
+from probesmith.builders.text import fill_template
 from probesmith.errors import ArtifactError
 from probesmith.eval.mcqa import load_build
+from probesmith.eval.registry import evaluation_for
+from probesmith.schemas.artifact import read_table
 from probesmith.schemas.card import set_card_section
+from probesmith.schemas.manifest import read_manifest
 from probesmith.schemas.output import OutputFolder, SharedReadLock, check_unchanged, logical_hash_of
 from probesmith.stats import wilson_interval
 
@@ -103,9 +107,6 @@ def relation_review_rows(folder: str | Path, n: int = 200, seed: int = 0) -> tup
     blank, the gold, every gold the build lists, and the answer space: the reviewer marks whether
     the gold is right and names any other option of the space that is also right.
     """
-    from probesmith.builders.text import fill_template
-    from probesmith.schemas.artifact import read_table
-
     folder = Path(folder)
     instances = read_table(folder, "instances")
     answers = read_table(folder, "answer_spaces").sort("relation_id", "answer_idx")
@@ -171,9 +172,6 @@ def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force
     Multiple-choice builds and the table families that register review rows (relation sets);
     see the module docstring.
     """
-    from probesmith.eval.registry import evaluation_for
-    from probesmith.schemas.manifest import read_manifest
-
     folder = Path(folder)
     family = read_manifest(folder).get("family")
     evaluation = evaluation_for(family)

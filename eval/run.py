@@ -31,22 +31,28 @@ import torch.distributed as dist
 
 from probesmith.builders.registry import MULTIPLE_CHOICE_KIND
 from probesmith.builders.sampling import stable_hash
-from probesmith.errors import ArtifactError
+from probesmith.errors import ArtifactError, UsageError
 from probesmith.eval import metrics as M
+from probesmith.eval import models as eval_models
+from probesmith.eval import report, review
 from probesmith.eval.editors import (
     Editor,
     FineTuneEditor,
     InContextEditor,
 )
+from probesmith.eval.mcqa import load_build, load_multiple_choice
 from probesmith.eval.models import LanguageModel
+from probesmith.eval.placement import auto_batch_tokens
 from probesmith.eval.registry import Evaluation, evaluated, evaluation_for, register_evaluation
+from probesmith.eval.report import render_report
 from probesmith.eval.scoring import StatementTooLong, score_statements
 from probesmith.probes.spec import spec_field, to_dict
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
-from probesmith.schemas.output import OutputFolder
+from probesmith.schemas.output import OutputFolder, SharedReadLock, check_destination, check_unchanged
 from probesmith.schemas.parquet import read_parquet, write_parquet
 from probesmith.schemas.results import MC_SCORES
 from probesmith.schemas.tables import TableSchema
+from probesmith.stats import paired_bootstrap
 
 log = logging.getLogger(__name__)
 
@@ -187,9 +193,6 @@ class EvalContext:
 
 def resolved_batch_tokens(lm: LanguageModel, requested: int | str) -> int:
     """``batch_tokens`` as used: the option, or for ``auto`` ``placement.auto_batch_tokens``."""
-    from probesmith.errors import UsageError
-    from probesmith.eval.placement import auto_batch_tokens
-
     if requested == "auto":
         return auto_batch_tokens(lm.model, lm.device)
     if isinstance(requested, int) and not isinstance(requested, bool) and requested > 0:
@@ -237,8 +240,6 @@ def argmax(values: list[float]) -> int:
 
 
 def _multiple_choice(ctx: EvalContext, probes: Path, manifest: dict) -> None:
-    from probesmith.eval.mcqa import load_build, load_multiple_choice
-
     frames = load_build(probes, (ctx.options.split,)) if manifest else load_multiple_choice(probes)
     items, statements, starts = [], [], []
     for config, frame in sorted(frames.items()):
@@ -329,8 +330,6 @@ def write_results(result: EvalResult, out: str | Path, *, force: bool = False) -
     results of another model or build are kept unless ``force``. Under ``torch.distributed`` only
     rank 0 writes.
     """
-    from probesmith.eval.report import render_report
-
     out = Path(out)
     if dist.is_available() and dist.is_initialized() and dist.get_rank() != 0:
         return out
@@ -388,15 +387,11 @@ def run_evaluation(
     ``device_map``/``max_memory``/``offload_folder`` place a model larger than one device
     (``models.load_model``); under ``torchrun`` each rank then holds its own placement.
     """
-    from probesmith.errors import UsageError
-    from probesmith.eval.models import load_model
-    from probesmith.schemas.output import SharedReadLock, check_destination, check_unchanged
-
     out = Path(out) if out is not None else default_results_folder(model, probes)
     check_destination(out, "eval", folder=True, force=force)
     if not Path(probes).exists():
         raise UsageError(f"--probes {probes} does not exist: pass a build folder or AI2 JSONL.")
-    lm = load_model(
+    lm = eval_models.load_model(  # by attribute: a test replaces it to prove nothing loads
         model,
         kind=kind,
         device=device,
@@ -437,8 +432,6 @@ def load_runs_for_comparison(
     At least two runs, each a ``probesmith eval`` result; all of one family, of the same build
     (logical hash) and with the same sampling options, unless ``force``.
     """
-    from probesmith.errors import UsageError
-
     if len(folders) < 2:
         raise UsageError("eval-compare needs the results of at least two models; pass two or more folders.")
     models, settings, families = {}, {}, set()
@@ -492,8 +485,6 @@ def compare_runs(
     A family may add its own comparison (grids: rank consistency over ``subsets`` random subsets
     of ``subset_size`` relations).
     """
-    from probesmith.stats import paired_bootstrap
-
     evaluation = evaluation_for(family)
     keys, outcome = evaluation.item_keys, evaluation.outcome
     names = list(runs)
@@ -528,8 +519,6 @@ def compare_runs(
 # Every multiple-choice family is evaluated alike (and AI2 JSONL with it). Each table family
 # registers its own evaluation from its own module: relation_sets.py, grids.py, knowledge_sets.py.
 def _register() -> None:
-    from probesmith.eval import report, review
-
     register_evaluation(
         Evaluation(
             MULTIPLE_CHOICE_KIND,

@@ -51,6 +51,7 @@ import torch.distributed as dist
 from tqdm.auto import tqdm
 
 from probesmith.errors import ProbesmithError
+from probesmith.eval.placement import auto_batch_tokens
 from probesmith.eval.tokens import Encoded, TokenCache
 
 #: Wrappers whose logits are exactly ``head(base_model(...).last_hidden_state)``; for these the
@@ -202,8 +203,6 @@ def score_statements(
         return ([], []) if return_token_counts else []
     device = torch.device(device) if device is not None else input_device(model)
     if batch_tokens == "auto":
-        from probesmith.eval.placement import auto_batch_tokens
-
         batch_tokens = auto_batch_tokens(model, device)
     if packing and kind == "causal" and not packable(model):
         raise ValueError(

@@ -202,7 +202,7 @@ class TokenCache:
         return encoded
 
     def _write(self, key: str, encoded: Encoded) -> None:
-        # imported here: scoring needs no schemas (pyarrow) unless a cache folder is written
+        # deferred: probesmith.schemas imports datasets and pyarrow, which scoring needs only here
         from probesmith.schemas.output import write_bytes_atomic
 
         try:

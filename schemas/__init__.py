@@ -7,8 +7,8 @@ from probesmith.schemas.manifest import (
     read_manifest,
     verify_folder,
 )
-from probesmith.schemas.parquet import read_parquet, write_parquet
-from probesmith.schemas.tables import MULTIPLE_CHOICE, SCHEMAS, TableSchema, schema_by_id
+from probesmith.schemas.parquet import read_parquet, schema_by_id, write_parquet
+from probesmith.schemas.tables import MULTIPLE_CHOICE, SCHEMAS, TableSchema
 
 __all__ = [
     "MULTIPLE_CHOICE",

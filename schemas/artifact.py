@@ -28,10 +28,11 @@ from probesmith.schemas.manifest import (
     combine_hashes,
     file_sha256,
     logical_hash,
+    read_manifest,
     write_manifest,
 )
 from probesmith.schemas.output import OutputFolder, failpoint
-from probesmith.schemas.parquet import write_parquet
+from probesmith.schemas.parquet import read_parquet, write_parquet
 from probesmith.schemas.tables import TableSchema
 
 log = logging.getLogger(__name__)
@@ -115,8 +116,6 @@ class DatasetFolderWriter:
         """Write manifest and card; the folder is swapped into place when the block ends."""
         rows = sum(e["rows"] for splits in self._configs.values() for e in splits.values())
         if rows == 0 and not self.allow_empty:
-            from probesmith.errors import ArtifactError
-
             dropped = manifest_fields.get("dropped") or {}
             reasons = "; ".join(f"{n:,} {r}" for r, n in sorted(dropped.items(), key=lambda kv: -kv[1])[:3])
             raise ArtifactError(
@@ -159,8 +158,6 @@ def table_files(
     list (``train-00000-of-00001 (copy).parquet``, a ``.bak.parquet``), is an error naming the
     file and the fix: a build folder is read as built or not at all.
     """
-    from probesmith.schemas.manifest import read_manifest
-
     folder = Path(folder)
     manifest = manifest if manifest is not None else read_manifest(folder)
     names = [
@@ -201,15 +198,11 @@ def read_table(folder: str | Path, config: str, split: str | None = None, manife
     """One table of a build folder (one split, or all stacked), from exactly its listed shards."""
     import polars as pl
 
-    from probesmith.schemas.parquet import read_parquet
-
     return pl.concat([pl.from_arrow(read_parquet(p)) for p in table_files(folder, config, split, manifest)])
 
 
 def require_family(folder: str | Path, families: tuple[str, ...], command: str) -> dict:
     """The manifest of the build ``folder``, if it is of one of ``families``; else a clear error."""
-    from probesmith.schemas.manifest import read_manifest
-
     manifest = read_manifest(folder)
     if manifest["family"] not in families:
         wanted = " or ".join(families)

@@ -10,7 +10,9 @@ from typing import Any
 import datasets
 import yaml
 
+from probesmith.errors import ArtifactError
 from probesmith.redact import redact_text
+from probesmith.schemas.output import write_bytes_atomic
 from probesmith.schemas.tables import TableSchema
 
 
@@ -170,9 +172,6 @@ def set_card_section(folder: str | Path, key: str, title: str, markdown: str) ->
     The card is replaced atomically; the build's tables and manifest are untouched (the card is
     not among the manifest's hashed files).
     """
-    from probesmith.errors import ArtifactError
-    from probesmith.schemas.output import write_bytes_atomic
-
     card = Path(folder) / "README.md"
     if not card.is_file():
         raise ArtifactError(f"{folder} has no dataset card (README.md): rebuild it with `probesmith build`.")

@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from probesmith.errors import ArtifactError
+from probesmith.redact import redact_data
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -65,8 +66,6 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> Path:
     Every URL in it is redacted (userinfo, query values): an endpoint's credentials in the spec
     or the sources never reach a file that ``publish`` uploads.
     """
-    from probesmith.redact import redact_data
-
     path = folder / MANIFEST_NAME
     text = json.dumps(redact_data(manifest), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     path.write_text(text)

@@ -7,8 +7,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from probesmith.errors import ArtifactError
-from probesmith.schemas.tables import TableSchema, schema_by_id
+from probesmith.errors import ArtifactError, SchemaError
+from probesmith.schemas.results import RESULT_SCHEMAS
+from probesmith.schemas.tables import SCHEMAS, TableSchema, declared_schemas
 
 SCHEMA_METADATA_KEY = b"probesmith.schema"
 
@@ -54,3 +55,20 @@ def read_parquet(path: str | Path, schema: TableSchema | None = None) -> pa.Tabl
         schema = schema_by_id(schema_id.decode())
     schema.validate(table, str(path))
     return table
+
+
+def schema_by_id(schema_id: str) -> TableSchema:
+    """Look up a schema by ``name/vN``; fail with the known ids.
+
+    Built-in and result schemas are known here; a family's own schema once a schema finder (the
+    family registry adds one when imported) has declared it.
+    """
+    name, _, version = schema_id.partition("/v")
+    every = {**declared_schemas(find=False), **SCHEMAS, **RESULT_SCHEMAS}
+    if name not in every:  # declared in a module not imported yet (a family's own schema)
+        every = {**declared_schemas(), **SCHEMAS, **RESULT_SCHEMAS}
+    schema = every.get(name)
+    if schema is None or str(schema.version) != version:
+        known = ", ".join(s.id for s in every.values())
+        raise SchemaError(f"unknown table schema {schema_id!r}; this probesmith knows {known}.")
+    return schema

@@ -19,6 +19,8 @@ RowCheck = Callable[[pa.Table], "list[str]"]
 
 #: Every table schema declared so far, by name (the built-in ones below and any family's own).
 _DECLARED: dict[str, TableSchema] = {}
+#: Callables that declare more schemas (by importing the modules that hold them); see add_schema_finder.
+_SCHEMA_FINDERS: list[Callable[[], object]] = []
 
 
 @dataclass(frozen=True)
@@ -441,18 +443,19 @@ SCHEMAS: dict[str, TableSchema] = {
 }
 
 
-def schema_by_id(schema_id: str) -> TableSchema:
-    """Look up a schema by ``name/vN``; fail with the known ids."""
-    from probesmith.schemas.results import RESULT_SCHEMAS
+def declared_schemas(*, find: bool = True) -> dict[str, TableSchema]:
+    """Every table schema declared so far, by name; with ``find``, after each finder has run.
 
-    name, _, version = schema_id.partition("/v")
-    if name not in _DECLARED:  # declared in a family's module not imported yet
-        from probesmith.builders.registry import families
+    A family's own schemas are declared when its module is imported; the layer that knows the
+    families (``probesmith.builders.registry``) adds a finder with :func:`add_schema_finder`, so
+    this layer never imports the ones above it.
+    """
+    for finder in _SCHEMA_FINDERS if find else ():
+        finder()
+    return dict(_DECLARED)
 
-        families()
-    every = {**_DECLARED, **SCHEMAS, **RESULT_SCHEMAS}
-    schema = every.get(name)
-    if schema is None or str(schema.version) != version:
-        known = ", ".join(s.id for s in every.values())
-        raise SchemaError(f"unknown table schema {schema_id!r}; this probesmith knows {known}.")
-    return schema
+
+def add_schema_finder(finder: Callable[[], object]) -> None:
+    """Call ``finder()`` before a schema lookup misses: it imports modules that declare schemas."""
+    if finder not in _SCHEMA_FINDERS:
+        _SCHEMA_FINDERS.append(finder)

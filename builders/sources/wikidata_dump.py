@@ -37,6 +37,7 @@ from pathlib import Path
 import polars as pl
 from tqdm.auto import tqdm
 
+from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
 from probesmith.builders.sources.dumps import DumpStream, checked_dump
 from probesmith.builders.sources.wikidata_queries import RECORDED_DEGREE, SITELINKS
 from probesmith.errors import SourceError
@@ -91,8 +92,6 @@ class SliceReport:
 
 def slice_relations(spec) -> tuple[list[str], list[str]]:
     """(the relations a spec builds from, its containment relations); the catalog's if it names none."""
-    from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
-
     relations = list(getattr(spec, "relations", ()) or ())
     if not relations:
         relations = list(load_catalog(getattr(spec, "catalog", DEFAULT_CATALOG)))
