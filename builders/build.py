@@ -10,6 +10,7 @@ import json
 import logging
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -17,10 +18,12 @@ import polars as pl
 import pyarrow as pa
 
 import probesmith
+from probesmith.builders.artifact_filter import COLUMNS, filter_artifacts
 from probesmith.builders.registry import DraftItem, FamilyOutput, families, get_family, load_spec
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
 from probesmith.builders.validity import VALIDITY_FILE, validity_markdown, validity_report
 from probesmith.probes.spec import MultipleChoiceSpec, ProbeSpec, to_dict
+from probesmith.progress import progress
 from probesmith.schemas.artifact import DatasetFolderWriter
 from probesmith.schemas.output import failpoint
 from probesmith.schemas.tables import MULTIPLE_CHOICE
@@ -42,6 +45,9 @@ class BuildResult:
     dropped: dict[str, int]
     seconds: float
     timings: dict[str, float]
+    #: how the build compares with its reference manifest (``build_all``): "matches", "differs", or
+    #: "" where none was compared
+    reference: str = ""
 
     @property
     def logical_hash(self) -> str:
@@ -97,7 +103,9 @@ def build(
                 writer.add_file(VALIDITY_FILE, json.dumps(output.validity, indent=1, sort_keys=True) + "\n")
         all_tables.update(output.tables)
         timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
-        for (config, split), (table, schema) in all_tables.items():
+        for (config, split), (table, schema) in progress(
+            all_tables.items(), desc=f"{family.name}: writing", unit="table", total=len(all_tables)
+        ):
             writer.add_table(config, split, table, schema)
         manifest_fields = {
             "name": spec.name,
@@ -125,11 +133,15 @@ def build(
     return BuildResult(out, manifest, summary, dict(output.dropped), seconds, timings)
 
 
-def build_all(out_root: str | Path | None = None) -> list[BuildResult]:
+def build_all(
+    out_root: str | Path | None = None, on_built: Callable[[BuildResult], None] | None = None
+) -> list[BuildResult]:
     """Build every registered family from its default spec into ``out_root/<spec name>``.
 
     Each build is compared with the reference manifest ``out_root/reference/<name>.manifest.json``
-    where one exists (the repository commits those of the default specs), and the outcome logged.
+    where one exists (the repository commits those of the default specs); the outcome is in the
+    result's ``reference`` and a difference is logged as a warning. ``on_built(result)`` is called
+    as each family finishes (the command line prints its line then).
     """
     root = Path(out_root) if out_root is not None else DEFAULT_OUT_ROOT
     results = []
@@ -141,10 +153,28 @@ def build_all(out_root: str | Path | None = None) -> list[BuildResult]:
             log.info("%s: no reference manifest to compare with", spec.name)
         elif differences:
             log.warning("%s differs from its reference build: %s", spec.name, "; ".join(differences))
+            result = replace(result, reference="differs")
         else:
             log.info("%s matches its reference build (logical hash %s)", spec.name, result.logical_hash[:16])
+            result = replace(result, reference="matches")
+        if on_built is not None:
+            on_built(result)
         results.append(result)
     return results
+
+
+def result_line(result: BuildResult) -> str:
+    """One line that says what a build wrote: family, rows, tables, seconds, folder, reference."""
+    tables = result.manifest.get("tables", {})
+    rows = sum(entry.get("rows", 0) for entry in tables.values())
+    outcome = {
+        "matches": "; matches its reference build",
+        "differs": "; DIFFERS from its reference build (see the warning above)",
+    }.get(result.reference, "")
+    return (
+        f"built {result.manifest.get('name')} ({result.manifest.get('family')}): {rows:,} rows in "
+        f"{len(tables)} tables, {result.seconds:.1f} s -> {result.out}{outcome}"
+    )
 
 
 def compare_with_reference(manifest: dict, reference_dir: Path) -> list[str] | None:
@@ -206,9 +236,6 @@ def assemble_tables(
 
 def _filter_artifacts(output: FamilyOutput, spec: MultipleChoiceSpec, tables: dict, assignment: tuple):
     """Remove what the choice-only baseline exploits; assemble again with the same splits."""
-    from probesmith.eval.audit import filter_artifacts
-    from probesmith.eval.mcqa import COLUMNS
-
     frames: dict[str, list[pl.DataFrame]] = defaultdict(list)
     for (config, split), table in tables.items():
         frames[config].append(pl.from_arrow(table).with_columns(split=pl.lit(split)).select(list(COLUMNS)))

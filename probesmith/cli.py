@@ -17,8 +17,25 @@ from dataclasses import fields
 from pathlib import Path
 
 from probesmith import __version__
-from probesmith.errors import OutputError, ProbesmithError
+from probesmith.builders.build import BuildResult, build, build_all, result_line, summary_markdown_table
+from probesmith.builders.data import check_sources, prepare_sources
+from probesmith.builders.families.relations import export_bear, import_bear
+from probesmith.builders.families.rules import export_depedit
+from probesmith.builders.registry import families, get_family, resolve_spec
+from probesmith.builders.sources import snapshot_wikidata
+from probesmith.builders.sources.wikidata import load_store
+from probesmith.builders.sources.wikidata_dump import slice_dump
+from probesmith.errors import OutputError, ProbesmithError, SpecError
+from probesmith.eval.audit import AuditOptions, run_audit
+from probesmith.eval.baselines import DEFAULT_BASELINES
+from probesmith.eval.harness import export_lm_eval
+from probesmith.eval.review import read_review_sheet, write_review_sheet
+from probesmith.probes.spec import describe_fields, spec_to_yaml
+from probesmith.progress import show_progress
 from probesmith.redact import redact_text
+from probesmith.schemas.hub import publish
+from probesmith.schemas.manifest import verify_folder
+from probesmith.schemas.output import check_not_an_input
 
 EPILOG_BUILD = """\
 examples:
@@ -56,11 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.WARNING if args.quiet else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        datefmt="%H:%M:%S",
-    )
+    _configure_output(args)
     if not hasattr(args, "run"):
         parser.print_help()
         return 2
@@ -107,6 +120,22 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def _configure_output(args: argparse.Namespace) -> None:
+    """Logs and progress bars: warnings and bars by default, every probesmith log line with ``-v``.
+
+    By default a console run shows warnings and errors, and progress bars on a terminal; ``-v``
+    adds probesmith's own log lines down to DEBUG (one per SPARQL query, every file written), and
+    ``-q`` hides the bars too. Where logging already has handlers (a notebook, pytest), they are
+    left as they are.
+    """
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S"
+    )
+    if args.verbose:
+        logging.getLogger("probesmith").setLevel(logging.DEBUG)
+    show_progress(False if args.quiet else None)
+
+
 class _Terminated(KeyboardInterrupt):
     """A signal asked the command to stop; it unwinds (and cleans up) as Ctrl-C does."""
 
@@ -134,8 +163,6 @@ _INPUT_ARGS = {
 
 def _refuse_inputs_as_outputs(args: argparse.Namespace) -> None:
     """Refuse, before any work and whatever ``--force`` says, an output that is, holds or lies in an input."""
-    from probesmith.schemas.output import check_not_an_input
-
     inputs: dict[str, object] = {}
     for attribute, given_as in _INPUT_ARGS.items():
         value = getattr(args, attribute, None)
@@ -173,13 +200,20 @@ def _add_force(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from probesmith.builders.registry import families
-
     parser = argparse.ArgumentParser(
         prog="probesmith", description="Build, audit, score and publish knowledge probes."
     )
     parser.add_argument("--version", action="version", version=f"probesmith {__version__}")
-    parser.add_argument("-q", "--quiet", action="store_true", help="Only warnings and errors.")
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-q", "--quiet", action="store_true", help="Only results, warnings and errors: no progress bars."
+    )
+    loudness.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="Also probesmith's log lines (every SPARQL query, every file written) on stderr.",
+    )
     parser.add_argument("--debug", action="store_true", help="Show the traceback of an error.")
     commands = parser.add_subparsers(title="commands")
 
@@ -454,18 +488,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_build_all(args: argparse.Namespace) -> int:
-    from probesmith.builders.build import build_all
+    # one line per family as it finishes; the summary tables (as `build FAMILY` prints) with -v
+    def report(result: BuildResult) -> None:
+        print(result_line(result), flush=True)
+        if args.verbose:
+            _print_result(result)
 
-    for result in build_all(args.out):
-        _print_result(result)
+    build_all(args.out, on_built=report)
     return 0
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from probesmith.builders.build import build
-    from probesmith.builders.registry import get_family, resolve_spec
-    from probesmith.probes.spec import describe_fields, spec_to_yaml
-
     family = get_family(args.family)
     if args.help_spec:
         for key, default, help_text in describe_fields(family.spec_class):
@@ -486,8 +519,6 @@ def _run_build(args: argparse.Namespace) -> int:
 
 
 def _print_result(result) -> None:
-    from probesmith.builders.build import summary_markdown_table
-
     print(f"\n{result.out}  ({result.seconds:.1f} s, logical hash {result.logical_hash[:16]})")
     print(summary_markdown_table(result.summary))
     for reason, count in sorted(result.dropped.items()):
@@ -495,8 +526,6 @@ def _print_result(result) -> None:
 
 
 def _run_data_check(args: argparse.Namespace) -> int:
-    from probesmith.builders.data import check_sources
-
     statuses = check_sources()
     for status in statuses:
         mark = "ok     " if status.available else "MISSING"
@@ -507,16 +536,11 @@ def _run_data_check(args: argparse.Namespace) -> int:
 
 
 def _run_data_prepare(args: argparse.Namespace) -> int:
-    from probesmith.builders.data import prepare_sources
-
     print(f"WordNet for NLTK: {prepare_sources()}")
     return 0
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    from probesmith.eval.audit import AuditOptions, run_audit
-    from probesmith.eval.baselines import DEFAULT_BASELINES
-
     options = AuditOptions(
         baselines=tuple(args.baselines or DEFAULT_BASELINES),
         margin=args.margin,
@@ -540,8 +564,8 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from probesmith.eval.placement import parse_max_memory
-    from probesmith.eval.run import EvalOptions, run_evaluation
+    from probesmith.eval.placement import parse_max_memory  # deferred: imports torch
+    from probesmith.eval.run import EvalOptions, run_evaluation  # deferred: imports torch
 
     defaults = EvalOptions()
     options = EvalOptions(
@@ -578,7 +602,7 @@ def _run_eval(args: argparse.Namespace) -> int:
 def _run_eval_compare(args: argparse.Namespace) -> int:
     import json
 
-    from probesmith.eval.run import compare_runs, load_runs_for_comparison
+    from probesmith.eval.run import compare_runs, load_runs_for_comparison  # deferred: imports torch
 
     family, runs = load_runs_for_comparison(args.runs, force=args.force)
     result = compare_runs(
@@ -601,29 +625,20 @@ def pl_overall():
 
 
 def _run_publish(args: argparse.Namespace) -> int:
-    from probesmith.schemas.hub import publish
-
     info = publish(args.folder, args.repo_id, private=args.private, revision=args.revision, force=args.force)
     print(f"published {args.folder} to {getattr(info, 'commit_url', args.repo_id)}")
     return 0
 
 
 def _run_wikidata_load(args: argparse.Namespace) -> int:
-    from probesmith.builders.sources.wikidata import load_store
-
     info = load_store(args.dump, args.store, force=args.force)
     print(f"{args.store}: {info['triples']:,} triples from {args.dump} in {info['seconds']} s")
     return 0
 
 
 def _run_wikidata_snapshot(args: argparse.Namespace) -> int:
-    from probesmith.builders.registry import resolve_spec
-    from probesmith.builders.sources import snapshot_wikidata
-
     spec = resolve_spec(args.spec, wikidata=args.wikidata)
     if not hasattr(spec, "wikidata"):
-        from probesmith.errors import SpecError
-
         raise SpecError(f"spec {args.spec} (family {spec.family}) does not query Wikidata.")
     info = snapshot_wikidata(spec, args.out, force=args.force)
     print(f"{args.out}: {info['triples']:,} triples for {len(info['relations'])} relations")
@@ -631,14 +646,8 @@ def _run_wikidata_snapshot(args: argparse.Namespace) -> int:
 
 
 def _run_wikidata_slice(args: argparse.Namespace) -> int:
-    from probesmith.builders.registry import resolve_spec
-    from probesmith.builders.sources.wikidata_dump import slice_dump
-
     spec = resolve_spec(args.spec)
     if not hasattr(spec, "wikidata"):
-        from probesmith.builders.registry import families
-        from probesmith.errors import SpecError
-
         querying = [
             name
             for name, family in families().items()
@@ -659,22 +668,16 @@ def _run_wikidata_slice(args: argparse.Namespace) -> int:
 
 
 def _run_export_bear(args: argparse.Namespace) -> int:
-    from probesmith.builders.families.relations import export_bear
-
     print(f"BEAR layout written to {export_bear(args.folder, args.out, force=args.force)}")
     return 0
 
 
 def _run_export_depedit(args: argparse.Namespace) -> int:
-    from probesmith.builders.families.rules import export_depedit
-
     print(f"DepEdit JSONL written to {export_depedit(args.folder, args.out, force=args.force)}")
     return 0
 
 
 def _run_export_lm_eval(args: argparse.Namespace) -> int:
-    from probesmith.eval.harness import export_lm_eval
-
     summary = export_lm_eval(
         args.folder, args.out, hub_repo=args.hub_repo, task_prefix=args.task_prefix, force=args.force
     )
@@ -685,8 +688,6 @@ def _run_export_lm_eval(args: argparse.Namespace) -> int:
 
 
 def _run_import_bear(args: argparse.Namespace) -> int:
-    from probesmith.builders.families.relations import import_bear
-
     manifest = import_bear(args.folder, args.out, force=args.force)
     print(f"{args.out}: {manifest['tables']['instances/test']['rows']:,} instances imported")
     return 0
@@ -698,8 +699,6 @@ def _run_review(args: argparse.Namespace) -> int:
 
 
 def _review(args: argparse.Namespace) -> int:
-    from probesmith.eval.review import read_review_sheet, write_review_sheet
-
     if args.read:
         result = read_review_sheet(args.folder, args.read, force=args.force)
         for config, entry in [*result["configs"].items(), ("overall", result["overall"])]:
@@ -734,8 +733,6 @@ def _fix_without_out(command: str, place: Path):
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    from probesmith.schemas.manifest import verify_folder
-
     problems = verify_folder(args.folder)
     for problem in problems:
         print(f"MISMATCH {problem}")

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Literal
 
 from probesmith.builders.registry import FamilyOutput, single_split_tables
+from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
 from probesmith.builders.sources.wikidata import (
     DEFAULT_USER_AGENT,
+    PREFIXES,
     STORE_INFO,
     OxigraphServer,
     QueryCache,
@@ -28,6 +30,8 @@ from probesmith.builders.sources.wikidata import (
     load_store,
     store_info,
 )
+from probesmith.builders.sources.wikidata_queries import aliases_query, containment_edges, facts_query
+from probesmith.builders.sources.wikidata_queries import batched_select as batched
 from probesmith.builders.sources.wikidata_snapshot import (
     describe_snapshot,
     end_time_qualifiers,
@@ -38,8 +42,10 @@ from probesmith.builders.sources.wordnet import data_home
 from probesmith.errors import SourceError
 from probesmith.paths import REPOSITORY_ROOT
 from probesmith.probes.spec import spec_field
+from probesmith.progress import progress
 from probesmith.redact import redact_url
 from probesmith.schemas.manifest import file_sha256
+from probesmith.schemas.output import OutputFile, write_bytes_atomic
 
 log = logging.getLogger(__name__)
 #: seconds our deadline for a query to the local oxigraph server trails the server's own time limit
@@ -94,7 +100,9 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
     if source.startswith(("http://", "https://")):
         # the URL with its credentials is for the request only; the manifest and card show it redacted
         shown = redact_url(source)
-        yield SparqlClient(source, **client_options), {"endpoint": shown, **describe_snapshot(endpoint=shown)}
+        client = SparqlClient(source, **client_options)
+        with _counted(client):
+            yield client, {"endpoint": shown, **describe_snapshot(endpoint=shown)}
         return
     path = Path(source).expanduser()
     if not path.is_absolute() and not path.exists() and (REPOSITORY_ROOT / path).exists():
@@ -127,7 +135,20 @@ def open_wikidata(spec: WikidataSpec) -> Iterator[tuple[SparqlClient, dict]]:
         # a fact about the store, asked of it directly: neither cached nor in the build's query log
         probe = SparqlClient(server.endpoint, **{**client_options, "cache": None})
         described["end_time_qualifiers"] = end_time_qualifiers(probe)
-        yield SparqlClient(server.endpoint, cache_endpoint=cache_endpoint, **client_options), described
+        client = SparqlClient(server.endpoint, cache_endpoint=cache_endpoint, **client_options)
+        with _counted(client):
+            yield client, described
+
+
+@contextlib.contextmanager
+def _counted(client: SparqlClient) -> Iterator[SparqlClient]:
+    """``client`` with a bar that counts its queries while a build uses it (a terminal only)."""
+    with progress(desc="wikidata queries", unit="query") as bar:
+        client.progress_bar = bar
+        try:
+            yield client
+        finally:
+            client.progress_bar = None
 
 
 def _load_once(dump: Path, store: Path) -> None:
@@ -179,10 +200,6 @@ def _typing_and_containment(client, spec, relations: list[str], objects: set[str
     The P31 types its catalog constrains on, and every containment edge above the objects, so
     that type filters, golds and nesting replay exactly from the snapshot.
     """
-    from probesmith.builders.sources.catalog import load_catalog
-    from probesmith.builders.sources.wikidata import PREFIXES
-    from probesmith.builders.sources.wikidata_queries import containment_edges
-
     lines: set[str] = set()
     containment = tuple(getattr(spec, "containment", ()))
     catalog = load_catalog(spec.catalog) if hasattr(spec, "catalog") else {}
@@ -212,11 +229,6 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
     """
     import bz2
     import gzip
-
-    from probesmith.builders.sources.catalog import load_catalog
-    from probesmith.builders.sources.wikidata_queries import aliases_query, facts_query
-    from probesmith.builders.sources.wikidata_queries import batched_select as batched
-    from probesmith.schemas.output import OutputFile
 
     out = Path(out)
     if not out.name.endswith(SNAPSHOT_SUFFIXES):
@@ -277,8 +289,6 @@ SIDECAR_WRITER = "probesmith wikidata snapshot"
 
 def _write_sidecar(path: Path, sidecar: dict) -> None:
     """Write the snapshot's dated sidecar, atomically; one a person wrote is left alone (logged)."""
-    from probesmith.schemas.output import write_bytes_atomic
-
     if path.exists():
         try:
             earlier = json.loads(path.read_text(encoding="utf-8"))
@@ -301,8 +311,6 @@ def wikidata_output(
     (``popularity_measure``, ``inverse_relations``).
     """
     from dataclasses import replace
-
-    from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
 
     labels = {pid: relation.label for pid, relation in load_catalog(DEFAULT_CATALOG).items()}
     section = snapshot_markdown(source, _relations_of(configs), labels)

@@ -44,7 +44,7 @@ import urllib.request
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from SPARQLWrapper import JSON, POST, SPARQLWrapper
 from tqdm.auto import tqdm
@@ -399,6 +399,8 @@ class SparqlClient:
     cache_endpoint: str | None = None  # the cache key's endpoint, when the URL is not stable
     log: list[QueryRecord] = field(default_factory=list)
     known: dict[str, str] = field(default_factory=dict)  # what a build learnt of the source, asked once
+    # a bar (probesmith.progress) that counts the queries asked, cached or not; None: no bar
+    progress_bar: Any = field(default=None, repr=False, compare=False)
     sleep = staticmethod(time.sleep)
     _lock = threading.Lock()  # one query at a time, across clients
 
@@ -432,13 +434,17 @@ class SparqlClient:
             cached = self.cache.get(cache_key, query)
             if cached is not None:
                 self.log.append(QueryRecord(self.shown_endpoint, digest, len(cached), 0.0, True))
+                if self.progress_bar is not None:
+                    self.progress_bar.update()
                 return cached
         started = time.perf_counter()
         with self._lock:
             rows = self._select_with_retries(query)
         seconds = time.perf_counter() - started
         self.log.append(QueryRecord(self.shown_endpoint, digest, len(rows), round(seconds, 3), False))
-        log.info(
+        if self.progress_bar is not None:
+            self.progress_bar.update()
+        log.debug(  # one line per query: `probesmith -v`; the manifest's "queries" lists them all
             "queried %s: %d rows in %.2f s (query %s)", self.shown_endpoint, len(rows), seconds, digest[:12]
         )
         if self.cache is not None:

@@ -29,7 +29,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from probesmith.builders.sources.wikidata import PREFIXES, QueryTimeout, SparqlClient, entity_id
+from probesmith.builders.text import is_plural_noun, takes_definite_article
 from probesmith.errors import SourceError
+from probesmith.progress import progress
 
 _VALUES_BATCH = 400
 _ITEM = "http://www.wikidata.org/entity/Q"
@@ -530,7 +532,9 @@ def degree_query(entities: list[str]) -> str:
 def batched_select(client: SparqlClient, make_query, entities: list[str]) -> list[dict]:
     """Run ``make_query(batch)`` over the entities in VALUES batches; all rows together."""
     rows = []
-    for start in range(0, len(entities), _VALUES_BATCH):
+    starts = range(0, len(entities), _VALUES_BATCH)
+    what = make_query.__name__.removesuffix("_query")
+    for start in progress(starts, desc=f"wikidata {what}", unit="batch") if len(starts) > 1 else starts:
         rows += client.select(make_query(entities[start : start + _VALUES_BATCH]))
     return rows
 
@@ -601,8 +605,6 @@ def misread_names(client: SparqlClient, labels: dict[str, str], name_classes: fr
 
     Only the labels the form flags are asked about (one ``VALUES`` query per batch of them).
     """
-    from probesmith.builders.text import is_plural_noun, takes_definite_article
-
     flagged = sorted(
         e for e, label in labels.items() if takes_definite_article(label) or is_plural_noun(label)
     )

@@ -1,0 +1,44 @@
+"""Progress bars for long steps: on stderr, on a terminal only, off with ``--quiet``, never in data.
+
+``progress(...)`` is a ``tqdm`` bar (rate and ETA) whose visibility is one process-wide setting:
+``None`` (the default) shows it when stderr is a terminal, ``False`` (``probesmith --quiet``)
+never, ``True`` always (tests that prove a bar changes nothing a build writes).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from tqdm.auto import tqdm
+
+_SHOWN: bool | None = None
+
+
+def show_progress(shown: bool | None) -> None:
+    """Show bars always (True), never (False), or when stderr is a terminal (None)."""
+    global _SHOWN
+    _SHOWN = shown
+
+
+def progress_shown() -> bool | None:
+    """The current setting of :func:`show_progress`."""
+    return _SHOWN
+
+
+def progress(
+    iterable: Iterable[Any] | None = None, *, desc: str, unit: str = "it", total: int | None = None
+) -> tqdm:
+    """A bar over ``iterable`` (or updated by hand with ``total``) on stderr, per the setting."""
+    return tqdm(
+        iterable,
+        desc=desc,
+        unit=unit,
+        total=total,
+        file=sys.stderr,
+        mininterval=1.0,
+        leave=False,
+        dynamic_ncols=True,
+        disable=None if _SHOWN is None else not _SHOWN,
+    )
