@@ -10,7 +10,7 @@ import json
 import logging
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -134,19 +134,23 @@ def build(
 
 
 def build_all(
-    out_root: str | Path | None = None, on_built: Callable[[BuildResult], None] | None = None
+    out_root: str | Path | None = None,
+    on_built: Callable[[BuildResult], None] | None = None,
+    specs: Sequence[ProbeSpec] | None = None,
 ) -> list[BuildResult]:
     """Build every registered family from its default spec into ``out_root/<spec name>``.
 
     Each build is compared with the reference manifest ``out_root/reference/<name>.manifest.json``
     where one exists (the repository commits those of the default specs); the outcome is in the
     result's ``reference`` and a difference is logged as a warning. ``on_built(result)`` is called
-    as each family finishes (the command line prints its line then).
+    as each family finishes (the command line prints its line then). ``specs`` replaces the
+    default specs (smaller builds, in tests).
     """
     root = Path(out_root) if out_root is not None else DEFAULT_OUT_ROOT
+    if specs is None:
+        specs = [load_spec(family.default_spec) for family in families().values()]
     results = []
-    for family in families().values():
-        spec = load_spec(family.default_spec)
+    for spec in specs:
         result = build(spec, root / spec.name)
         differences = compare_with_reference(result.manifest, root / REFERENCE_DIR)
         if differences is None:
