@@ -25,6 +25,7 @@ and judged by the same detectors; fills that differ from the current code's are 
 import argparse
 import json
 import platform
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -52,6 +53,16 @@ def _slice_names_and_classes(data: Path) -> tuple[dict[str, str], dict[str, set[
             if row[1] == "P31":
                 classes[row[0]].add(row[2])
     return labels, classes
+
+
+# forms the fourth independent read found unnatural: a player's label read as a position, a religion's
+# name as an adjective, a place's label made an adjective ('a The Hague-born person'), a label that
+# "represents", question words that do not fit every answer class
+FOURTH_READ_FORMS = re.compile(
+    r"in the [\w ]+ position\b|the [A-Z]\w+ religion\b|-born person\b|represented by (?:music|record) label"
+    r"|\bWhich (?:organization is|university was)\b"
+)
+NAMED_AFTER_COMMON = re.compile(r"\b(?:named|called) (?:after|for) [a-z]")
 
 
 def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Path | None) -> dict:
@@ -91,8 +102,28 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
                 and plural_verb(after.group(1)) != after.group(1).lower()
             ):
                 found.add("plural label, singular verb")
-        if subject and sub_id in named and re.search(rf"\b[Tt]he {re.escape(subject)}", statement):
+        plural_band = bool(
+            subject and classes.get(sub_id, set()) & BAND_CLASSES and is_plural_band_name(subject)
+        )
+        if (
+            subject
+            and sub_id in named
+            and not plural_band
+            and re.search(rf"\b[Tt]he {re.escape(subject)}", statement)
+        ):
             found.add("'the' before a person, work or band")
+        if statement.rstrip().endswith("..") and not any(
+            label and label.rstrip().endswith("..") for label in (subject, obj)
+        ):
+            found.add("ends in '..' (fourth read)")
+        if FOURTH_READ_FORMS.search(statement):
+            found.add("a form the fourth read found (position, religion, -born, music label, question word)")
+        if obj and NAMED_AFTER_COMMON.search(statement) and obj[:1].islower():
+            found.add("'named after' a common noun (P138)")
+        if re.search(
+            r"\b(?:at|in) (?!the\b)[A-Z][\w'-]*(?: [\w'-]+)* (?:detention|concentration) camp\b", statement
+        ):
+            found.add("no 'the' before a named camp")
         first = statement.split()[0] if statement.split() else ""
         if first[:1].islower() and not any(c.isupper() for c in first[1:]):
             found.add("lower-case sentence start")
@@ -155,6 +186,9 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
         ):
             if re.search(rf"\b[Aa] {re.escape(label)}", text) and label[:1].lower() in "aeio":
                 counts["paraphrases (grid)"][f"'a' before a vowel-initial gold, {how}"] += 1
+            own = label.endswith("..") or row["verbalization"].rstrip().endswith("..")  # "c'est..."
+            if text.rstrip().endswith("..") and not own:
+                counts["paraphrases (grid)"][f"ends in '..', {how}"] += 1
     for item in _table(rules, "knowledge_items"):
         subject = labels.get(item["subject"])
         for text in [item["question"], *item["rephrasings"]]:

@@ -21,7 +21,12 @@ label and English aliases) and facts (``facts.tsv.gz``), then prints per build:
   subject (and how many of those objects are in the space); ``shares an '&' or initials-run token``;
 * paraphrases only: instances whose subject and object have the same name key, kept labels with a
   disambiguator or that are sentences (``paraphrases.label_problem``), and grid rows using them;
-  kept aliases that are a surname then initials or the label then a two-capital code (a regex here).
+  kept aliases that are a surname then initials or the label then a two-capital code (a regex here),
+  and kept aliases the current ``paraphrases.alias_problem`` rejects (fourth read: initials only,
+  descriptions, lower-cased forms);
+* ``a containing answer (P361) is no gold``: instances where an answer of the space contains a gold
+  through the slice's P361, transitively (Eurasia / Europe, fourth read); ``answers of a fictional
+  class``: answers whose P31 class is labelled "fictional ..." (Kara-Tur).
 
 Usage::
 
@@ -40,7 +45,7 @@ from pathlib import Path
 import polars as pl
 
 import probesmith.builders.sources  # noqa: F401  (imports the sources before the families)
-from probesmith.builders.families.paraphrases import label_problem
+from probesmith.builders.families.paraphrases import alias_problem, label_problem
 from probesmith.builders.names import FUNCTION_WORDS, generic_tokens, name_key, name_leak, tokens_of
 
 SLICE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "wikidata_slice"
@@ -61,6 +66,27 @@ def read_slice(folder: Path) -> tuple[dict[str, list[str]], dict[str, dict[str, 
             s, p, o = line.split("\t")[:3]
             facts[p][s].add(o)
     return names, facts
+
+
+def containers(entity: str, facts) -> set[str]:
+    """The entity's containers through P361 (part of), transitively, from the slice."""
+    if entity in _CONTAINERS:
+        return _CONTAINERS[entity]
+    found, frontier = set(), [entity]
+    while frontier:
+        for parent in facts["P361"].get(frontier.pop(), ()):
+            if parent not in found:
+                found.add(parent)
+                frontier.append(parent)
+    _CONTAINERS[entity] = found
+    return found
+
+
+_CONTAINERS: dict[str, set[str]] = {}
+
+
+def fold_label(text: str) -> str:
+    return text.casefold()
 
 
 def table(build: Path, config: str) -> pl.DataFrame:
@@ -143,6 +169,22 @@ def measure(build: Path, names, facts) -> dict:
         shared = (tokens_of(sub_names) & tokens_of(gold_names)) - FUNCTION_WORDS
         if any("&" in t or "." in t for t in shared):
             counts["shares an '&' or initials-run token with its gold"] += 1
+        # fourth read: an answer containing a gold (P361, transitively: Eurasia holds Europe) left out
+        implied = set().union(*(containers(g, facts) for g in row["gold_obj_ids"])) & set(space_of[pid])
+        if implied - set(row["gold_obj_ids"]):
+            counts["a containing answer (P361) is no gold"] += 1
+            if len(examples["containing answer"]) < 4:
+                examples["containing answer"].append(
+                    f"{pid}: {row['sub_label']} -> {row['obj_label']}, also {names[sorted(implied)[0]][0]}"
+                )
+    fictional = {
+        a
+        for pid, space in space_of.items()
+        for a in space
+        if any(fold_label(names.get(c, [""])[0]).startswith("fictional") for c in facts["P31"].get(a, ()))
+    }
+    counts["answers of a fictional class"] = len(fictional)
+    examples["fictional"] = sorted(names.get(a, [a])[0] for a in fictional)[:6]
     if (build / "aliases").is_dir():
         labels = table(build, "aliases").filter(pl.col("source") == "label")
         bad = {r["entity_id"]: r["alias"] for r in labels.iter_rows(named=True) if label_problem(r["alias"])}
@@ -163,6 +205,14 @@ def measure(build: Path, names, facts) -> dict:
             if person or place:
                 index_forms.add(alias)
         counts["kept aliases: surname + initials or place + code"] = len(index_forms)
+        counts["kept aliases"] = kept.height
+        rejected = [
+            (r["alias"], r["entity_id"])
+            for r in kept.iter_rows(named=True)
+            if alias_problem(r["alias"], label_of.get(r["entity_id"], ""))
+        ]
+        counts["kept aliases the current alias_problem rejects"] = len(rejected)
+        examples["rejected aliases"] = [a for a, _ in rejected[:8]]
         examples["index forms"] = sorted(index_forms)[:8]
         examples["labels"] = list(bad.values())[:8]
         grid = table(build, "grid").select("verbalization")
