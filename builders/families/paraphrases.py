@@ -37,6 +37,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
+from probesmith.builders.families.relations import CONTAINMENT
 from probesmith.builders.names import generic_tokens, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
@@ -49,6 +50,7 @@ from probesmith.builders.sources.catalog import (
 from probesmith.builders.sources.wikidata import entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import (
     MISREAD_NAME,
+    EntityLookups,
     aliases_query,
     batched_select,
     misread_names,
@@ -130,8 +132,15 @@ class ParaphraseSpec(ProbeSpec):
         default_factory=lambda: {"P30": ("Q5107",)},
         help="Per relation, the Wikidata classes (P31) its objects must be an instance of. P30 takes "
         "continents (Q5107) only: the supercontinents Eurasia and Americas contain Europe, Asia, North "
-        "and South America (a containing answer would be true and not gold), and a fictional continent "
+        "and South America (643 instances of the fourth read had a true containing answer not gold), and a "
+        "fictional continent "
         "(Faerûn, Kara-Tur) is no answer of a real-world relation.",
+    )
+    containment: tuple[str, ...] = spec_field(
+        CONTAINMENT,
+        help="Relations through which a true answer implies others, followed transitively as relation sets "
+        "do (Catholicism -> Christianity, Interscope Records -> Universal Music Group): an answer of the "
+        "space containing a gold is a gold too (empty: none).",
     )
     name_objects: tuple[str, ...] = spec_field(
         ("P138",),
@@ -453,6 +462,24 @@ def answers_named_alike(
     return alike
 
 
+def golds_with_containers(
+    golds: list[str], containers: dict[str, set[str]], space: set[str], namesakes: dict[str, list[str]]
+) -> list[str]:
+    """The golds and the answers of the space that contain one of them (and their namesakes), sorted.
+
+    "Christianity" beside a gold "Catholicism", "Universal Music Group" beside "Interscope Records":
+    the containing answer is true too (``containment``, followed transitively).
+    """
+    found, frontier = set(golds), list(golds)
+    while frontier:  # a container's namesake may have containers of its own
+        for container in containers.get(frontier.pop(), ()):
+            if container in space and container not in found:
+                added = set(namesakes.get(container, [container])) - found
+                found |= added | {container}
+                frontier += sorted(added | {container})
+    return sorted(found)
+
+
 def alias_order(alias: str, label: str) -> tuple:
     """How a name reads, best first.
 
@@ -550,6 +577,12 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
         measure, degree = popularity(client, subjects)
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
+        objects_asked = sorted({o for pairs in per_relation.values() for _, o in pairs})
+        containers = (
+            EntityLookups().containers_of(client, objects_asked, tuple(spec.containment))
+            if spec.containment
+            else {}
+        )
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
     for relation, pairs in per_relation.items():
@@ -595,6 +628,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         ambiguous = {n for n, count in names.items() if count > 1}
         answer_idx = {o: i for i, o in enumerate(space)}
         namesakes = answers_named_alike(space, labels, raw_aliases)
+        in_space = set(space)
         answers += [
             {"relation_id": relation, "answer_idx": i, "obj_id": o, "obj_label": labels[o]}
             for i, o in enumerate(space)
@@ -621,7 +655,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                     "obj_id": o,
                     "obj_label": labels[o],
                     "answer_idx": answer_idx[o],
-                    "gold_obj_ids": namesakes[o],
+                    "gold_obj_ids": golds_with_containers(namesakes[o], containers, in_space, namesakes),
                     "popularity": degree.get(s),
                 }
             )
@@ -645,7 +679,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
     ]
     summary = _summary(patterns, instances, verbalizations, grid)
     validity = paraphrase_validity(
-        patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic
+        patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic, containers
     )
     card = CardInfo(
         pretty_name="Paraphrase and alias banks with probe grids (probesmith)",
@@ -689,6 +723,9 @@ PARAPHRASE_RULES = {
     "names, `generic_tokens`) aside",
     "equal_answers": "every answer of the space whose label is a name (label or alias, case and "
     "diacritics aside) of one of an instance's golds is one of its golds",
+    "nested_answers": "every answer of the space that contains a gold through the spec's `containment` "
+    "relations (P361, P131, P279, ..., transitively, as the source says: Christianity for Catholicism) is "
+    "one of its golds",
     "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
     "York'), coordinates, or is a sentence",
     "alias_usable": "no kept alias is an identifier, code, inverted name, disambiguated form, description "
@@ -700,11 +737,12 @@ PARAPHRASE_RULES = {
 
 
 def paraphrase_validity(
-    patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic=None
+    patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic=None, containers=None
 ) -> dict:
     """Each rule of the family checked on every row, and where each pattern stands in the graph."""
     violations: Counter = Counter()
     generic = generic or {}
+    containers = containers or {}
     spaces: dict[str, set[str]] = defaultdict(set)
     for row in instances:
         spaces[row["relation_id"]].add(row["obj_id"])
@@ -723,6 +761,9 @@ def paraphrase_validity(
         )
         if not alike <= set(row["gold_obj_ids"]):
             violations["equal_answers"] += 1
+        containing = set().union(*(containers.get(g, set()) for g in row["gold_obj_ids"]))
+        if containing & spaces[row["relation_id"]] - set(row["gold_obj_ids"]):
+            violations["nested_answers"] += 1
         s, o = row["sub_id"], row["obj_id"]
         if name_leak(
             [labels[s], *raw_aliases.get(s, ())],

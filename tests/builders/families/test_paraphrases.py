@@ -417,6 +417,8 @@ def test_no_answer_contains_a_gold_and_typed_objects_are_of_their_class(small_pa
             common.append(row["obj_label"])
     assert set(spec.relations) >= {"P30", "P138"} and {"P30", "P138"} <= set(space)
     assert nested == [] and untyped == [] and common == []
+    validity = json.loads((small_paraphrases_build.out / "validity.json").read_text())
+    assert validity["violations"]["nested_answers"] == 0
 
 
 def test_no_grid_row_ends_in_two_periods_and_no_alias_is_initials_only(small_paraphrases_build):
