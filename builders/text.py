@@ -458,7 +458,7 @@ _NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der 
 # name goes on ("for Security and Co-operation in Europe")
 _INSTITUTION_HEADS = frozenset(
     "University Society Academy Observatory Institute Organization Organisation Association Council "
-    "Committee Commission Agency".split()
+    "Committee Commission Agency Trust Authority Foundation".split()
 )
 # lower-case heads of a named place that takes "the" ("the Guantanamo Bay detention camp")
 _DEFINITE_LOWER_HEADS = frozenset("camp prison jail gaol ghetto penitentiary".split())
