@@ -907,12 +907,22 @@ class _Builder:
         if "hyponymy" in spec.probes:  # sisters of the concept; its hypernyms are wrong
             levels = g.descendants_by_hops(c, spec.max_hops)
             if levels[1]:
+                # kinds of a sister too close to the concept are refused once per concept, not once
+                # per item and hop: where every sister is too close, each item would try them all
+                hyponymy_sisters = [
+                    s for s in sisters_of_c if not (self.stems and self.second_answers.close_sister(c, s[0]))
+                ]
+                if len(hyponymy_sisters) < len(sisters_of_c):
+                    reason = SECOND_ANSWER_REASONS["close_sister"]
+                    self.dropped[f"hyponymy: distractor refused as also right ({reason})"] += len(
+                        sisters_of_c
+                    ) - len(hyponymy_sisters)
                 ask_isa(
                     "hyponymy",
                     levels,
                     {c} | g.all_descendants(c),
                     self._isa_pool(c, "up"),
-                    lambda gold: sisters_of_c,
+                    lambda gold: hyponymy_sisters,
                 )
         return out
 

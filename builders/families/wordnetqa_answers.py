@@ -208,11 +208,11 @@ class SecondAnswers:
             self._gloss_stems(choice)  # the generic stems of its part of speech, counted once
             if self._widened_stems(choice) & self._widened_stems(anchor):
                 return "sister_gloss"
-        if probe == "hyponymy" and self._close_sister(concept, choice):
+        if probe == "hyponymy" and self.close_sister(concept, choice):
             return "close_sister"
         return None
 
-    def _close_sister(self, concept: int, choice: int) -> bool:
+    def close_sister(self, concept: int, choice: int) -> bool:
         """Whether ``choice`` is in ``concept``'s sister family under a sister too close to it.
 
         See ``close_sister`` in the module docstring. The path runs from the choice up to its
