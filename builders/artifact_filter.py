@@ -19,25 +19,10 @@ import polars as pl
 from probesmith.builders.baselines import BASELINES, FeatureBaseline
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import SpecError
-from probesmith.schemas.tables import AUDIT_CELLS, MULTIPLE_CHOICE
+from probesmith.schemas.tables import AUDIT_CELLS
 from probesmith.stats import wilson_interval
 
 log = logging.getLogger(__name__)
-
-#: The multiple-choice columns the audit, the filter and scoring read (types from the declared
-#: schema, ``schemas/tables.py``), plus the split an item was read from.
-AUDITED_COLUMNS = (
-    "id",
-    "question",
-    "choices",
-    "answer_index",
-    "cluster",
-    "probe",
-    "hops",
-    "distractor_types",
-)
-_DECLARED_TYPES = pl.from_arrow(MULTIPLE_CHOICE.schema.empty_table()).schema
-COLUMNS = {**{name: _DECLARED_TYPES[name] for name in AUDITED_COLUMNS}, "split": pl.String}
 
 
 def train_eval_split(frame: pl.DataFrame, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:

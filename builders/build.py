@@ -18,7 +18,6 @@ import polars as pl
 import pyarrow as pa
 
 import probesmith
-from probesmith.builders.artifact_filter import COLUMNS, filter_artifacts
 from probesmith.builders.registry import DraftItem, FamilyOutput, families, get_family, load_spec
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
 from probesmith.builders.validity import VALIDITY_FILE, validity_markdown, validity_report
@@ -26,7 +25,7 @@ from probesmith.probes.spec import MultipleChoiceSpec, ProbeSpec, to_dict
 from probesmith.progress import progress
 from probesmith.schemas.artifact import DatasetFolderWriter
 from probesmith.schemas.output import failpoint
-from probesmith.schemas.tables import MULTIPLE_CHOICE
+from probesmith.schemas.tables import COLUMNS, MULTIPLE_CHOICE
 
 log = logging.getLogger(__name__)
 
@@ -240,6 +239,9 @@ def assemble_tables(
 
 def _filter_artifacts(output: FamilyOutput, spec: MultipleChoiceSpec, tables: dict, assignment: tuple):
     """Remove what the choice-only baseline exploits; assemble again with the same splits."""
+    # deferred: the filter's baselines import scipy, which a build without the filter never needs
+    from probesmith.builders.artifact_filter import filter_artifacts
+
     frames: dict[str, list[pl.DataFrame]] = defaultdict(list)
     for (config, split), table in tables.items():
         frames[config].append(pl.from_arrow(table).with_columns(split=pl.lit(split)).select(list(COLUMNS)))

@@ -21,13 +21,12 @@ from pathlib import Path
 
 import polars as pl
 
-from probesmith.builders.artifact_filter import COLUMNS
 from probesmith.builders.registry import multiple_choice_families
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
 from probesmith.schemas.artifact import read_table
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
-from probesmith.schemas.tables import MULTIPLE_CHOICE
+from probesmith.schemas.tables import COLUMNS, MULTIPLE_CHOICE
 
 AI2_SPLITS = ("train", "dev", "test")
 

@@ -26,8 +26,6 @@ from probesmith.builders.sources import snapshot_wikidata
 from probesmith.builders.sources.wikidata import load_store
 from probesmith.builders.sources.wikidata_dump import slice_dump
 from probesmith.errors import OutputError, ProbesmithError, SpecError
-from probesmith.eval.audit import AuditOptions, run_audit
-from probesmith.eval.baselines import DEFAULT_BASELINES
 from probesmith.eval.harness import export_lm_eval
 from probesmith.eval.review import read_review_sheet, write_review_sheet
 from probesmith.probes.spec import describe_fields, spec_to_yaml
@@ -541,6 +539,10 @@ def _run_data_prepare(args: argparse.Namespace) -> int:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
+    # deferred: the audit's baselines import scipy, which the other commands never need
+    from probesmith.eval.audit import AuditOptions, run_audit
+    from probesmith.eval.baselines import DEFAULT_BASELINES
+
     options = AuditOptions(
         baselines=tuple(args.baselines or DEFAULT_BASELINES),
         margin=args.margin,

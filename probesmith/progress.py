@@ -34,7 +34,7 @@ def progress(
     return tqdm(
         iterable,
         desc=desc,
-        unit=unit,
+        unit=f" {unit}",  # '58 query [00:01, 57.9 query/s]'
         total=total,
         file=sys.stderr,
         mininterval=1.0,

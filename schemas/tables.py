@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -160,6 +161,21 @@ MULTIPLE_CHOICE = TableSchema(
     ),
     checks=(_check_multiple_choice, _unique_ids),
 )
+
+#: The multiple-choice columns the audit, the artifact filter and scoring read (types from
+#: MULTIPLE_CHOICE), plus the split an item was read from: polars dtypes by column.
+AUDITED_COLUMNS = (
+    "id",
+    "question",
+    "choices",
+    "answer_index",
+    "cluster",
+    "probe",
+    "hops",
+    "distractor_types",
+)
+_DECLARED_TYPES = pl.from_arrow(MULTIPLE_CHOICE.schema.empty_table()).schema
+COLUMNS = {**{name: _DECLARED_TYPES[name] for name in AUDITED_COLUMNS}, "split": pl.String}
 
 AUDIT_CELLS = TableSchema(
     name="audit_cells",
