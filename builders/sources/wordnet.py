@@ -345,6 +345,7 @@ def clean_gloss(definition: str) -> str:
         kept.append(part)
     gloss = _EMPTIED_PARENTHESIS.sub("", ";".join(kept))
     gloss = _BACKTICK_QUOTE.sub(r"\1", gloss)  # WordNet's `good' quoting: the words, plain
+    gloss = re.sub(r";\s*:", ";", gloss)  # WordNet's own "genus Cleistes;: of damp or boggy areas"
     gloss = re.sub(r"\(\s+", "(", gloss)
     gloss = re.sub(r"\s+([;,])", r"\1", gloss)
     gloss = re.sub(r"\s+", " ", gloss)
