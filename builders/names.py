@@ -158,3 +158,40 @@ def compound_parts(
 def name_key(text: str) -> str:
     """Folded words only: two names with the same key are the same name to a reader ("Russia")."""
     return " ".join(re.findall(r"[^\W_]+", fold(text)))
+
+
+def label_problem(label: str) -> str | None:
+    """Why an entity's label cannot stand for it in a statement, or None.
+
+    A disambiguator in parentheses anywhere in it ("Thomas Hales (dramatist)", "Montgomery (town),
+    New York"), coordinates ("Shamsabad (31°43′ N 53°39′ E), Taft") or a sentence (four words or
+    more ending in a full stop after a lower-case word: "Dingiswayo real meaning is ... exile.").
+    Names with brackets of their own ("kukharenkoite-(Ce)") are names.
+    """
+    if re.search(r"\s\([^()]*\)", label):
+        return "label with a disambiguator (parentheses)"
+    if _COORDINATES.search(label):
+        return "label with coordinates"
+    if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
+        return "label is a sentence"
+    return None
+
+
+# a coordinate in a label's qualifier: degrees, minutes or seconds ("Shamsabad (31°43′ N 53°39′ E), Taft")
+_COORDINATES = re.compile(r"\d\s*°\s*\d+\s*['′]|\d\s*['′]\s*[NSEW]\b|\d\s*°\s*[NSEW]\b")
+
+
+def spelled_out(label: str, aliases: Iterable[str]) -> str:
+    """The label, or the alias it abbreviates where it is an acronym ("RSL": "Royal Society of Literature").
+
+    An acronym label (two to five capitals, nothing else) is read by no one who does not know the
+    body: the first alias whose capitalised words' initials spell it is the name a sentence uses.
+    A label with no such alias ("NATO" with no "North Atlantic Treaty Organization" alias) stays.
+    """
+    if not re.fullmatch(r"[A-Z]{2,5}", label):
+        return label
+    for alias in aliases:
+        initials = "".join(w[0] for w in re.findall(r"[^\W\d_][\w'-]*", alias) if w[0].isupper())
+        if initials == label and len(alias.split()) >= 2:
+            return alias
+    return label

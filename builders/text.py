@@ -186,6 +186,12 @@ def fill_template(
             text = _with_definite_article(text, slot)
         if label in plural_names or (label not in names and is_plural_noun(label)):
             text = _verbs_agreeing_in_plural(text, slot)
+        if label.split()[0] in _BARE_FIRST and " of " not in label:
+            text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)  # "next to the Lake Michigan"
+        if re.search(r", [^\W\d_]", label) and not label.endswith("."):
+            # an appositive or a qualifier closes with a comma before the sentence goes on:
+            # "Edward, the Black Prince, held", "Paris, Texas, is"
+            text = re.sub(rf"{re.escape(slot)}(?= [^\W\d_])", slot + ",", text)
         if label.endswith("."):  # "S.O.B." before the sentence's full stop: one period ends it
             text = text.replace(slot + ".", slot)
         text = text.replace(slot, label)
@@ -354,23 +360,32 @@ def is_plural_noun(label: str) -> bool:
 def is_plural_band_name(label: str) -> bool:
     """Whether a band's name is plural in form: "The Breeders", "Black Eyed Peas", "The Temptations".
 
-    Its last word is capitalised and ends in "s" (not "ss"), and either is a plural noun of Link
-    Grammar's dictionary ("Peas", "Boys", "Kinks"), or drops its "s" to a noun of the dictionary
-    ("Temptations"), or the name opens with "The" ("The Beatles") or has two words or more and ends
-    in "-es"/"-ys" ("Bee Gees", "Traveling Wilburys"). "Texas", "Genesis" and "Simply Red" are
-    singular. Only for labels known by their class to name a band.
+    Decided by its last word's number in Link Grammar's dictionary, not by a trailing "s": the
+    last word is capitalised and either a plural noun of the dictionary ("Peas", "Kinks") or one
+    that drops its "s" to a singular noun of it ("Temptations"), or the name opens with its own
+    "The" ("The Beatles"). A name opening with a number ("Nine Inch Nails", "10cc") or joining
+    words with "&", "and", "N'" or a comma ("Blood, Sweat & Tears", "Guns N' Roses") names one
+    band, not a plural noun phrase, and reads with neither "the" nor a plural verb; "Texas",
+    "Genesis" and "Simply Red" are singular. Only for labels known by their class to name a band.
     """
     words = label.split()
     last = words[-1] if words else ""
     if not re.fullmatch(r"[A-Z][a-z]+s", last) or last.endswith("ss"):
+        return False
+    if re.search(r"[&,]| and | N'", label) or words[0].lower() in _NUMBER_WORDS or words[0][:1].isdigit():
         return False
     lexicon = english_lexicon()
     low = last.lower()
     return (
         (low in lexicon.plural_nouns and low not in lexicon.singular_nouns)
         or low[:-1] in lexicon.singular_nouns
-        or (len(words) >= 2 and (words[0] == "The" or low[-2] in "ey"))  # "Bee Gees", "Traveling Wilburys"
+        or (len(words) >= 2 and words[0] == "The")
     )
+
+
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve thirteen twenty hundred thousand".split()
+)
 
 
 _IRREGULAR_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
@@ -458,8 +473,14 @@ _NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der 
 # name goes on ("for Security and Co-operation in Europe")
 _INSTITUTION_HEADS = frozenset(
     "University Society Academy Observatory Institute Organization Organisation Association Council "
-    "Committee Commission Agency Trust Authority Foundation".split()
+    "Committee Commission Agency Trust Authority Foundation "
+    # a state's armed, police and civil bodies ("the Japan Maritime Self-Defense Force", "the Russian Space
+    # Forces", "the Marine Corps", "the National Park Service", "the Federal Aviation Administration")
+    "Force Forces Corps Administration Ministry Service Bureau Department Guard Police".split()
 )
+# first words of names read without "the" however a template puts it ("next to Lake Michigan", "near
+# Mount Kenya"); with an "of" the name takes it again ("the Lake of the Woods")
+_BARE_FIRST = frozenset("Lake Loch Lough Mount Lac Lago Mont Monte".split())
 # lower-case heads of a named place that takes "the" ("the Guantanamo Bay detention camp")
 _DEFINITE_LOWER_HEADS = frozenset("camp prison jail gaol ghetto penitentiary".split())
 _DETERMINERS = frozenset("a an the this that these those his her its their our my your whose each".split())
@@ -483,6 +504,8 @@ def takes_definite_article(name: str) -> bool:
         return True  # "the Guantanamo Bay detention camp", "the Auschwitz concentration camp"
     if any(w[:1].islower() and w not in particles for w in words):
         return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
+    if len(words) >= 2 and words[0] == "River" and words[1][:1].isupper():
+        return True  # "the River Thames"
     if len(words) >= 2 and words[-1] == "Academy" and words[-2] in ("Naval", "Military"):
         return True  # "the U.S. Naval Academy", "the United States Military Academy"
     if of:  # decided by the head alone: "Prince Constantijn of the Netherlands" takes none
@@ -541,3 +564,18 @@ def filled_problem(statement: str, *labels: str) -> str | None:
     if re.search(r"\s[.,;:!?]", statement) and not any(re.search(r"\s[.,;:!?]", label) for label in labels):
         return "a space before punctuation"
     return None
+
+
+# a slot (with a possessive noun phrase: "[Y]'s capital city") then a comma, or a lower-case opening
+# ("playing as a [Y], [X].", "the [Y] debut of [X]."): no main clause follows
+_FRAGMENT = re.compile(r"\[[XY]\](?:'s(?: [a-z]+)+)?, .*|[a-z].*")
+
+
+def pattern_form(template: str) -> str:
+    """Whether a pattern is a "sentence" or a "fragment" (a noun phrase or appositive to complete).
+
+    ParaRel writes some patterns as appositives or noun phrases ("[X], located in [Y].", "[Y]'s
+    capital, [X].", "the [Y] debut of [X]."): read as a cloze, not as a statement. A pattern that
+    opens with an adverbial ("In [X], the official language is [Y].") is a sentence.
+    """
+    return "fragment" if _FRAGMENT.fullmatch(template) else "sentence"

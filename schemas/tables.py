@@ -290,9 +290,12 @@ PATTERNS = TableSchema(
             pa.field("template", pa.string(), nullable=False),
             pa.field("object_final", pa.bool_(), nullable=False),
             pa.field("origin", pa.string(), nullable=False),
+            pa.field("form", pa.string(), nullable=False),
         ],
         metadata={
-            "object_final": "[Y] ends the template (final punctuation aside): causal LMs can predict it"
+            "object_final": "[Y] ends the template (final punctuation aside): causal LMs can predict it",
+            "form": "'sentence' (a statement with a main verb) or 'fragment' (a noun phrase or an appositive "
+            "clause: ParaRel's 'Kleisoura, located in Cyprus.', a cloze to complete, not a sentence)",
         },
     ),
     checks=(_unique("relation_id", "pattern_id"),),

@@ -38,7 +38,7 @@ from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
 from probesmith.builders.families.relations import CONTAINMENT
-from probesmith.builders.names import generic_tokens, name_key, name_leak
+from probesmith.builders.names import generic_tokens, label_problem, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import (
@@ -58,7 +58,7 @@ from probesmith.builders.sources.wikidata_queries import (
     source_view,
     subjects_in_key_order,
 )
-from probesmith.builders.text import fill_template, filled_problem, template_key, word_tokens
+from probesmith.builders.text import fill_template, filled_problem, pattern_form, template_key, word_tokens
 from probesmith.builders.textcheck import apply_fixes
 from probesmith.builders.validity import rules_table
 from probesmith.errors import SourceError
@@ -248,6 +248,7 @@ def pattern_bank(
             "pattern_id": f"{relation}-{len(patterns):02d}",
             "template": text,
             "object_final": is_object_final(text),
+            "form": pattern_form(text),
             "origin": origin,
         }
         by_key[key] = entry
@@ -316,6 +317,12 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "code (up to 5 capitals, or 3 lower-case letters)"
     if re.fullmatch(r"[A-Z]{2,3}-[A-Z0-9]{1,3}", alias):
         return "region code (ISO 3166-2: 'DE-BE', 'US-TX')"
+    if _COLON_JOINED.search(alias):
+        return "colon-joined code or namespaced title ('ISO 639:be', 'Category:...', 'S:t Michel')"
+    if _STANDARD_IDENTIFIER.fullmatch(alias):
+        return "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
+    if _LETTER_DIGIT_CODE.fullmatch(alias):
+        return "letter-digit code ('34Se', '20e', 'ff14')"
     if "(" in alias or ")" in alias:
         return "disambiguated form (parentheses)"
     if "," in alias:
@@ -337,6 +344,15 @@ def alias_problem(alias: str, label: str) -> str | None:
     return None
 
 
+# a letter, a colon and a letter or digit with no space: a code ("ISO 639:be"), a wiki namespace
+# ("Category:Ritwik Ghatak", "Portal:Libraries") or an abbreviation no English sentence uses ("S:t Michel");
+# a time ("1:40") has digits on both sides and is not one
+_COLON_JOINED = re.compile(r"[^\W\d_]:[^\W_]")
+# a standards body's or registry's capitals, then a number, and nothing more ("ISO 639", "RFC 2616")
+_STANDARD_IDENTIFIER = re.compile(r"[A-Z]{2,}[ -]?\d{2,}(?:[-.:/]\w+)*")
+# one token of digits then one or two letters ("34Se", "68Er", "20e"), or up to three lower-case letters
+# then digits ("ff14"); a name mixing them ("2Pac", "Suda51", "Take2") has more letters and is kept
+_LETTER_DIGIT_CODE = re.compile(r"\d+[^\W\d_]{1,2}|[a-z]{1,3}\d+")
 # two or more single letters, with dots or spaces between them and nothing else: "J. C.", "G. I.", "U.S.S.R"
 _INITIALS_ONLY = re.compile(r"(?:[^\W\d_](?:\.\s*|\s+|$)){2,}")
 # words that make an alias a description of the entity rather than a name of it
@@ -407,27 +423,6 @@ def _name_then_code(words: list[str], label: str) -> bool:
         and code not in _NAME_SUFFIXES
         and _ROMAN_NUMERAL.fullmatch(code) is None  # a numeral names another one: "Barack Obama II"
     )
-
-
-def label_problem(label: str) -> str | None:
-    """Why an entity's label cannot stand for it in a statement, or None.
-
-    A disambiguator in parentheses anywhere in it ("Thomas Hales (dramatist)", "Montgomery (town),
-    New York"), coordinates ("Shamsabad (31°43′ N 53°39′ E), Taft") or a sentence (four words or
-    more ending in a full stop after a lower-case word: "Dingiswayo real meaning is ... exile.").
-    Names with brackets of their own ("kukharenkoite-(Ce)") are names.
-    """
-    if re.search(r"\s\([^()]*\)", label):
-        return "label with a disambiguator (parentheses)"
-    if _COORDINATES.search(label):
-        return "label with coordinates"
-    if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
-        return "label is a sentence"
-    return None
-
-
-# a coordinate in a label's qualifier: degrees, minutes or seconds ("Shamsabad (31°43′ N 53°39′ E), Taft")
-_COORDINATES = re.compile(r"\d\s*°\s*\d+\s*['′]|\d\s*['′]\s*[NSEW]\b|\d\s*°\s*[NSEW]\b")
 
 
 def answers_named_alike(
@@ -790,6 +785,18 @@ def paraphrase_validity(
         for p in patterns
         if p["relation_id"] in first
     )
+    gold_counts: dict[str, Counter] = defaultdict(Counter)
+    for row in instances:
+        gold_counts[row["relation_id"]].update(set(row["gold_obj_ids"]))
+    per_relation = Counter(row["relation_id"] for row in instances)
+    constant = {}
+    for relation, counts in sorted(gold_counts.items()):
+        answer, count = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+        constant[relation] = {
+            "answer": labels.get(answer, answer),
+            "share": round(count / per_relation[relation], 4),
+            "uniform": round(1 / len(spaces[relation]), 4),
+        }
     with_graph = {e["relation_id"] for e in edges}
     graph = {}
     for relation in sorted({p["relation_id"] for p in patterns}):
@@ -813,6 +820,8 @@ def paraphrase_validity(
         "instances": len(instances),
         "generic_tokens": {r: sorted(tokens) for r, tokens in sorted(generic.items())},
         "patterns": len(patterns),
+        "pattern_forms": dict(sorted(Counter(pattern_form(p["template"]) for p in patterns).items())),
+        "constant_answers": constant,
         "isolated_patterns": sum(len(g["isolated"]) for g in graph.values()),
         "relations_without_graph": sorted(r for r, g in graph.items() if not g["graph"]),
         "relations_with_split_graph": sorted(r for r, g in graph.items() if g["linked_groups"] > 1),
@@ -828,7 +837,22 @@ def paraphrase_validity_markdown(report: dict) -> str:
         PARAPHRASE_RULES,
         report["violations"],
     )
+    forms = report["pattern_forms"]
+    worst = sorted(report["constant_answers"].items(), key=lambda kv: -kv[1]["share"])
     lines += [
+        "",
+        f"Pattern forms (every pattern): {forms.get('sentence', 0)} sentences and {forms.get('fragment', 0)} "
+        "fragments (`patterns.form`). A fragment is ParaRel's appositive or noun phrase ('[X], located in "
+        "[Y].', '[Y]'s capital, [X].'): a cloze to complete, not a sentence a reader calls true or false.",
+        "",
+        "No balance is claimed: an answer space keeps the answers as the source gives them, so one answer "
+        "can be gold for many of a relation's instances (a containing place or continent is gold with the "
+        "place it contains). The largest share of instances one answer is gold for, over every instance "
+        "(`validity.json` `constant_answers` has every relation): "
+        + "; ".join(
+            f"{r} '{c['answer']}' {c['share']:.0%} (uniform {c['uniform']:.1%})" for r, c in worst[:8]
+        )
+        + ". A model that always names that answer scores that share on the relation.",
         "",
         f"Pattern graph: {report['isolated_patterns']} of {report['patterns']} patterns have no edge in "
         "ParaRel's graph (they come from Cao et al., LAMA, BEAR or the catalog); `validity.json` lists "

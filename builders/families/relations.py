@@ -57,7 +57,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from probesmith.builders.families.bear import BEAR_RELATIONS
-from probesmith.builders.names import generic_tokens, name_key, name_leak
+from probesmith.builders.names import generic_tokens, label_problem, name_key, name_leak, spelled_out
 from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import (
@@ -85,7 +85,13 @@ from probesmith.builders.sources.wikidata_queries import (
     timeout_names_relation,
 )
 from probesmith.builders.sources.wikidata_snapshot import changes_over_time
-from probesmith.builders.text import fill_template, filled_problem, names_nested
+from probesmith.builders.text import (
+    fill_template,
+    filled_problem,
+    is_plural_band_name,
+    names_nested,
+    pattern_form,
+)
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, spec_field
@@ -221,8 +227,17 @@ class RelationPool:
             self.labels[o], self.support[o] = label, n
         self._add_containers(self.ranked)
         self.lookups.aliases_of(self.client, self.ranked)
+        self._spell_out_acronyms(self.ranked)
         self.generic = generic_tokens(self.names(o) for o in self.ranked)
         return self
+
+    def _spell_out_acronyms(self, entities) -> None:
+        """Answers labelled by an acronym their alias spells out are shown by that alias ("RSL")."""
+        for o in entities:
+            label = spelled_out(self.labels[o], self.aliases.get(o, ()))
+            if label != self.labels[o]:  # the acronym stays one of its names (leaks, equal answers)
+                self.aliases[o] = [*self.aliases.get(o, ()), self.labels[o]]
+                self.labels[o] = label
 
     def names(self, entity: str) -> list[str]:
         """The entity's label and English aliases."""
@@ -342,6 +357,7 @@ class RelationPool:
         for objs in found.values():
             self.labels.update(objs)
         self.lookups.aliases_of(self.client, sorted({*subjects, *objects}))
+        self._spell_out_acronyms([o for o in objects if o in self.support])
         self._add_containers(objects)
         if self.pid in self.spec.superclass_golds:
             new = [o for o in objects if o not in self.superclasses]
@@ -350,12 +366,17 @@ class RelationPool:
                 self.superclasses[o].add(parent)
         pid = self.pid
         misread = misread_names(self.client, {s: self.labels[s] for s in subjects}, load_name_classes())
+        plural_teams = _plural_teams(self.client, {s: self.labels[s] for s in subjects})
         for s in subjects:
             objs = set(found[s])
             if not objs:
                 continue
-            if s in misread:
+            if problem := label_problem(self.labels[s]):
+                self.dropped[f"{pid}: subject's {problem} (as paraphrases' labels_usable)"] += 1
+            elif s in misread:
                 self.dropped[f"{pid}: {MISREAD_NAME}"] += 1
+            elif s in plural_teams:
+                self.dropped[f"{pid}: {PLURAL_TEAM}"] += 1
             elif s in objs:
                 self.dropped[f"{pid}: subject equals one of its objects"] += 1
             elif self.spec.leakage == "drop" and any(self.leak(s, o) for o in self.possible_golds(objs)):
@@ -381,6 +402,31 @@ class RelationPool:
                 self.containers.update(
                     self.lookups.containers_of(self.client, entities, self.spec.containment)
                 )
+
+
+# classes (P31, as the slice types them) of a sports team or a band: named in the plural ("Chicago Cubs",
+# "Arctic Monkeys") such a subject reads "the Chicago Cubs are", which labels alone cannot give at evaluation
+TEAM_CLASSES = frozenset(
+    {
+        "Q12973014",  # sports team
+        "Q847017",  # sports club
+        "Q476028",  # association football club
+        "Q13027888",  # baseball team
+        "Q17156793",  # American football team
+        "Q13393265",  # basketball team
+        "Q4498974",  # ice hockey team
+        "Q215380",  # musical group
+        "Q5741069",  # rock band
+        "Q2088357",  # musical ensemble
+    }
+)
+PLURAL_TEAM = "subject a team or band named in the plural ('Chicago Cubs': 'the Chicago Cubs are')"
+
+
+def _plural_teams(client: SparqlClient, labels: dict[str, str]) -> set[str]:
+    """Subjects named in the plural (``is_plural_band_name``, no own "The") whose class is a team or band."""
+    flagged = sorted(e for e, label in labels.items() if is_plural_band_name(label) and label[:4] != "The ")
+    return {s for s, _, kind in facts_of(client, flagged, ["P31"]) if kind in TEAM_CLASSES}
 
 
 # rows of one query fetching the subjects of several small answers whole (a few answers' worth)
@@ -833,6 +879,7 @@ def generate_relations(spec: RelationsSpec) -> FamilyOutput:
             "pattern_id": f"{r.pid}-{i}",
             "template": t,
             "object_final": is_object_final(t),
+            "form": pattern_form(t),
             "origin": "catalog",
         }
         for r in chosen
@@ -1027,6 +1074,7 @@ def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False
                 "pattern_id": f"{pid}-{i}",
                 "template": t,
                 "object_final": is_object_final(t),
+                "form": pattern_form(t),
                 "origin": "bear",
             }
             for i, t in enumerate(data["templates"])

@@ -2,7 +2,14 @@
 
 import pytest
 
-from probesmith.builders.names import FUNCTION_WORDS, generic_tokens, name_key, name_leak, name_tokens
+from probesmith.builders.names import (
+    FUNCTION_WORDS,
+    generic_tokens,
+    name_key,
+    name_leak,
+    name_tokens,
+    spelled_out,
+)
 
 
 @pytest.mark.parametrize(
@@ -73,3 +80,18 @@ def test_name_tokens_and_name_key():
     assert name_key("São Tomé") == name_key("Sao Tome")
     assert name_key("Russian Empire") != name_key("Russia")
     assert name_key("🇷🇺") == ""  # a flag names nothing
+
+
+@pytest.mark.parametrize(
+    ("label", "aliases", "shown"),
+    [
+        ("RSL", ["Royal Society of Literature"], "Royal Society of Literature"),
+        ("NAS", ["US National Academy of Sciences"], "NAS"),  # the initials spell "UNAS"
+        ("NAS", ["National Academy of Sciences"], "National Academy of Sciences"),
+        ("NATO", ["Atlantic Alliance"], "NATO"),  # no alias spells it out: the acronym stays
+        ("Royal Society", ["RS"], "Royal Society"),
+    ],
+)
+def test_an_acronym_label_is_spelled_out_by_its_alias(label, aliases, shown):
+    """Fifth read: "is a member of RSL" (Q1468277)."""
+    assert spelled_out(label, aliases) == shown

@@ -9,6 +9,8 @@ from probesmith.builders.text import (
     english_lexicon,
     fill_template,
     filled_problem,
+    is_plural_band_name,
+    pattern_form,
     plural_verb,
     shared_stems,
 )
@@ -145,6 +147,31 @@ from probesmith.builders.text import (
             "Blake Edwards was a screenwriter for S.O.B.",
         ),
         ("[Y] was a language used by [X].", "A. H.", "Russian", "Russian was a language used by A. H."),
+        # fifth read: the label decides a template's "the"; an appositive closes with a comma
+        ("[X] is next to the [Y].", "Chicago", "Lake Michigan", "Chicago is next to Lake Michigan."),
+        ("[X] is next to the [Y].", "Heidelberg", "Neckar", "Heidelberg is next to the Neckar."),
+        ("[X] is next to [Y].", "Oxford", "River Thames", "Oxford is next to the River Thames."),
+        ("[X] lies by the [Y].", "Baudette", "Lake of the Woods", "Baudette lies by the Lake of the Woods."),
+        (
+            "[X] is operated by [Y].",
+            "JS Shimokita",
+            "Japan Maritime Self-Defense Force",
+            "JS Shimokita is operated by the Japan Maritime Self-Defense Force.",
+        ),
+        ("[X] is operated by [Y].", "USS Iowa", "Marine Corps", "USS Iowa is operated by the Marine Corps."),
+        (
+            "[X] held the noble title of [Y].",
+            "Edward, the Black Prince",
+            "duke",
+            "Edward, the Black Prince, held the noble title of duke.",
+        ),
+        (
+            "The title of [X] is [Y].",
+            "Edward, the Black Prince",
+            "duke",
+            "The title of Edward, the Black Prince, is duke.",
+        ),
+        ("[X] was born in [Y].", "Ann Smith", "Paris, Texas", "Ann Smith was born in Paris, Texas."),
     ],
 )
 def test_fill_template_reads_right(template, subject, obj, statement):
@@ -214,3 +241,37 @@ def test_lexicon_comes_from_link_grammar_and_says_what_to_install(tmp_path):
     ]
     with pytest.raises(EnglishToolMissing, match="link-grammar-dictionaries-en"):
         english_lexicon.__wrapped__(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("band", "plural"),
+    [
+        ("The Beatles", True),
+        ("Black Eyed Peas", True),
+        ("The Temptations", True),
+        ("Nine Inch Nails", False),  # a name opening with a number names one band
+        ("Blood, Sweat & Tears", False),  # a coordination names one band
+        ("Guns N' Roses", False),
+        ("Texas", False),
+        ("Genesis", False),
+    ],
+)
+def test_a_band_is_plural_by_its_last_words_number_not_its_s(band, plural):
+    """Fifth read: "Which country do the Nine Inch Nails come from?" came of a trailing "s"."""
+    assert is_plural_band_name(band) is plural
+
+
+@pytest.mark.parametrize(
+    ("template", "form"),
+    [
+        ("[X] is located in [Y].", "sentence"),
+        ("In [X], the official language is [Y].", "sentence"),
+        ("[X], located in [Y].", "fragment"),
+        ("[Y]'s capital city, [X].", "fragment"),
+        ("[X], that is the capital of [Y].", "fragment"),
+        ("the [Y] debut of [X].", "fragment"),
+        ("playing as a [Y], [X].", "fragment"),
+    ],
+)
+def test_pattern_form_tells_a_fragment_from_a_sentence(template, form):
+    assert pattern_form(template) == form

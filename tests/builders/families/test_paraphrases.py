@@ -87,6 +87,8 @@ CODE_AFTER_NAME = "label words then initials or a code ('Zeilinger A', 'Evanston
 INITIALS_ONLY = "initials or letters only ('J. C.', 'U.S.S.R')"
 DESCRIPTION = "description, not a name ('and others', 'formerly', 'etc.')"
 LOWER_CASED = "lower-cased form of a proper name ('j. diez' for Julius Diez)"
+COLON_CODE = "colon-joined code or namespaced title ('ISO 639:be', 'Category:...', 'S:t Michel')"
+LETTER_DIGIT = "letter-digit code ('34Se', '20e', 'ff14')"
 
 
 @pytest.mark.parametrize(
@@ -119,6 +121,18 @@ LOWER_CASED = "lower-cased form of a proper name ('j. diez' for Julius Diez)"
         ("J.R.R. Tolkien", "J. R. R. Tolkien", None),
         ("Gone with the Wind", "Gone with the Wind (film)", None),
         ("vessel", "Ship", None),  # a lower-case word the label does not capitalise
+        # fifth read: codes by their form, not by a list
+        ("ISO 639:be", "Belarusian", "identifier or code (digits)"),
+        ("ISO 639:tn", "Tswana", "identifier or code (digits)"),
+        ("Category:Ritwik Ghatak", "Ritwik Ghatak", COLON_CODE),
+        ("Portal:Libraries", "library", COLON_CODE),
+        ("S:t Michel", "Mikkeli", COLON_CODE),
+        ("34Se", "selenium", LETTER_DIGIT),
+        ("20e", "Brussels Capital Region", LETTER_DIGIT),
+        ("ff14", "Final Fantasy XIV", LETTER_DIGIT),
+        ("2Pac", "Tupac Shakur", None),  # a stage name mixing digits and letters
+        ("Suda51", "Goichi Suda", None),
+        ("Last Local Of 1:40", "Last Local", None),  # a time is no code
     ],
 )
 def test_unusable_aliases_are_named(alias, label, reason):
@@ -320,6 +334,22 @@ def test_no_subject_is_a_named_thing_its_label_would_misread(small_paraphrases_b
         and (takes_definite_article(row["sub_label"]) or is_plural_noun(row["sub_label"]))
     ]
     assert instances.height and misread == []
+
+
+def test_no_kept_alias_is_a_code_by_its_form(small_paraphrases_build):
+    """Over every kept alias of the small build, written apart from ``alias_problem``: no letter, colon
+    and letter or digit without a space ("ISO 639:be", "Category:X"), no capitals then a number and
+    nothing else ("ISO 639"), no digits then one or two letters ("34Se")."""
+    aliases = table(small_paraphrases_build, "aliases").filter(pl.col("source") == "alias")
+    codes = [
+        alias
+        for alias in aliases["alias"].to_list()
+        if re.search(r"[A-Za-z]:\w", alias)
+        or re.search(r"\d:[A-Za-z]", alias)
+        or re.fullmatch(r"[A-Z]{2,} ?\d+", alias)
+        or re.fullmatch(r"\d+[A-Za-z]{1,2}", alias)
+    ]
+    assert aliases.height and codes == []
 
 
 def test_no_kept_alias_is_surname_and_initials_or_place_and_code(small_paraphrases_build):
