@@ -181,17 +181,26 @@ def label_problem(label: str) -> str | None:
 _COORDINATES = re.compile(r"\d\s*°\s*\d+\s*['′]|\d\s*['′]\s*[NSEW]\b|\d\s*°\s*[NSEW]\b")
 
 
-def spelled_out(label: str, aliases: Iterable[str]) -> str:
-    """The label, or the alias it abbreviates where it is an acronym ("RSL": "Royal Society of Literature").
+# heads of a learned or professional body's name: such a body is known by its name, its acronym is
+# read by few ("RSL"); a firm or a broadcaster is known by its acronym ("IBM", "NBC", "HBO") and keeps it
+LEARNED_BODY_HEADS = frozenset("Society Academy Institute Institution Association College".split())
 
-    An acronym label (two to five capitals, nothing else) is read by no one who does not know the
-    body: the first alias whose capitalised words' initials spell it is the name a sentence uses.
-    A label with no such alias ("NATO" with no "North Atlantic Treaty Organization" alias) stays.
+
+def spelled_out(label: str, aliases: Iterable[str]) -> str:
+    """The label, or the alias it abbreviates where it is a learned body's acronym ("RSL", "NAS").
+
+    An acronym label (two to five capitals, nothing else) whose alias spells it out (the initials
+    of its capitalised words, the acronym not among them) and names a society, academy, institute,
+    institution, association or college (its head before "of") is shown by that alias: "a member of
+    the Royal Society of Literature", not "of RSL". Firms and broadcasters keep the acronym they are
+    known by ("IBM", "NBC"; "NEC Electronics Corporation" spells "NEC" but holds it: another firm).
     """
     if not re.fullmatch(r"[A-Z]{2,5}", label):
         return label
     for alias in aliases:
-        initials = "".join(w[0] for w in re.findall(r"[^\W\d_][\w'-]*", alias) if w[0].isupper())
-        if initials == label and len(alias.split()) >= 2:
+        words = re.findall(r"[^\W\d_][\w'-]*", alias)
+        initials = "".join(w[0] for w in words if w[0].isupper())
+        head = alias.split(" of ")[0].split()[-1] if alias.split() else ""
+        if initials == label and len(words) >= 2 and label not in words and head in LEARNED_BODY_HEADS:
             return alias
     return label

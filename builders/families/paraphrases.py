@@ -53,6 +53,7 @@ from probesmith.builders.sources.wikidata_queries import (
     EntityLookups,
     aliases_query,
     batched_select,
+    facts_of,
     misread_names,
     popularity,
     source_view,
@@ -136,6 +137,18 @@ class ParaphraseSpec(ProbeSpec):
         "fictional continent "
         "(Faerûn, Kara-Tur) is no answer of a real-world relation.",
     )
+    object_excluded_types: Mapping[str, tuple[str, ...]] = spec_field(
+        default_factory=lambda: {
+            "P19": ("Q634", "Q3504248", "Q5107"),
+            "P20": ("Q634", "Q3504248", "Q5107"),
+            "P140": ("Q4392985", "Q34770", "Q315"),
+        },
+        help="Per relation, Wikidata classes (P31) an object may not be an instance of: its instance is "
+        "dropped, and with it the answer. A planet or a continent (Q634, Q3504248, Q5107) is no place of "
+        "birth or death a reader gives, yet containment makes it a gold of every instance it contains "
+        "('Earth' 48% of P19 in the fifth read); a religious identity (Q4392985: 'Christian', 'Muslim', "
+        "'Hindu', the adherent beside the religion) or a language ('Kannada') is no religion.",
+    )
     containment: tuple[str, ...] = spec_field(
         CONTAINMENT,
         help="Relations through which a true answer implies others, followed transitively as relation sets "
@@ -158,7 +171,7 @@ class ParaphraseSpec(ProbeSpec):
     )
 
     def __post_init__(self) -> None:
-        for pid, classes in self.object_types.items():
+        for pid, classes in [*self.object_types.items(), *self.object_excluded_types.items()]:
             if not re.fullmatch(r"P\d+", pid) or not all(re.fullmatch(r"Q\d+", q) for q in classes):
                 raise ValueError(
                     f"object_types: {pid!r}: {list(classes)!r} must map a property id (P30) to class ids "
@@ -573,6 +586,11 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         measure, degree = popularity(client, subjects)
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
         objects_asked = sorted({o for pairs in per_relation.values() for _, o in pairs})
+        excluded_classes = {c for classes in spec.object_excluded_types.values() for c in classes}
+        object_classes: dict[str, set[str]] = defaultdict(set)
+        for o, _, kind in facts_of(client, objects_asked, ["P31"]) if excluded_classes else ():
+            if kind in excluded_classes:
+                object_classes[o].add(kind)
         containers = (
             EntityLookups().containers_of(client, objects_asked, tuple(spec.containment))
             if spec.containment
@@ -592,11 +610,23 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1
+            elif object_classes[o] & set(spec.object_excluded_types.get(relation, ())):
+                dropped[f"{relation}: object of an excluded class (object_excluded_types)"] += 1
             elif relation in spec.name_objects and not labels[o][:1].isupper():
                 dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1
             else:
                 usable.append((s, o))
-        per_relation[relation] = pairs = usable
+        # two answers labelled alike ("Norfolk" the county and the city) are one to a reader: the one
+        # with more instances stays (then the smaller id), the other's instances go
+        by_label: dict[str, Counter] = defaultdict(Counter)
+        for _, o in usable:
+            by_label[name_key(labels[o]) or o][o] += 1
+        shown = {sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for c in by_label.values()}
+        if len(shown) < sum(len(c) for c in by_label.values()):
+            dropped[f"{relation}: object labelled like a better supported answer (distinct_answers)"] += sum(
+                1 for _, o in usable if o not in shown
+            )
+        per_relation[relation] = pairs = [(s, o) for s, o in usable if o in shown]
         objects = sorted({o for _, o in pairs})
         generic[relation] = generic_tokens([labels[o], *raw_aliases[o]] for o in objects)
         if spec.leakage == "drop":
@@ -726,6 +756,8 @@ PARAPHRASE_RULES = {
     "alias_usable": "no kept alias is an identifier, code, inverted name, disambiguated form, description "
     "('and others', 'formerly'), initials only ('J. C.', 'U.S.S.R'), a lower-cased form of its proper name "
     "('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code ('Basel BS')",
+    "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics and "
+    "punctuation aside)",
     "verbalizations": "at most K verbalizations per entity, the label first",
     "patterns_read": "no pattern doubles a word or an article when filled with its first instance",
 }
@@ -773,6 +805,9 @@ def paraphrase_validity(
             violations["alias_usable"] += 1
         if alias["source"] == "label" and label_problem(alias["alias"]):
             violations["labels_usable"] += 1
+    for space in spaces.values():
+        shown = Counter(name_key(labels[o]) or o for o in space)
+        violations["distinct_answers"] += sum(n - 1 for n in shown.values())
     violations["verbalizations"] = sum(
         len(rows) > spec.aliases.max_verbalizations or rows[0]["source"] != "label"
         for rows in per_entity.values()

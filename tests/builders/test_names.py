@@ -90,6 +90,9 @@ def test_name_tokens_and_name_key():
         ("NAS", ["National Academy of Sciences"], "National Academy of Sciences"),
         ("NATO", ["Atlantic Alliance"], "NATO"),  # no alias spells it out: the acronym stays
         ("Royal Society", ["RS"], "Royal Society"),
+        ("IBM", ["International Business Machines"], "IBM"),  # a firm keeps the acronym it is known by
+        ("NEC", ["NEC Electronics Corporation"], "NEC"),  # its initials spell NEC, but it holds it
+        ("RAS", ["Royal Astronomical Society"], "Royal Astronomical Society"),
     ],
 )
 def test_an_acronym_label_is_spelled_out_by_its_alias(label, aliases, shown):
