@@ -188,9 +188,9 @@ def fill_template(
             text = _verbs_agreeing_in_plural(text, slot)
         if label.split()[0] in _BARE_FIRST and " of " not in label:
             text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)  # "next to the Lake Michigan"
-        if re.search(r", [^\W\d_]", label) and not label.endswith("."):
+        if re.search(r", [^\W\d_]", label) and not label.endswith(".") and not re.search(r"&| and ", label):
             # an appositive or a qualifier closes with a comma before the sentence goes on:
-            # "Edward, the Black Prince, held", "Paris, Texas, is"
+            # "Edward, the Black Prince, held", "Paris, Texas, is"; a list's is none ("Blood, Sweat & Tears")
             text = re.sub(rf"{re.escape(slot)}(?= [^\W\d_])", slot + ",", text)
         if label.endswith("."):  # "S.O.B." before the sentence's full stop: one period ends it
             text = text.replace(slot + ".", slot)
@@ -363,7 +363,8 @@ def is_plural_band_name(label: str) -> bool:
     Decided by its last word's number in Link Grammar's dictionary, not by a trailing "s": the
     last word is capitalised and either a plural noun of the dictionary ("Peas", "Kinks") or one
     that drops its "s" to a singular noun of it ("Temptations"), or the name opens with its own
-    "The" ("The Beatles"). A name opening with a number ("Nine Inch Nails", "10cc") or joining
+    "The" ("The Beatles") or, of two words or more, ends in a word the dictionary lacks in "-es"/"-ys"
+    ("Bee Gees", "Traveling Wilburys"). A name opening with a number ("Nine Inch Nails", "10cc") or joining
     words with "&", "and", "N'" or a comma ("Blood, Sweat & Tears", "Guns N' Roses") names one
     band, not a plural noun phrase, and reads with neither "the" nor a plural verb; "Texas",
     "Genesis" and "Simply Red" are singular. Only for labels known by their class to name a band.
@@ -379,7 +380,7 @@ def is_plural_band_name(label: str) -> bool:
     return (
         (low in lexicon.plural_nouns and low not in lexicon.singular_nouns)
         or low[:-1] in lexicon.singular_nouns
-        or (len(words) >= 2 and words[0] == "The")
+        or (len(words) >= 2 and (words[0] == "The" or low[-2] in "ey"))  # "Bee Gees", "Traveling Wilburys"
     )
 
 

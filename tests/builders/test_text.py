@@ -172,6 +172,12 @@ from probesmith.builders.text import (
             "The title of Edward, the Black Prince, is duke.",
         ),
         ("[X] was born in [Y].", "Ann Smith", "Paris, Texas", "Ann Smith was born in Paris, Texas."),
+        (
+            "Which country does [X] come from?",
+            "Blood, Sweat & Tears",
+            None,
+            "Which country does Blood, Sweat & Tears come from?",
+        ),
     ],
 )
 def test_fill_template_reads_right(template, subject, obj, statement):
@@ -252,6 +258,7 @@ def test_lexicon_comes_from_link_grammar_and_says_what_to_install(tmp_path):
         ("Nine Inch Nails", False),  # a name opening with a number names one band
         ("Blood, Sweat & Tears", False),  # a coordination names one band
         ("Guns N' Roses", False),
+        ("Bee Gees", True),  # a last word the dictionary lacks, in "-es"
         ("Texas", False),
         ("Genesis", False),
     ],
