@@ -89,6 +89,7 @@ DESCRIPTION = "description, not a name ('and others', 'formerly', 'etc.')"
 LOWER_CASED = "lower-cased form of a proper name ('j. diez' for Julius Diez)"
 COLON_CODE = "colon-joined code or namespaced title ('ISO 639:be', 'Category:...', 'S:t Michel')"
 LETTER_DIGIT = "letter-digit code ('34Se', '20e', 'ff14')"
+STANDARD = "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
 
 
 @pytest.mark.parametrize(
@@ -122,8 +123,8 @@ LETTER_DIGIT = "letter-digit code ('34Se', '20e', 'ff14')"
         ("Gone with the Wind", "Gone with the Wind (film)", None),
         ("vessel", "Ship", None),  # a lower-case word the label does not capitalise
         # fifth read: codes by their form, not by a list
-        ("ISO 639:be", "Belarusian", "identifier or code (digits)"),
-        ("ISO 639:tn", "Tswana", "identifier or code (digits)"),
+        ("ISO 639:be", "Belarusian", STANDARD),
+        ("ISO 639:tn", "Tswana", STANDARD),
         ("Category:Ritwik Ghatak", "Ritwik Ghatak", COLON_CODE),
         ("Portal:Libraries", "library", COLON_CODE),
         ("S:t Michel", "Mikkeli", COLON_CODE),
@@ -474,3 +475,54 @@ def test_no_grid_row_ends_in_two_periods_and_no_alias_is_initials_only(small_par
         if proper and alias[:1].islower() and any(w in capitalised for w in alias.split()):
             bad.append(alias)
     assert bad == []
+
+
+def test_fifth_read_answer_spaces_and_pattern_forms(small_paraphrases_build):
+    """Over every answer and pattern of the small build, judged apart from the builder: no two answers
+    of a relation's space share a label (case and punctuation aside: "Norfolk" x3); no P19/P20 answer
+    is a planet or continent and no P140 answer a religious identity or language (classes read from the
+    slice's TSV); every pattern's `form` is "fragment" exactly when a slot (or a slot's possessive
+    noun phrase) is followed by a comma or the pattern opens in lower case; the card states the
+    sentence and fragment counts and each relation's largest constant-answer share, recomputed here."""
+    import gzip
+    from collections import Counter, defaultdict
+
+    from ...conftest import SHARED_DATA
+
+    excluded = {"P19": {"Q634", "Q3504248", "Q5107"}, "P20": {"Q634", "Q3504248", "Q5107"}}
+    excluded["P140"] = {"Q4392985", "Q34770", "Q315"}
+    classes = defaultdict(set)
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            s, p, o = line.split("\t")[:3]
+            if p == "P31":
+                classes[s].add(o)
+    answers = table(small_paraphrases_build, "answer_spaces")
+    bad = []
+    for (relation,), group in answers.group_by("relation_id"):
+        keys = Counter(re.sub(r"\W+", "", label.lower()) for label in group["obj_label"])
+        bad += [(relation, key) for key, n in keys.items() if n > 1]
+        bad += [(relation, o) for o in group["obj_id"] if classes[o] & excluded.get(relation, set())]
+    patterns = table(small_paraphrases_build, "patterns")
+    for row in patterns.iter_rows(named=True):
+        fragment = bool(
+            re.match(r"\[[XY]\]('s( [a-z]+)+)?, ", row["template"]) or row["template"][:1].islower()
+        )
+        if row["form"] != ("fragment" if fragment else "sentence"):
+            bad.append(row["template"])
+    card = (small_paraphrases_build.out / "README.md").read_text()
+    forms = Counter(patterns["form"])
+    assert f"{forms['sentence']} sentences and {forms['fragment']} fragments" in card
+    instances = table(small_paraphrases_build, "instances")
+    labels = dict(zip(answers["obj_id"], answers["obj_label"], strict=True))
+    assert instances["relation_id"].n_unique() <= 8  # the card names the eight largest shares
+    for (relation,), group in instances.group_by("relation_id"):
+        counts = Counter(g for golds in group["gold_obj_ids"] for g in set(golds))
+        top, n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+        assert f"{relation} '{labels[top]}' {n / group.height:.0%}" in card
+    validity = json.loads((small_paraphrases_build.out / "validity.json").read_text())
+    for relation, c in validity["constant_answers"].items():
+        group = instances.filter(pl.col("relation_id") == relation)
+        counts = Counter(g for golds in group["gold_obj_ids"] for g in set(golds))
+        assert c["share"] == round(max(counts.values()) / group.height, 4)
+    assert answers.height and patterns.height and bad == []

@@ -452,3 +452,60 @@ def test_every_fill_ends_with_one_period_and_names_its_body_right(small_relation
                 if re.search(r"in the \w+ position", text):
                     bad.append(text)
     assert instances.height and bad == []
+
+
+# classes of a team or a band in the slice (relations.TEAM_CLASSES, written here apart from it)
+TEAMS_AND_BANDS = {
+    "Q12973014", "Q847017", "Q476028", "Q13027888", "Q17156793", "Q13393265", "Q4498974",
+    "Q215380", "Q5741069", "Q2088357",
+}  # fmt: skip
+
+
+def test_fifth_read_subjects_and_fills(small_relations_build, slice_facts, slice_names):
+    """Over every instance x template x answer of the small build, judged apart from the builder: no
+    subject label with a disambiguator ("Settle (album)"); no team or band subject named in the plural
+    without its own "The" ("Chicago Cubs is"); no "the" before a "Lake X" or "Mount X" ("next to the Lake
+    Michigan"); a label with an appositive comma ("Edward, the Black Prince") is closed by a comma when
+    the sentence goes on; no answer shown by the acronym of a society or academy its alias spells out
+    ("a member of RSL")."""
+    from probesmith.builders.text import english_lexicon
+
+    lexicon = english_lexicon()
+    instances = table(small_relations_build, "instances")
+    answers = table(small_relations_build, "answer_spaces")
+    templates = table(small_relations_build, "templates")
+    space = {r: g["obj_label"].to_list() for (r,), g in answers.group_by("relation_id")}
+    forms = {r: g["template"].to_list() for (r,), g in templates.group_by("relation_id")}
+    bad = []
+    for row in instances.iter_rows(named=True):
+        label = row["sub_label"]
+        if re.search(r"\s\(", label):
+            bad.append(("disambiguator", label))
+        last = label.split()[-1].lower()
+        team = slice_facts["P31"].get(row["sub_id"], set()) & TEAMS_AND_BANDS
+        if team and not label.startswith("The ") and last in lexicon.plural_nouns and "&" not in label:
+            bad.append(("plural team", label))
+        for template in forms[row["relation_id"]]:
+            for answer in space[row["relation_id"]]:
+                text = fill_template(template, label, answer)
+                if re.search(r"\bthe (Lake|Mount|Loch) (?!of\b)", text):
+                    bad.append(("the Lake", text))
+                for name in (label, answer):
+                    at = text.find(name)
+                    goes_on = text[at + len(name) : at + len(name) + 2]
+                    appositive = re.search(r", [a-z]", name) and not re.search(r"&| and ", name)
+                    if appositive and at >= 0 and re.fullmatch(r" \w", goes_on):
+                        bad.append(("no closing comma", text))
+    for (relation,), group in answers.group_by("relation_id"):
+        for row in group.iter_rows(named=True):
+            label = row["obj_label"]
+            for alias in slice_names.get(row["obj_id"], [])[1:]:
+                words = alias.split()
+                initials = "".join(w[0] for w in words if w[0].isupper())
+                if (
+                    re.fullmatch(r"[A-Z]{2,5}", label)
+                    and initials == label
+                    and re.search(r"\b(Society|Academy|Institute)\b", alias)
+                ):
+                    bad.append(("acronym", relation, label, alias))
+    assert instances.height and bad == []
