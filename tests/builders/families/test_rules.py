@@ -511,3 +511,23 @@ def test_questions_after_the_fourth_read(small_rules_build):
             if f" {label} " in f" {row['question']} " and f"the {label}" not in row["question"]:
                 bad.append(row["question"])
     assert items.height and bad == []
+
+
+@pytest.mark.integration
+def test_questions_after_the_fifth_read(small_rules_build):
+    """Over every question and rephrasing of the small build, judged apart from ``fill_template``: no
+    "the" before a band named with a number or a coordination ("the Nine Inch Nails", "the Blood, Sweat &
+    Tears"), no "signed to" (P264's subjects are albums too: "Which record label is Join Hands signed
+    to?"), no list comma taken for an appositive ("Blood, Sweat & Tears, come")."""
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    number = r"(?:\d+|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)"
+    bad = []
+    for row in items.iter_rows(named=True):
+        for text in [row["question"], *row["rephrasings"]]:
+            if re.search(rf"\bthe {number} [A-Z]", text) or re.search(r"\bthe \w+, \w+ & ", text):
+                bad.append(text)
+            if "signed to" in text or re.search(r"& \w+, [a-z]", text):
+                bad.append(text)
+    assert items.height and bad == []
