@@ -190,7 +190,8 @@ def spelled_out(label: str, aliases: Iterable[str]) -> str:
     """The label, or the alias it abbreviates where it is a learned body's acronym ("RSL", "NAS").
 
     An acronym label (two to five capitals, nothing else) whose alias spells it out (the initials
-    of its capitalised words, the acronym not among them) and names a society, academy, institute,
+    of its capitalised words, or of those before its "of": "RA", Royal Academy of Arts; the acronym
+    not among them) and names a society, academy, institute,
     institution, association or college (its head before "of") is shown by that alias: "a member of
     the Royal Society of Literature", not "of RSL". Firms and broadcasters keep the acronym they are
     known by ("IBM", "NBC"; "NEC Electronics Corporation" spells "NEC" but holds it: another firm).
@@ -200,7 +201,10 @@ def spelled_out(label: str, aliases: Iterable[str]) -> str:
     for alias in aliases:
         words = re.findall(r"[^\W\d_][\w'-]*", alias)
         initials = "".join(w[0] for w in words if w[0].isupper())
-        head = alias.split(" of ")[0].split()[-1] if alias.split() else ""
-        if initials == label and len(words) >= 2 and label not in words and head in LEARNED_BODY_HEADS:
+        before_of = alias.split(" of ")[0]
+        head = before_of.split()[-1] if before_of.split() else ""
+        short = "".join(w[0] for w in before_of.split() if w[0].isupper())  # "RA": Royal Academy (of Arts)
+        spells = initials == label or (short == label and " of " in alias)
+        if spells and len(words) >= 2 and label not in words and head in LEARNED_BODY_HEADS:
             return alias
     return label

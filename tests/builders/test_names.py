@@ -93,6 +93,7 @@ def test_name_tokens_and_name_key():
         ("IBM", ["International Business Machines"], "IBM"),  # a firm keeps the acronym it is known by
         ("NEC", ["NEC Electronics Corporation"], "NEC"),  # its initials spell NEC, but it holds it
         ("RAS", ["Royal Astronomical Society"], "Royal Astronomical Society"),
+        ("RA", ["Royal Academy of Arts"], "Royal Academy of Arts"),  # the initials before its "of"
     ],
 )
 def test_an_acronym_label_is_spelled_out_by_its_alias(label, aliases, shown):

@@ -502,9 +502,10 @@ def test_fifth_read_subjects_and_fills(small_relations_build, slice_facts, slice
             for alias in slice_names.get(row["obj_id"], [])[1:]:
                 words = alias.split()
                 initials = "".join(w[0] for w in words if w[0].isupper())
+                short = "".join(w[0] for w in alias.split(" of ")[0].split() if w[0].isupper())
                 if (
                     re.fullmatch(r"[A-Z]{2,5}", label)
-                    and initials == label
+                    and label in (initials, short)
                     and re.search(r"\b(Society|Academy|Institute)\b", alias)
                 ):
                     bad.append(("acronym", relation, label, alias))
