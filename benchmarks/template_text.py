@@ -62,6 +62,16 @@ FOURTH_READ_FORMS = re.compile(
     r"in the [\w ]+ position\b|the [A-Z]\w+ religion\b|-born person\b|represented by (?:music|record) label"
     r"|\bWhich (?:organization is|university was)\b"
 )
+# forms the fifth independent read found: "the" before a "Lake X", a possessive profession, a genre or a
+# religion "had", P39 in the present, P641's "was playing", an album "signed to" a label
+FIFTH_READ_FORMS = re.compile(
+    r"\bthe (?:Lake|Mount|Loch) (?!of\b)|'s profession is an? |has the (?:genre|religion) of "
+    r"|\b(?:has|holds) the position of |The sport \S.* was playing is |\bsigned to\?"
+)
+# a state's body without "the" after a preposition ("operated by Japan Maritime Self-Defense Force")
+BARE_STATE_BODY = re.compile(
+    r"\b(?:by|of|to|in|at|with|for) (?!the\b)(?:[A-Z][\w'-]*[ -])+(?:Force|Forces|Corps|Administration|Bureau)\b"
+)
 NAMED_AFTER_COMMON = re.compile(r"\b(?:named|called) (?:after|for) [a-z]")
 
 
@@ -118,6 +128,15 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
             found.add("ends in '..' (fourth read)")
         if FOURTH_READ_FORMS.search(statement):
             found.add("a form the fourth read found (position, religion, -born, music label, question word)")
+        if FIFTH_READ_FORMS.search(statement):
+            found.add("a form the fifth read found ('the Lake', 'has the genre of', 'holds the position')")
+        if BARE_STATE_BODY.search(statement):
+            found.add("no 'the' before a state's body (Force, Corps, Administration)")
+        for label in (subject, obj):
+            at = statement.find(label) if label else -1
+            appositive = label and re.search(r", [a-z]", label) and not re.search(r"&| and ", label)
+            if appositive and at >= 0 and re.match(r" \w", statement[at + len(label) :]):
+                found.add("an appositive label not closed by a comma")
         if obj and NAMED_AFTER_COMMON.search(statement) and obj[:1].islower():
             found.add("'named after' a common noun (P138)")
         if re.search(

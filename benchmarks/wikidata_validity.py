@@ -24,6 +24,10 @@ label and English aliases) and facts (``facts.tsv.gz``), then prints per build:
   kept aliases that are a surname then initials or the label then a two-capital code (a regex here),
   and kept aliases the current ``paraphrases.alias_problem`` rejects (fourth read: initials only,
   descriptions, lower-cased forms);
+* fifth read: subject labels with a disambiguator, team or band subjects named in the plural
+  ("Chicago Cubs"), instances with a gold of a class no reader gives (a planet as P19, "Christian" as
+  P140), answers repeating a label in their space ("Norfolk" x3), answers shown by a learned body's
+  acronym ("RSL"), the largest share of a relation's instances one answer is gold for;
 * ``a containing answer (P361) is no gold``: instances where an answer of the space contains a gold
   through the slice's P361, transitively (Eurasia / Europe, fourth read); ``answers of a fictional
   class``: answers whose P31 class is labelled "fictional ..." (Kara-Tur).
@@ -46,7 +50,24 @@ import polars as pl
 
 import probesmith.builders.sources  # noqa: F401  (imports the sources before the families)
 from probesmith.builders.families.paraphrases import alias_problem, label_problem
+from probesmith.builders.families.relations import TEAM_CLASSES
 from probesmith.builders.names import FUNCTION_WORDS, generic_tokens, name_key, name_leak, tokens_of
+from probesmith.builders.text import is_plural_band_name
+
+try:  # the fifth read's acronym rule; an older tree lacks it
+    from probesmith.builders.names import spelled_out
+except ImportError:  # pragma: no cover
+
+    def spelled_out(label, aliases):
+        return label
+
+
+# classes no reader gives as the relation's answer (paraphrases' object_excluded_types of spec v5)
+EXCLUDED = {
+    "P19": {"Q634", "Q3504248", "Q5107"},
+    "P20": {"Q634", "Q3504248", "Q5107"},
+    "P140": {"Q4392985", "Q34770", "Q315"},
+}
 
 SLICE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "wikidata_slice"
 
@@ -177,6 +198,37 @@ def measure(build: Path, names, facts) -> dict:
                 examples["containing answer"].append(
                     f"{pid}: {row['sub_label']} -> {row['obj_label']}, also {names[sorted(implied)[0]][0]}"
                 )
+    # fifth read: disambiguated subjects, plural-named teams, labels repeated in a space, learned-body
+    # acronyms, answers of a class no reader gives (a planet as a place of birth, 'Christian' as a religion),
+    # the largest share of instances one answer is gold for
+    teams = set(TEAM_CLASSES)
+    for row in instances.iter_rows(named=True):
+        label = row["sub_label"]
+        counts["subject label with a disambiguator or a sentence"] += label_problem(label) is not None
+        counts["subject a team or band named in the plural"] += bool(
+            facts["P31"].get(row["sub_id"], set()) & teams
+            and is_plural_band_name(label)
+            and not label.startswith("The ")
+        )
+        excluded = EXCLUDED.get(row["relation_id"], set())
+        counts["instance with a gold of an excluded class"] += any(
+            facts["P31"].get(g, set()) & excluded for g in row["gold_obj_ids"]
+        )
+    for _, group in answers.group_by("relation_id"):
+        keys = Counter(name_key(label) or label for label in group["obj_label"])
+        counts["answers repeating a label in their space"] += sum(n - 1 for n in keys.values())
+        counts["answers shown by a learned body's acronym"] += sum(
+            spelled_out(r["obj_label"], names.get(r["obj_id"], [])[1:]) != r["obj_label"]
+            for r in group.iter_rows(named=True)
+        )
+    shares = {}
+    for (pid,), group in instances.group_by("relation_id"):
+        gold_counts = Counter(g for golds in group["gold_obj_ids"] for g in set(golds))
+        top, n = max(gold_counts.items(), key=lambda kv: (kv[1], kv[0]))
+        shares[pid] = (names.get(top, [top])[0], round(n / group.height, 3))
+    worst = sorted(shares.items(), key=lambda kv: -kv[1][1])[:5]
+    examples["largest constant-answer shares"] = [f"{pid} {a} {share:.1%}" for pid, (a, share) in worst]
+    counts["P19 largest constant-answer share (per mille)"] = round(1000 * shares.get("P19", ("", 0))[1])
     fictional = {
         a
         for pid, space in space_of.items()

@@ -37,7 +37,7 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
-from probesmith.builders.families.relations import CONTAINMENT
+from probesmith.builders.families.relations import CONTAINMENT, PLURAL_TEAM, plural_teams
 from probesmith.builders.names import generic_tokens, label_problem, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
@@ -585,6 +585,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
         measure, degree = popularity(client, subjects)
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
+        teams = plural_teams(client, {s: labels[s] for s in subjects})
         objects_asked = sorted({o for pairs in per_relation.values() for _, o in pairs})
         excluded_classes = {c for classes in spec.object_excluded_types.values() for c in classes}
         object_classes: dict[str, set[str]] = defaultdict(set)
@@ -607,6 +608,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                 s in misread
             ):  # filled from its label alone at evaluation: "the Mystic River", "troglodytes are"
                 dropped[f"{relation}: {MISREAD_NAME}"] += 1
+            elif s in teams:  # "Chicago Cubs plays baseball": a label alone gives no "the" nor "play"
+                dropped[f"{relation}: {PLURAL_TEAM}"] += 1
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1

@@ -366,7 +366,7 @@ class RelationPool:
                 self.superclasses[o].add(parent)
         pid = self.pid
         misread = misread_names(self.client, {s: self.labels[s] for s in subjects}, load_name_classes())
-        plural_teams = _plural_teams(self.client, {s: self.labels[s] for s in subjects})
+        teams = plural_teams(self.client, {s: self.labels[s] for s in subjects})
         for s in subjects:
             objs = set(found[s])
             if not objs:
@@ -375,7 +375,7 @@ class RelationPool:
                 self.dropped[f"{pid}: subject's {problem} (as paraphrases' labels_usable)"] += 1
             elif s in misread:
                 self.dropped[f"{pid}: {MISREAD_NAME}"] += 1
-            elif s in plural_teams:
+            elif s in teams:
                 self.dropped[f"{pid}: {PLURAL_TEAM}"] += 1
             elif s in objs:
                 self.dropped[f"{pid}: subject equals one of its objects"] += 1
@@ -423,7 +423,7 @@ TEAM_CLASSES = frozenset(
 PLURAL_TEAM = "subject a team or band named in the plural ('Chicago Cubs': 'the Chicago Cubs are')"
 
 
-def _plural_teams(client: SparqlClient, labels: dict[str, str]) -> set[str]:
+def plural_teams(client: SparqlClient, labels: dict[str, str]) -> set[str]:
     """Subjects named in the plural (``is_plural_band_name``, no own "The") whose class is a team or band."""
     flagged = sorted(e for e, label in labels.items() if is_plural_band_name(label) and label[:4] != "The ")
     return {s for s, _, kind in facts_of(client, flagged, ["P31"]) if kind in TEAM_CLASSES}
