@@ -192,7 +192,7 @@ def fill_template(
             # an appositive or a qualifier closes with a comma before the sentence goes on:
             # "Edward, the Black Prince, held", "Paris, Texas, is"; a list's is none ("Blood, Sweat & Tears")
             text = re.sub(rf"{re.escape(slot)}(?= [^\W\d_])", slot + ",", text)
-        if label.endswith("."):  # "S.O.B." before the sentence's full stop: one period ends it
+        if label.endswith((".", "?", "!")):  # "S.O.B.", "¿Quién es quién?": its own mark ends the sentence
             text = text.replace(slot + ".", slot)
         text = text.replace(slot, label)
     return capitalize_sentences(text)
@@ -481,6 +481,7 @@ _INSTITUTION_HEADS = frozenset(
 )
 # first words of names read without "the" however a template puts it ("next to Lake Michigan", "near
 # Mount Kenya"); with an "of" the name takes it again ("the Lake of the Woods")
+_DEFINITE_FIRST = frozenset("River Académie Accademia Akademie".split())  # "the River Thames"
 _BARE_FIRST = frozenset("Lake Loch Lough Mount Lac Lago Mont Monte".split())
 # lower-case heads of a named place that takes "the" ("the Guantanamo Bay detention camp")
 _DEFINITE_LOWER_HEADS = frozenset("camp prison jail gaol ghetto penitentiary".split())
@@ -505,8 +506,8 @@ def takes_definite_article(name: str) -> bool:
         return True  # "the Guantanamo Bay detention camp", "the Auschwitz concentration camp"
     if any(w[:1].islower() and w not in particles for w in words):
         return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
-    if len(words) >= 2 and words[0] == "River" and words[1][:1].isupper():
-        return True  # "the River Thames"
+    if len(words) >= 2 and words[0] in _DEFINITE_FIRST and words[1][:1].isupper():
+        return True  # "the River Thames", "the Académie Française"
     if len(words) >= 2 and words[-1] == "Academy" and words[-2] in ("Naval", "Military"):
         return True  # "the U.S. Naval Academy", "the United States Military Academy"
     if of:  # decided by the head alone: "Prince Constantijn of the Netherlands" takes none

@@ -172,6 +172,13 @@ from probesmith.builders.text import (
             "The title of Edward, the Black Prince, is duke.",
         ),
         ("[X] was born in [Y].", "Ann Smith", "Paris, Texas", "Ann Smith was born in Paris, Texas."),
+        ("[Y] produced [X].", "¿Quién es quién?", "Telemundo", "Telemundo produced ¿Quién es quién?"),
+        (
+            "[X] is affiliated with [Y].",
+            "Voltaire",
+            "Académie Française",
+            "Voltaire is affiliated with the Académie Française.",
+        ),
         (
             "Which country does [X] come from?",
             "Blood, Sweat & Tears",
