@@ -568,9 +568,12 @@ def filled_problem(statement: str, *labels: str) -> str | None:
     return None
 
 
-# a slot (with a possessive noun phrase: "[Y]'s capital city") then a comma, or a lower-case opening
-# ("playing as a [Y], [X].", "the [Y] debut of [X]."): no main clause follows
-_FRAGMENT = re.compile(r"\[[XY]\](?:'s(?: [a-z]+)+)?, .*|[a-z].*")
+# a slot (with a possessive noun phrase: "[Y]'s capital city") then a comma, a lower-case opening
+# ("playing as a [Y], [X].", "the [Y] debut of [X].") or a coordinated noun phrase ("[Y] and its
+# product [X]."): no main clause follows
+_FRAGMENT = re.compile(
+    r"\[[XY]\](?:'s(?: [a-z]+)+)?, .*|[a-z].*|\[[XY]\] and (?:its|their) [a-z ]+\[[XY]\]\."
+)
 
 
 def pattern_form(template: str) -> str:

@@ -285,6 +285,7 @@ def test_a_band_is_plural_by_its_last_words_number_not_its_s(band, plural):
         ("[X], that is the capital of [Y].", "fragment"),
         ("the [Y] debut of [X].", "fragment"),
         ("playing as a [Y], [X].", "fragment"),
+        ("[Y] and its product [X].", "fragment"),
     ],
 )
 def test_pattern_form_tells_a_fragment_from_a_sentence(template, form):

@@ -482,7 +482,7 @@ def test_fifth_read_answer_spaces_and_pattern_forms(small_paraphrases_build):
     of a relation's space share a label (case and punctuation aside: "Norfolk" x3); no P19/P20 answer
     is a planet or continent and no P140 answer a religious identity or language (classes read from the
     slice's TSV); every pattern's `form` is "fragment" exactly when a slot (or a slot's possessive
-    noun phrase) is followed by a comma or the pattern opens in lower case; the card states the
+    noun phrase) is followed by a comma, the pattern opens in lower case or is "[Y] and its ... [X]."; the card states the
     sentence and fragment counts and each relation's largest constant-answer share, recomputed here."""
     import gzip
     from collections import Counter, defaultdict
@@ -506,7 +506,9 @@ def test_fifth_read_answer_spaces_and_pattern_forms(small_paraphrases_build):
     patterns = table(small_paraphrases_build, "patterns")
     for row in patterns.iter_rows(named=True):
         fragment = bool(
-            re.match(r"\[[XY]\]('s( [a-z]+)+)?, ", row["template"]) or row["template"][:1].islower()
+            re.match(r"\[[XY]\]('s( [a-z]+)+)?, ", row["template"])
+            or row["template"][:1].islower()
+            or re.fullmatch(r"\[[XY]\] and its [a-z ]+\[[XY]\]\.", row["template"])
         )
         if row["form"] != ("fragment" if fragment else "sentence"):
             bad.append(row["template"])
