@@ -70,7 +70,8 @@ FIFTH_READ_FORMS = re.compile(
 )
 # a state's body without "the" after a preposition ("operated by Japan Maritime Self-Defense Force")
 BARE_STATE_BODY = re.compile(
-    r"\b(?:by|of|to|in|at|with|for) (?!the\b)(?:[A-Z][\w'-]*[ -])+(?:Force|Forces|Corps|Administration|Bureau)\b"
+    r"\b(?:by|of|to|in|at|with|for) (?![Tt]he\b)(?:[A-Z][\w'-]* )+(?:Force|Forces|Corps|Administration|Bureau)\b"
+    r"(?! [A-Z])"  # "in Minot Air Force Base" is a base, "Jet Force Gemini" a game
 )
 NAMED_AFTER_COMMON = re.compile(r"\b(?:named|called) (?:after|for) [a-z]")
 
@@ -134,7 +135,7 @@ def count_fills(relations: Path, paraphrases: Path, rules: Path, text_module: Pa
             found.add("no 'the' before a state's body (Force, Corps, Administration)")
         for label in (subject, obj):
             at = statement.find(label) if label else -1
-            appositive = label and re.search(r", [a-z]", label) and not re.search(r"&| and ", label)
+            appositive = label and re.search(r", [a-z]", label) and not re.search(r"&| and |\.$", label)
             if appositive and at >= 0 and re.match(r" \w", statement[at + len(label) :]):
                 found.add("an appositive label not closed by a comma")
         if obj and NAMED_AFTER_COMMON.search(statement) and obj[:1].islower():
