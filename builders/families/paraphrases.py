@@ -756,9 +756,11 @@ PARAPHRASE_RULES = {
     "one of its golds",
     "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
     "York'), coordinates, or is a sentence",
-    "alias_usable": "no kept alias is an identifier, code, inverted name, disambiguated form, description "
-    "('and others', 'formerly'), initials only ('J. C.', 'U.S.S.R'), a lower-cased form of its proper name "
-    "('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code ('Basel BS')",
+    "alias_usable": "no kept alias is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
+    "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
+    "description ('and others', 'formerly'), initials only ('J. C.', 'U.S.S.R'), a lower-cased form of its "
+    "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
+    "('Basel BS')",
     "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics and "
     "punctuation aside)",
     "verbalizations": "at most K verbalizations per entity, the label first",
