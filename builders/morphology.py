@@ -117,9 +117,51 @@ class StemAnalyser:
         with_gold = self.label_stems(question) & self.label_stems(labels[answer_index])
         return _shown_by_no_distractor(with_gold - ignore, choices, answer_index, self.label_stems)
 
+    def _question_parts(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
+        """A question's content words (3+ letters, WordNet words) and its joined word pairs.
+
+        Base forms count ("twigged" -> twig); a pair of content words joined by a hyphen or a space
+        is also read as one word ("dry-wall" -> drywall, "free hand" -> freehand).
+        """
+        tokens = re.findall(r"[a-z]+|[-\s]+|[^a-z\s-]+", text.lower())
+        content = {t for t in tokens if t.isalpha() and len(t) >= 3 and t not in FUNCTION_WORDS}
+        bases = {b for t in content for pos in ("n", "v", "a") if (b := self.reader.morphy(t, pos))}
+        words = frozenset(w for w in content | bases if len(w) >= 3 and self._is_word(w))
+        joined = frozenset(
+            tokens[i] + tokens[i + 2]
+            for i in range(len(tokens) - 2)
+            if tokens[i + 1] in ("-", " ")
+            and all(t.isalpha() and len(t) >= 3 and t not in FUNCTION_WORDS for t in tokens[i : i + 3 : 2])
+        )
+        return words, joined
+
+    def compound_parts(self, question: str, text: str) -> frozenset[str]:
+        """The question's words that begin or end a longer word of ``text``, as ``"part:<word>"``.
+
+        What Snowball stems and WordNet's links miss, a reader sees: "twig" in "twiglike", "gas"
+        in "gasoline", "auto" in "automobile", "air" in "airwaves"; a question's hyphen- or
+        space-joined pair is matched whole ("dry-wall" / drywall). A 3-letter word counts only
+        where it begins the longer word ("art" ends heart, start, part by chance).
+        """
+        words, joined = self._question_parts(question)
+        text_words = set(re.findall(r"[a-z]+", text.lower()))
+        found = set()
+        for word in text_words:
+            if word in joined:
+                found.add(word)
+            for part in words:
+                if len(word) > len(part) and (
+                    word.startswith(part) or (len(part) >= 4 and word.endswith(part))
+                ):
+                    found.add(part)
+        return frozenset(f"part:{part}" for part in found)
+
     def shared(self, left: str, right: str) -> frozenset[str]:
-        """The stems two texts share."""
-        return self.text_stems(left) & self.text_stems(right)
+        """The stems two texts share, and the compound parts the first shows of the second.
+
+        See :meth:`compound_parts`.
+        """
+        return (self.text_stems(left) & self.text_stems(right)) | self.compound_parts(left, right)
 
     def gives_away(
         self, question: str, choices: Sequence[str], answer_index: int, ignore: frozenset[str] = frozenset()
@@ -128,8 +170,16 @@ class StemAnalyser:
 
         ``ignore``: the stems of the question's template, which every item shows.
         """
-        with_gold = self.shared(question, choices[answer_index]) - ignore
-        return _shown_by_no_distractor(with_gold, choices, answer_index, self.text_stems)
+        with_gold = {
+            stem
+            for stem in self.shared(question, choices[answer_index])
+            if stem not in ignore and self.snowball(stem.removeprefix("part:")) not in ignore
+        }
+
+        def shown_by(choice: str) -> frozenset[str]:
+            return self.text_stems(choice) | self.compound_parts(question, choice) | _part_words(choice)
+
+        return _shown_by_no_distractor(frozenset(with_gold), choices, answer_index, shown_by)
 
     def template_stems(
         self, questions: Sequence[str], share: float = TEMPLATE_SHARE, cues: bool = False
@@ -141,6 +191,11 @@ class StemAnalyser:
         of = self.label_stems if cues else self.text_stems
         counts: Counter = Counter(stem for q in questions for stem in of(q))
         return frozenset(stem for stem, n in counts.items() if n >= share * len(questions))
+
+
+def _part_words(text: str) -> frozenset[str]:
+    """A text's own words as ``"part:<word>"``: a distractor that shows the word itself shows the part."""
+    return frozenset(f"part:{w}" for w in re.findall(r"[a-z]+", text.lower()))
 
 
 def _shown_by_no_distractor(

@@ -12,12 +12,13 @@ Probes using Expert Knowledge". For each WordNet concept ``c``:
 Distractors are tagged with their type and distance:
 
 * ``sister`` — the l-deep sister family (l=1 siblings, l=2 adds the siblings' children, ...)
-  of the gold for hypernymy, and of ``c`` for the other probes (the gold's own siblings are
-  correct answers of a hyponymy question);
+  of the gold for hypernymy, and of ``c`` for definitions and synonymy (hyponymy has none: the
+  family of ``c``'s parents is refused there, ``parent_family``);
 * ``isa_down`` / ``isa_up`` — ISA hops in the opposite direction of the question (hyponyms of
   ``c`` for hypernymy, hypernyms for hyponymy; both directions for definitions and synonymy);
-* ``popular`` — for hypernymy and hyponymy, a synset drawn as often as it is the gold of
-  this probe at this hop across the build, so that a frequent answer is no cue;
+* ``popular`` — for hypernymy and hyponymy, a synset drawn in proportion to how often it would
+  be the gold of this probe at this hop over every concept (before items are dropped), so that
+  a frequent answer is no cue;
 * ``random`` — a random synset of the same part of speech (for hypernymy and hyponymy: one
   that is the answer of some item of the same probe and hop).
 
@@ -104,12 +105,13 @@ class DistractorSpec:
         default_factory=lambda: {"sister": 2, "opposite": 1, "random": 1},
         help="Shares of a probe's distractor slots by type, as weights ({sister: 2, opposite: 1, "
         "random: 1} = 50/25/25%), for every probe without its own entry in `mix_by_probe`. Types: "
-        "sister, opposite (ISA hops the other way), popular (synsets drawn as often as they are golds "
-        "of this probe and hop; hypernymy and hyponymy only), random. Each slot goes to the type "
-        "furthest behind its share over the probe's items so far, so an item whose pool of a type "
-        "runs short (a leaf concept has no hyponyms) gives that slot to another type and a later "
-        "item with more of it makes it up; what no asked type can fill goes to random. validity.json "
-        "reports the shares delivered beside the shares asked (rule `mix_delivered`).",
+        "sister, opposite (ISA hops the other way), popular (synsets drawn in proportion to how "
+        "often they would be golds of this probe and hop; hypernymy and hyponymy only), random. "
+        "Each slot goes to the type furthest behind its share over the probe's items so far, so an "
+        "item whose pool of a type runs short (a leaf concept has no hyponyms) gives that slot to "
+        "another type and a later item with more of it makes it up; what no asked type can fill "
+        "goes to random. validity.json reports the shares delivered beside the shares asked (rule "
+        "`mix_delivered`).",
     )
     mix_by_probe: Mapping[str, Mapping[str, int]] = spec_field(
         default_factory=dict,
@@ -696,8 +698,11 @@ class _Builder:
             # the example capitalises the word (a sentence's first word, a proper name: "Modern
             # Language Association"); the question shows the lemma's case: "a kind of association"
             word = word[:1].lower() + word[1:]
-        gloss, first = g.glosses[c], g.lemmas[c][0]
-        in_context = {"word": word, "lemma": lemma, "example": context[0] if context else "", "gloss": gloss}
+        first = g.lemmas[c][0]
+        # the question quotes the example and the gloss in double quotes: quotes inside them single
+        gloss = g.glosses[c].replace('"', "'")
+        example = context[0].replace('"', "'") if context else ""
+        in_context = {"word": word, "lemma": lemma, "example": example, "gloss": gloss}
         out_of_context = {"word": first, "lemma": first, "example": "", "gloss": gloss}
         for fields in (in_context, out_of_context):
             fields["a_word"] = with_article(fields["word"])
@@ -904,25 +909,15 @@ class _Builder:
                 self._isa_pool(c, "down"),
                 lambda gold: [(n, d, "sister") for n, d in self._sister_family(gold)],
             )
-        if "hyponymy" in spec.probes:  # sisters of the concept; its hypernyms are wrong
+        if "hyponymy" in spec.probes:  # no sisters: the concept's parent family is refused (parent_family)
             levels = g.descendants_by_hops(c, spec.max_hops)
             if levels[1]:
-                # kinds of a sister too close to the concept are refused once per concept, not once
-                # per item and hop: where every sister is too close, each item would try them all
-                hyponymy_sisters = [
-                    s for s in sisters_of_c if not (self.stems and self.second_answers.close_sister(c, s[0]))
-                ]
-                if len(hyponymy_sisters) < len(sisters_of_c):
-                    reason = SECOND_ANSWER_REASONS["close_sister"]
-                    self.dropped[f"hyponymy: distractor refused as also right ({reason})"] += len(
-                        sisters_of_c
-                    ) - len(hyponymy_sisters)
                 ask_isa(
                     "hyponymy",
                     levels,
                     {c} | g.all_descendants(c),
                     self._isa_pool(c, "up"),
-                    lambda gold: hyponymy_sisters,
+                    lambda gold: [],
                 )
         return out
 

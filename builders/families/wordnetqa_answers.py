@@ -43,20 +43,13 @@ synonymy only, see ``READER_PROBES``):
   concept otherwise) whose gloss shares a content word with the gloss it must fit (the gold's;
   the concept's for hyponymy), each word widened by the lemmas of its first two WordNet senses
   ("kickoff: ... to start a football game" for "the act of beginning something new");
-* ``close_sister`` — hyponymy only: a member of the concept's sister family (a sister, or a
-  descendant of one, :data:`SISTER_PATH_HOPS` hops at most) whose sister is, to a reader, the
-  concept itself (issue 24, round 6: 5 of 25 hyponymy items had such a distractor: "Progressive
-  Party" for "a kind of association", "the act of obtaining" for "a kind of activity", "hypermotility"
-  for "a kind of disease", "review (troops)" for "a way to survey", "individualization" for "a kind of
-  classification"). Any of: a synset on its path up to (not including) the parent P it shares with
-  the concept has a gloss sharing a widened content word with the concept's (``sister_gloss``
-  applied along the path: "party: an organization to gain political power" under "association: a
-  formal organization of people"); a word of the concept's lemmas is a word of P's ("activity" in
-  act.n.02's "human activity": P is the concept's own name); the concept's gloss and P's share a
-  content stem ("impairment", "function": disease.n.01 and its parent illness.n.01 say the same
-  thing, so every sibling fits the question's gloss). Measured on the v7 build with the gloss
-  naming P (every sibling then fits the genus) too: it alone would refuse half of all sister slots
-  (7,956 of 16,023) and no reviewed item needs it, so it is not used.
+Hyponymy's parent family (issue 24, round 7): every distractor the readers defended in hyponymy
+across two reads (8 items: "Progressive Party" for "a kind of association", "telephone order" for
+"a kind of sale", "man" for "a way to serve", artifacts for "a kind of creation", ...) lies under a
+direct hypernym of the concept. WordNet glosses a concept by its parent's genus, so what lies
+under the parent fits the question's gloss to a reader. ``parent_family``: a parent of the concept,
+or a descendant of one not through the concept, is refused in hyponymy whatever its type (the
+round-6 ``close_sister`` test, which refused only some of that family, is gone).
 """
 
 from __future__ import annotations
@@ -84,12 +77,11 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "gloss_names": "its gloss and the concept's name each other (a word with a sense at or below the other)",
     "sister_gloss": "a sister whose gloss shares a content word (or a WordNet synonym of one) with the "
     "gloss it must fit",
-    "close_sister": "hyponymy: it descends from a sister of the concept that is too close to it (a synset on "
-    "its path up to their shared parent shares a gloss word with the concept, the concept's word is among "
-    "the parent's lemmas, or the concept's and the parent's glosses share a content word)",
+    "parent_family": "in hyponymy, it is a direct hypernym of the concept asked about or descends from one "
+    "(not through the concept): the concept's gloss names its parent's genus, which fits it",
 }
 #: the reasons a reader would accept a distractor that WordNet's graph does not make right
-READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss", "close_sister"})
+READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss"})
 # where they apply: definitions read 0/25 in round 3 already, and with them its choice-only
 # baseline rose from 0.254 to 0.265 (the sisters left read less like the gold)
 READER_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
@@ -103,7 +95,6 @@ _ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})
 _DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
 _POS_CODES = {"noun": "n", "verb": "v"}
 SYNONYM_SENSES = 2  # sister_gloss widens a gloss word by the lemmas of its first this many senses
-SISTER_PATH_HOPS = 3  # close_sister looks this many hops up from a choice for its sister
 
 
 class SecondAnswers:
@@ -208,37 +199,16 @@ class SecondAnswers:
             self._gloss_stems(choice)  # the generic stems of its part of speech, counted once
             if self._widened_stems(choice) & self._widened_stems(anchor):
                 return "sister_gloss"
-        if probe == "hyponymy" and self.close_sister(concept, choice):
-            return "close_sister"
         return None
 
-    def close_sister(self, concept: int, choice: int) -> bool:
-        """Whether ``choice`` is in ``concept``'s sister family under a sister too close to it.
+    def in_parent_family(self, concept: int, choice: int) -> bool:
+        """Whether ``choice`` is a direct hypernym of ``concept`` or descends from one.
 
-        See ``close_sister`` in the module docstring. The path runs from the choice up to its
-        first ancestors (or itself) that share a parent with the concept; antonyms of the concept
-        on it are sisters a reader tells apart ("inhale" beside "exhale").
+        Called after the descendant test, so a node below the parent through the concept never
+        reaches it in hyponymy; see ``parent_family`` in the module docstring.
         """
-        own_parents = set(self.g.parents[concept])
-        levels = self.g.ancestors_by_hops(choice, SISTER_PATH_HOPS)
-        self._gloss_stems(concept)  # the generic stems of its part of speech, counted once
-        concept_stems = self._widened_stems(concept)
-        concept_words = {w for lemma in self.lemma_sets[concept] for w in lemma.split()} - FUNCTION_WORDS
-        path: list[int] = []
-        for level in levels:
-            path.extend(sorted(level))
-            sisters = [n for n in level if own_parents & set(self.g.parents[n]) and n != concept]
-            if not sisters:
-                continue
-            if any(n in self.g.antonyms[concept] for n in sisters):
-                return False
-            shared = sorted(own_parents & {p for n in sisters for p in self.g.parents[n]})
-            return (
-                any(self._widened_stems(n) & concept_stems for n in path)
-                or any(concept_words & {w for x in self.lemma_sets[p] for w in x.split()} for p in shared)
-                or any(self._gloss_stems(concept) & self._gloss_stems(p) for p in shared)
-            )
-        return False
+        parents = self.g.parents[concept]
+        return any(p == choice for p in parents) or not self._ancestors(choice).isdisjoint(parents)
 
     def reason(
         self, probe: str, concept: int, gold: int, choice: int, shown: Sequence[str] | None = None
@@ -268,6 +238,8 @@ class SecondAnswers:
             return "ancestor"
         if probe in _DESCENDANT_PROBES and concept in self._ancestors(choice):
             return "descendant"
+        if probe == "hyponymy" and self.in_parent_family(concept, choice):
+            return "parent_family"
         if not self.stems or choice in self.g.antonyms[gold] or self.g.pos[gold] != self.g.pos[choice]:
             return None
         if self.g.pos[gold] == "verb" or probe in _GLOSS_PROBES:
@@ -338,14 +310,12 @@ ITEM_RULES = {
     "concept asked about, at any depth; no gloss sharing a content word with the gold's (verbs; nouns in "
     "definitions and synonymy); and, in hypernymy, hyponymy and synonymy, none a reader would accept: "
     "another sense of a word it shows is right, its gloss and the concept's name each other, or a sister's "
-    "gloss shares a content word (or a WordNet synonym of one) with the gloss it must fit; in hyponymy, none "
-    "under a sister too close to the concept (a gloss word shared on its path up to their parent, the "
-    "concept's word among the parent's lemmas, or a content word shared by the concept's and the parent's "
-    "glosses)",
+    "gloss shares a content word (or a WordNet synonym of one) with the gloss it must fit; in hyponymy, no "
+    "direct hypernym of the concept and nothing below one other than through the concept (parent_family)",
     "clean_text": "no choice shows what NLTK's split of a gloss from its quoted examples leaves: an empty "
-    "part ('; ;'), an attribution ('--Shakespeare'), a stray double quote, a parenthesis emptied of its "
+    "part ('; ;'), an attribution ('--Shakespeare'), an unpaired double quote, a parenthesis emptied of its "
     "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ',', or WordNet's "
-    "backtick quoting ('`good'')",
+    "backtick quoting ('`good''); no question shows backtick quoting or an unpaired double quote",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; with the gold's name in hypernymy, hyponymy and synonymy, also particles, 'like' and "
@@ -358,14 +328,28 @@ ITEM_RULES = {
 # light verbs are compared with that name (definitions' choices are glosses)
 LABEL_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
 
+# a backtick alone in parentheses is the grave accent itself: "a mark (`) placed above a vowel"
 # gloss residue, found independently of the cleaning in probesmith.builders.sources.wordnet.clean_gloss
-GLOSS_RESIDUE = re.compile(r'(^|;)\s*-+\s*\w|;\s*[;.:,]|\(\s|\s\)|\S\s{2,}\S|"|\s[;,]|[;,:(]\s*$|`\w')
+GLOSS_RESIDUE = re.compile(r"(^|;)\s*-+\s*\w|;\s*[;.:,]|\(\s|\s\)|\S\s{2,}\S|\s[;,]|[;,:(]\s*$|`(?!\))")
 
 
 def gloss_residue(choice: str) -> str | None:
-    """The first piece of gloss residue (:data:`GLOSS_RESIDUE`) a choice shows, or None."""
-    found = GLOSS_RESIDUE.search(choice.split(": ", 1)[-1])
-    return repr(found.group(0)) if found else None
+    """The first piece of gloss residue (:data:`GLOSS_RESIDUE`) a choice shows, or None.
+
+    A double quote is residue when it has no partner (WordNet's backtick quotes are shown as pairs).
+    """
+    gloss = choice.split(": ", 1)[-1]
+    found = GLOSS_RESIDUE.search(gloss)
+    if found:
+        return repr(found.group(0))
+    return "'a stray double quote'" if gloss.count('"') % 2 else None
+
+
+def question_residue(question: str) -> str | None:
+    """WordNet's backtick quoting or an unpaired double quote left in a question, or None."""
+    if "`" in question:
+        return repr(question[question.index("`") : question.index("`") + 12])
+    return "'a stray double quote'" if question.count('"') % 2 else None
 
 
 class WordNetItemChecks:
@@ -408,6 +392,8 @@ class WordNetItemChecks:
             else:
                 found.append(("one_right_answer", "a choice names no WordNet synset"))
             residue = sorted({r for text in row["choices"] if (r := gloss_residue(text))})
+            if in_question := question_residue(row["question"]):
+                residue.append(f"question: {in_question}")
             if residue:
                 found.append(("clean_text", ", ".join(residue)))
             template = templates[row.get("framing", "")]

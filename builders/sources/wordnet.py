@@ -267,7 +267,7 @@ class WordNetSource:
                     graph.pos.append(pos)
                     graph.lemmas.append(tuple(n.replace("_", " ") for n in synset.lemma_names()))
                     graph.glosses.append(clean_gloss(synset.definition()))
-                    graph.examples.append(tuple(synset.examples()))
+                    graph.examples.append(tuple(clean_example(e) for e in synset.examples()))
             for synset in synsets:
                 graph.parents.append(
                     tuple(
@@ -317,7 +317,19 @@ _ATTRIBUTION = re.compile(r"^-+\s*\w")
 _EMPTIED_PARENTHESIS = re.compile(r"\s*\((?:[^()]*\s\)|[^()]*\S\s{2,}[^()]*\)|\s+(?:is|are)\s[^()]*\))")
 
 
-_BACKTICK_QUOTE = re.compile(r"`([A-Za-z][^`'\n]{0,80})'")
+# WordNet's own quoting: a backtick, the words, an apostrophe that no letter follows ("`maison' means
+# `house'", "`It doesn't matter,' he supplied", "the `-ing' form", "(`%')")
+_BACKTICK_QUOTE = re.compile(r"`([^`\n]{1,200}?)'(?![A-Za-z])")
+
+
+def render_backtick_quotes(text: str) -> str:
+    """WordNet's backtick quoting (```house'``) rendered as double quotes (``"house"``)."""
+    return _BACKTICK_QUOTE.sub(r'"\1"', text)
+
+
+def clean_example(example: str) -> str:
+    """A WordNet example sentence with its backtick quotes as double quotes and whitespace collapsed."""
+    return re.sub(r"\s+", " ", render_backtick_quotes(example)).strip()
 
 
 def clean_gloss(definition: str) -> str:
@@ -329,7 +341,7 @@ def clean_gloss(definition: str) -> str:
     candidate"'), parentheses emptied of their quoted words ("(usually expressed as  rather than
     )") and trailing ":" or ",". Those parts are dropped; the definition's first part is kept
     (less stray quotes) and whitespace is collapsed. WordNet's own backtick quoting ("informal
-    abbreviation of `representative'") is shown as the plain words.
+    abbreviation of `representative'", "the `-ing' form") is shown in double quotes.
     """
     parts = definition.split(";")
     kept = [parts[0].replace('"', "")]
@@ -344,7 +356,7 @@ def clean_gloss(definition: str) -> str:
             continue
         kept.append(part)
     gloss = _EMPTIED_PARENTHESIS.sub("", ";".join(kept))
-    gloss = _BACKTICK_QUOTE.sub(r"\1", gloss)  # WordNet's `good' quoting: the words, plain
+    gloss = render_backtick_quotes(gloss)  # WordNet's `good' quoting: "good"
     gloss = re.sub(r";\s*:", ";", gloss)  # WordNet's own "genus Cleistes;: of damp or boggy areas"
     gloss = re.sub(r"\(\s+", "(", gloss)
     gloss = re.sub(r"\s+([;,])", r"\1", gloss)

@@ -83,6 +83,12 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph, morphy):
         elif probe == "hyponymy":
             assert g.index[gold_concept] in g.descendants_by_hops(c, k)[k]
             correct = g.all_descendants(c) | {c}
+            # the concept's parent family is refused whole, whatever the type (parent_family)
+            parents = set(g.parents[c])
+            for concept in distractor_concepts:
+                node = g.index[concept]
+                assert node not in parents and not (g.all_ancestors(node) & parents), (row["id"], concept)
+            assert "sister" not in row["distractor_types"], row["id"]
         else:
             assert gold_concept == row["concept"] and k == 0
             correct = {c}
