@@ -60,6 +60,8 @@ class StemAnalyser:
         self.snowball = SnowballStemmer("english").stem
         self.word_stems = lru_cache(maxsize=1 << 18)(self._word_stems_uncached)
         self.text_stems = lru_cache(maxsize=1 << 18)(self._text_stems_uncached)
+        self._question_parts = lru_cache(maxsize=1 << 16)(self._question_parts_uncached)
+        self._base_forms = lru_cache(maxsize=1 << 18)(self._base_forms_uncached)
 
     def _is_word(self, word: str) -> bool:
         return word in self.vocabulary
@@ -117,7 +119,10 @@ class StemAnalyser:
         with_gold = self.label_stems(question) & self.label_stems(labels[answer_index])
         return _shown_by_no_distractor(with_gold - ignore, choices, answer_index, self.label_stems)
 
-    def _question_parts(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
+    def _base_forms_uncached(self, word: str) -> frozenset[str]:
+        return frozenset(b for pos in ("n", "v", "a") if (b := self.reader.morphy(word, pos)))
+
+    def _question_parts_uncached(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
         """A question's content words (3+ letters, WordNet words) and its joined word pairs.
 
         Base forms count ("twigged" -> twig); a pair of content words joined by a hyphen or a space
@@ -125,7 +130,7 @@ class StemAnalyser:
         """
         tokens = re.findall(r"[a-z]+|[-\s]+|[^a-z\s-]+", text.lower())
         content = {t for t in tokens if t.isalpha() and len(t) >= 3 and t not in FUNCTION_WORDS}
-        bases = {b for t in content for pos in ("n", "v", "a") if (b := self.reader.morphy(t, pos))}
+        bases = {b for t in content for b in self._base_forms(t)}
         words = frozenset(w for w in content | bases if len(w) >= 3 and self._is_word(w))
         joined = frozenset(
             tokens[i] + tokens[i + 2]
