@@ -323,8 +323,11 @@ _BACKTICK_QUOTE = re.compile(r"`([^`\n]{1,200}?)'(?![A-Za-z])")
 
 
 def render_backtick_quotes(text: str) -> str:
-    """WordNet's backtick quoting (```house'``) rendered as double quotes (``"house"``)."""
-    return _BACKTICK_QUOTE.sub(r'"\1"', text)
+    """WordNet's backtick quoting (```house'``) rendered as double quotes (``"house"``).
+
+    A backtick before a word with no closing quote ("dot your `i's") is dropped.
+    """
+    return re.sub(r"`(?=\w)", "", _BACKTICK_QUOTE.sub(r'"\1"', text))
 
 
 def clean_example(example: str) -> str:

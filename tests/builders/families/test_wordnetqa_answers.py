@@ -328,6 +328,15 @@ def test_glosses_lose_what_nltk_leaves_of_their_quotations(wordnet_graph, name, 
     assert wordnet_graph.glosses[wordnet_graph.index[name]] == gloss
 
 
+def test_no_wordnet_example_keeps_backtick_quotes(wordnet_graph):
+    """Over every noun and verb example sentence: WordNet's `quotes' are shown as paired double quotes."""
+    examples = zip(wordnet_graph.names, wordnet_graph.examples)
+    left = [(n, e) for n, shown in examples for e in shown if "`" in e or e.count('"') % 2]
+    assert not left, left[:10]
+    maison = wordnet_graph.examples[wordnet_graph.index["mean.v.03"]]
+    assert any('"maison" means "house"' in e for e in maison), maison
+
+
 def test_no_wordnet_gloss_shows_quotation_residue(wordnet_graph):
     """Over every noun and verb gloss: the independent detector finds none after cleaning, and
     finds the residue in NLTK's own definitions (so it can fail)."""
