@@ -909,7 +909,9 @@ class _Builder:
                 self._isa_pool(c, "down"),
                 lambda gold: [(n, d, "sister") for n, d in self._sister_family(gold)],
             )
-        if "hyponymy" in spec.probes:  # no sisters: the concept's parent family is refused (parent_family)
+        if "hyponymy" in spec.probes:  # sisters of the concept; its hypernyms are wrong
+            # the concept's parent family is refused whole (parent_family): siblings never pass, so
+            # the default mix has no sister slot; cousins (`sister_from: 2`) may
             levels = g.descendants_by_hops(c, spec.max_hops)
             if levels[1]:
                 ask_isa(
@@ -917,7 +919,7 @@ class _Builder:
                     levels,
                     {c} | g.all_descendants(c),
                     self._isa_pool(c, "up"),
-                    lambda gold: [],
+                    lambda gold: sisters_of_c,
                 )
         return out
 
