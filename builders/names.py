@@ -116,7 +116,7 @@ def name_leak(
     Function words, the relation's ``generic`` tokens and their stems are not leaks.
     """
     left, right = list(subject_names), list(gold_names)
-    ignored = FUNCTION_WORDS | generic
+    ignored = (FUNCTION_WORDS - named_function_words(left + right)) | generic
     shared = (tokens_of(left) & tokens_of(right)) - ignored
     ignored_stems = {t[:STEM_LENGTH] for t in ignored if len(t) >= 4}
     # stems folded before they are compared: "Antártico" and "Antarctica" share "antar"
@@ -125,6 +125,24 @@ def name_leak(
     stems = (stems_left & stems_right) - ignored_stems
     parts = compound_parts(tokens_of(left) - ignored, tokens_of(right) - ignored) - ignored_stems
     return frozenset(shared | stems | parts)
+
+
+def named_function_words(names: Iterable[str]) -> frozenset[str]:
+    """Function words that are names here: a whole name ("Lo") or a capitalised part of a hyphenated one.
+
+    "Lo-Reninge" and its gold "Lo" share the name "lo", though "lo" is an Italian article elsewhere;
+    a lower-case particle inside a compound ("Saint-Martin-de-Ré") stays a function word.
+    """
+    found = set()
+    for name in names:
+        whole = name_key(name)
+        if whole in FUNCTION_WORDS:
+            found.add(whole)
+        if "-" in name:
+            for part in re.split(r"[-\s]+", name):
+                if part[:1].isupper() and fold(part) in FUNCTION_WORDS:
+                    found.add(fold(part))
+    return frozenset(found)
 
 
 COMPOUND_PART = 5
@@ -156,8 +174,11 @@ def compound_parts(
 
 @lru_cache(maxsize=1 << 18)
 def name_key(text: str) -> str:
-    """Folded words only: two names with the same key are the same name to a reader ("Russia")."""
-    return " ".join(re.findall(r"[^\W_]+", fold(text)))
+    """Folded letters and digits only: two names with the same key are the same name to a reader.
+
+    Case, diacritics, punctuation and spaces aside: "Russia" / "russia", "M-Net" / "Mnet".
+    """
+    return "".join(re.findall(r"[^\W_]+", fold(text)))
 
 
 def label_problem(label: str) -> str | None:

@@ -458,7 +458,7 @@ def _without_indefinite_article(text: str, slot: str) -> str:
 _DEFINITE_LAST = frozenset(
     "Republic Kingdom Union Empire Federation Confederation Commonwealth Caliphate Sultanate Emirate "
     "Khanate Dynasty States Emirates Islands Isles Mountains Alps Andes Himalayas Rockies Ocean Sea "
-    "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company "
+    "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company Line "
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
     "Plateau Ghetto Basin Archipelago Glacier".split()
 )
@@ -484,7 +484,7 @@ _INSTITUTION_HEADS = frozenset(
 _DEFINITE_FIRST = frozenset("River Académie Accademia Akademie".split())  # "the River Thames"
 _BARE_FIRST = frozenset("Lake Loch Lough Mount Lac Lago Mont Monte".split())
 # lower-case heads of a named place that takes "the" ("the Guantanamo Bay detention camp")
-_DEFINITE_LOWER_HEADS = frozenset("camp prison jail gaol ghetto penitentiary".split())
+_DEFINITE_LOWER_HEADS = frozenset("camp prison jail gaol ghetto penitentiary movement scene school".split())
 _DETERMINERS = frozenset("a an the this that these those his her its their our my your whose each".split())
 _FUNCTION_WORDS = _HEAD_ENDS | _DETERMINERS
 

@@ -320,8 +320,10 @@ def alias_problem(alias: str, label: str) -> str | None:
     Identifiers and codes ("00033522513 IPI", "THA", "gr", "US-TX"), inverted names ("Chadwick, John"),
     disambiguated forms ("Irvine, California", "Mercury (planet)"), descriptions ("birthplace of
     Rachel Carson"; a lower-case word beside a proper name: "Queen City of the Pacific and others"),
-    initials only ("J. C." for John Cage, "U.S.S.R") and lower-cased forms of a proper name ("j. diez")
-    are not names a sentence would use.
+    initials only ("J. C." for John Cage, "U.S.S.R"), lower-cased forms of a proper name ("j. diez"),
+    language-region codes ("en-uk"), descriptions with a label prefix ("Nickname: Phoenix of Wits") and
+    any alias all in lower case under a capitalised label ("xiang gang" for Hong Kong) are not names a
+    sentence would use.
     """
     words = alias.split()
     if re.search(r"\d", alias) and (re.search(r"\d{4,}", alias) or re.fullmatch(r"[\W\dA-Z]+", alias)):
@@ -330,6 +332,10 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "code (up to 5 capitals, or 3 lower-case letters)"
     if re.fullmatch(r"[A-Z]{2,3}-[A-Z0-9]{1,3}", alias):
         return "region code (ISO 3166-2: 'DE-BE', 'US-TX')"
+    if re.fullmatch(r"[a-z]{2,3}-[A-Za-z]{2,3}", alias):
+        return "language-region code ('en-uk', 'ro-md')"
+    if re.match(r"[^\W\d_][\w ]*:\s", alias):
+        return "description with a label prefix ('Nickname: Phoenix of Wits')"
     if _COLON_JOINED.search(alias):
         return "colon-joined code or namespaced title ('ISO 639:be', 'Category:...', 'S:t Michel')"
     if _STANDARD_IDENTIFIER.fullmatch(alias):
@@ -352,6 +358,8 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "description, not a name ('and others', 'formerly', 'etc.')"
     if _is_proper_name(label) and _lower_cased_words_of(words, label):
         return "lower-cased form of a proper name ('j. diez' for Julius Diez)"
+    if _lower_cased_proper_name(alias, label):
+        return "all lower case under a capitalised label ('xiang gang' for Hong Kong)"
     if _name_then_code(words, label):
         return "label words then initials or a code ('Zeilinger A', 'Evanston IL')"
     return None
@@ -392,6 +400,18 @@ def _lower_cased_words_of(words: list[str], label: str) -> list[str]:
     """The alias's lower-case words that the label writes with a capital ("diez" of "Julius Diez")."""
     capitalised = {w.casefold() for w in re.findall(r"[^\W\d_][\w'-]*", label) if w[:1].isupper()}
     return [w for w in _lower_case_words(words) if w.casefold() in capitalised]
+
+
+def _lower_cased_proper_name(alias: str, label: str) -> bool:
+    """Whether an alias is all lower case under a proper name of two words or more, or its label lower-cased.
+
+    "xiang gang" for Hong Kong, "loffler" for Löffler: no sentence writes a proper name so. A single
+    capitalised word beside a lower-case alias may be a common noun written with a capital ("Ship",
+    "vessel"), so only the label's own letters lower-cased count there.
+    """
+    if not re.search(r"[^\W\d_]", alias) or alias != alias.lower() or not _is_proper_name(label):
+        return False
+    return len(label.split()) >= 2 or name_key(alias) == name_key(label)
 
 
 def _is_proper_name(label: str) -> bool:
@@ -760,9 +780,10 @@ PARAPHRASE_RULES = {
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
     "description ('and others', 'formerly'), initials only ('J. C.', 'U.S.S.R'), a lower-cased form of its "
     "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
-    "('Basel BS')",
-    "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics and "
-    "punctuation aside)",
+    "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...') or "
+    "all lower case under a capitalised label ('xiang gang'); vandalism ('buttcrack') is not checked",
+    "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics, "
+    "punctuation and spaces aside: 'M-Net' / 'Mnet')",
     "verbalizations": "at most K verbalizations per entity, the label first",
     "patterns_read": "no pattern doubles a word or an article when filled with its first instance",
 }

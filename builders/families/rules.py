@@ -856,6 +856,10 @@ def _item(
     own = frozenset({label}) if s in names else frozenset()
     plural = own if s in bands and is_plural_band_name(label) else frozenset()
     questions = [fill_template(f, label, names=own, plural_names=plural) for f in forms[r].all]
+    if label.startswith("The "):  # inside a sentence a name's article is lower case: "do the Beach Boys"
+        questions = [q[:1] + q[1:].replace(label, "the " + label[4:]) for q in questions]
+    if label.endswith("s") and not label.endswith("'s"):  # "Join Hands' record label", not "Hands's"
+        questions = [q.replace(label + "'s ", label + "' ") for q in questions]
     answer = labels.get(o, o)
     if answer.startswith("The "):  # "a member of the ___." with "The Breeders": the name has its own
         questions = [re.sub(r"\b([Tt])he ___", "___", q) for q in questions]
