@@ -29,6 +29,8 @@ from probesmith.builders.names import (
         (["Venediger Group"], ["Großvenediger"], "venediger"),  # a compound's part, ß folded (fourth read)
         (["Kuththutamil"], ["Tamil"], "tamil"),  # the part ends the compound
         (["cuproneyite"], ["neyite"], "neyite"),
+        (["Lo-Reninge"], ["Lo"], "lo"),  # a function word that is a whole name (sixth read)
+        (["La-Roche-sur-Yon"], ["La Rochelle", "La-Ville"], "la"),  # a capitalised hyphen part
     ],
 )
 def test_the_issues_leaks_are_caught(subject, gold, shared):
@@ -47,6 +49,7 @@ def test_the_issues_leaks_are_caught(subject, gold, shared):
         (["Orthopoxvirus"], ["Vaccinia virus"], set()),  # an English word heads the compound
         (["South Shetland Islands"], ["Southern Ocean"], set()),  # a generic stem
         (["Heidelberg"], ["Berg"], set()),  # a part of four letters
+        (["Saint-Martin-de-Ré"], ["Pont de Vaux"], set()),  # a lower-case particle inside a compound
     ],
 )
 def test_function_words_generic_tokens_initials_and_numbers_are_no_leak(subject, gold, generic):
@@ -79,6 +82,7 @@ def test_name_tokens_and_name_key():
     assert name_key("Russia") == name_key("russia") == name_key("RUSSIA!")
     assert name_key("São Tomé") == name_key("Sao Tome")
     assert name_key("Russian Empire") != name_key("Russia")
+    assert name_key("M-Net") == name_key("Mnet") == name_key("MNET")  # punctuation and spaces aside
     assert name_key("🇷🇺") == ""  # a flag names nothing
 
 

@@ -531,3 +531,49 @@ def test_questions_after_the_fifth_read(small_rules_build):
             if "signed to" in text or re.search(r"& \w+, [a-z]", text):
                 bad.append(text)
     assert items.height and bad == []
+
+
+def test_questions_after_the_sixth_read(small_rules_build):
+    """Over every question and rephrasing of the small build, judged apart from the builder: no capital
+    "The" inside a sentence ("do The Beach Boys come from?"), no "s's" possessive ("Join Hands's"), and
+    no present-tense language question (the slice has no date of death, P570: "What language does
+    Fernando Pessoa speak?" is false of the dead)."""
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    bad = []
+    for row in items.iter_rows(named=True):
+        for text in [row["question"], *row["rephrasings"]]:
+            if re.search(r"(?<![.?!]) The [A-Z]", text[1:]) or re.search(r"[a-z]s's\b", text):
+                bad.append(text)
+            if re.search(r"\bWhat language does .+ speak\?", text):
+                bad.append(text)
+    assert items.height and bad == []
+
+
+def test_sixth_read_question_forms_filled():
+    """The three forms the sixth read found, filled through the build's own item function."""
+    from probesmith.builders.families.rules import _item
+
+    class Forms:
+        all = ["Which country does [X] come from?", "What is [X]'s record label?"]
+
+    for label, expected, band in [
+        ("The Beach Boys", "Which country do the Beach Boys come from?", True),
+        ("Join Hands", "What is Join Hands' record label?", False),  # an album
+    ]:
+        item = _item(
+            "s",
+            "r",
+            "v",
+            "implication",
+            False,
+            "Q1",
+            "P1",
+            "Q2",
+            {"P1": Forms},
+            {"Q1": label},
+            names=frozenset({"Q1"}),
+            bands=frozenset({"Q1"} if band else ()),
+        )
+        assert expected in [item["question"], *item["rephrasings"]], item
