@@ -347,8 +347,9 @@ def gloss_residue(choice: str) -> str | None:
 
 def question_residue(question: str) -> str | None:
     """WordNet's backtick quoting or an unpaired double quote left in a question, or None."""
-    if "`" in question:
-        return repr(question[question.index("`") : question.index("`") + 12])
+    shown = question.replace("(`)", "")  # the grave accent itself: "a mark (`) placed above a vowel"
+    if "`" in shown:
+        return repr(shown[shown.index("`") : shown.index("`") + 12])
     return "'a stray double quote'" if question.count('"') % 2 else None
 
 

@@ -11,6 +11,7 @@ from probesmith.builders.families.wordnetqa_answers import (
     WordNetItemChecks,
     choice_labels,
     gloss_residue,
+    question_residue,
     shown_words,
 )
 from probesmith.builders.morphology import StemAnalyser
@@ -326,6 +327,19 @@ def test_particles_and_light_verbs_in_the_golds_name_give_it_away(stems, questio
 )
 def test_glosses_lose_what_nltk_leaves_of_their_quotations(wordnet_graph, name, gloss):
     assert wordnet_graph.glosses[wordnet_graph.index[name]] == gloss
+
+
+@pytest.mark.parametrize(
+    ("question", "found"),
+    [
+        ('What does "supplied" mean in "`It doesn\'t matter,\' he supplied"?', True),  # WordNet's quoting
+        ('In the sentence "he said ""no"" twice", the word "said" means', False),
+        ('Which words mean "a "shop"?', True),  # an unpaired double quote
+        ('Which words name "a mark (`) placed above a vowel"?', False),  # the grave accent itself
+    ],
+)
+def test_question_residue_is_found(question, found):
+    assert bool(question_residue(question)) is found
 
 
 def test_no_wordnet_example_keeps_backtick_quotes(wordnet_graph):
