@@ -334,7 +334,7 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "region code (ISO 3166-2: 'DE-BE', 'US-TX')"
     if re.fullmatch(r"[a-z]{2,3}-[A-Za-z]{2,3}", alias):
         return "language-region code ('en-uk', 'ro-md')"
-    if re.match(r"[^\W\d_][\w ]*:\s", alias):
+    if _FIELD_PREFIX.match(alias):
         return "description with a label prefix ('Nickname: Phoenix of Wits')"
     if _COLON_JOINED.search(alias):
         return "colon-joined code or namespaced title ('ISO 639:be', 'Category:...', 'S:t Michel')"
@@ -369,6 +369,12 @@ def alias_problem(alias: str, label: str) -> str | None:
 # ("Category:Ritwik Ghatak", "Portal:Libraries") or an abbreviation no English sentence uses ("S:t Michel");
 # a time ("1:40") has digits on both sides and is not one
 _COLON_JOINED = re.compile(r"[^\W\d_]:[^\W_]")
+# a record's field name before the alias ("Nickname: Phoenix of Wits"); a title's own colon ("Feud: Bette and
+# Joan", "Law and Order: SVU") is part of its name
+_FIELD_PREFIX = re.compile(
+    r"(?i)(?:nick ?name|name|alias|a\.?k\.?a\.?|also known as|known as|pseudonym|pen name|stage name|"
+    r"birth name|real name|full name|born|title|epithet|byname|sobriquet)\s*:\s"
+)
 # a standards body's or registry's capitals, then a number, and nothing more ("ISO 639", "RFC 2616")
 _STANDARD_IDENTIFIER = re.compile(r"[A-Z]{2,}[ -]?\d{2,}(?:[-.:/]\w+)*")
 # one token of digits then one or two letters ("34Se", "68Er", "20e"), or up to three lower-case letters
