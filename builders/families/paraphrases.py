@@ -334,6 +334,9 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "region code (ISO 3166-2: 'DE-BE', 'US-TX')"
     if re.fullmatch(r"[a-z]{2,3}-[A-Za-z]{2,3}", alias):
         return "language-region code ('en-uk', 'ro-md')"
+    if alias == alias.lower() and re.fullmatch(r"[\w-]+(?:\.[\w-]+)*\.[a-z]{2,3}|[a-z]+/[\w.+-]+", alias):
+        # written in lower case: "Amazon.com", a firm's name, stays
+        return "web address or media type ('youtube.com', 'application/xhtml+xml')"
     if _FIELD_PREFIX.match(alias):
         return "description with a label prefix ('Nickname: Phoenix of Wits')"
     if _COLON_JOINED.search(alias):

@@ -122,6 +122,13 @@ STANDARD = "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
         ("f. kaulbach", "Friedrich August von Kaulbach", LOWER_CASED),
         ("J.R.R. Tolkien", "J. R. R. Tolkien", None),
         ("Gone with the Wind", "Gone with the Wind (film)", None),
+        ("youtube.com", "YouTube", "web address or media type ('youtube.com', 'application/xhtml+xml')"),
+        (
+            "application/xhtml+xml",
+            "XHTML",
+            "web address or media type ('youtube.com', 'application/xhtml+xml')",
+        ),
+        ("St. Louis", "Saint Louis", None),  # a dot inside a name is no web address
         ("vessel", "Ship", None),  # a lower-case word the label does not capitalise
         # fifth read: codes by their form, not by a list
         ("ISO 639:be", "Belarusian", STANDARD),
