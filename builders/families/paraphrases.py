@@ -789,8 +789,10 @@ PARAPHRASE_RULES = {
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
     "description ('and others', 'formerly'), initials only ('J. C.', 'U.S.S.R'), a lower-cased form of its "
     "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
-    "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...') or "
-    "all lower case under a capitalised label ('xiang gang'); vandalism ('buttcrack') is not checked",
+    "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
+    "lower-case web address or media type ('youtube.com') or all lower case under a capitalised label of two "
+    "words or more, or its own label lower-cased ('xiang gang', 'loffler'); vandalism ('buttcrack') and "
+    "lower-case other names of a one-word label ('kudla' for Mangalore) are not checked",
     "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics, "
     "punctuation and spaces aside: 'M-Net' / 'Mnet')",
     "verbalizations": "at most K verbalizations per entity, the label first",
