@@ -26,7 +26,8 @@ def test_include_merges_nested_keys_and_seed_override(tmp_path):
     spec = load_spec(path, seed=7)
     assert spec.name == "shallow" and spec.seed == 7
     assert spec.distractors.sister_depth == 1
-    assert spec.distractors.mix == {"popular": 1, "random": 1}  # inherited (hyponymy: no sister slot since v9)
+    # inherited (hyponymy: no sister slot since v9)
+    assert spec.distractors.mix == {"popular": 1, "random": 1}
 
 
 def test_a_mapping_value_is_replaced_whole_not_merged(tmp_path):
