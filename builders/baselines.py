@@ -13,6 +13,11 @@ an artifact: the answer can be found without the knowledge the probe is about.
 * ``lexical_overlap`` — the same overlap, untrained: the choice sharing most words wins;
 * ``answer_frequency`` — how often a choice's text was the gold in train (the majority-class
   baseline of relation sets: LAMA-style sets reward always naming the frequent answer);
+* ``shortest``, ``longest``, ``fewest_words``, ``most_words`` — untrained length cues: the choice
+  with the fewest / most characters or words wins, ties broken at random (the tied choices share
+  the credit, which is the expected score of a random tie-break). ``choice_to_choice`` learns
+  these and more from train; these four say which plain rule a test-taker could use, and how far
+  above chance it gets (issue 24: synonymy's shortest choice 0.269 beside chance 0.200);
 * ``encoder_choice_only`` (:mod:`probesmith.eval.encoder`, made by
   :func:`probesmith.eval.baselines.make_baseline`) — a transformer trained on the choices alone;
   it needs torch, so it lives in eval, above the builders.
@@ -322,12 +327,62 @@ class AnswerFrequency(Baseline):
         ]
 
 
+class LengthCue(Baseline):
+    """Untrained: the choice with the extreme length wins; ties share the credit (a random tie-break).
+
+    Subclasses set ``name``, ``measure`` (``"chars"`` or ``"words"``) and ``sign`` (+1 longest, -1 shortest).
+    """
+
+    measure = "chars"
+    sign = 1.0
+
+    def scores(self, data: pl.DataFrame) -> list[np.ndarray]:
+        """Each choice's length in characters or words, negated for the shortest-wins cues."""
+        size = len if self.measure == "chars" else (lambda text: len(words(text)))
+        return [np.array([self.sign * size(c) for c in choices], dtype=float) for choices in data["choices"]]
+
+
+class Shortest(LengthCue):
+    """The choice with the fewest characters wins."""
+
+    name, measure, sign = "shortest", "chars", -1.0
+
+
+class Longest(LengthCue):
+    """The choice with the most characters wins."""
+
+    name, measure, sign = "longest", "chars", 1.0
+
+
+class FewestWords(LengthCue):
+    """The choice with the fewest words wins."""
+
+    name, measure, sign = "fewest_words", "words", -1.0
+
+
+class MostWords(LengthCue):
+    """The choice with the most words wins."""
+
+    name, measure, sign = "most_words", "words", 1.0
+
+
 def _jaccard(a: set, b: set) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
 BASELINES: dict[str, type[Baseline]] = {
-    cls.name: cls for cls in (ChoiceOnly, ChoiceToChoice, QuestionToChoice, LexicalOverlap, AnswerFrequency)
+    cls.name: cls
+    for cls in (
+        ChoiceOnly,
+        ChoiceToChoice,
+        QuestionToChoice,
+        LexicalOverlap,
+        AnswerFrequency,
+        Shortest,
+        Longest,
+        FewestWords,
+        MostWords,
+    )
 }
 DEFAULT_BASELINES = (
     "choice_only",
@@ -335,4 +390,8 @@ DEFAULT_BASELINES = (
     "question_to_choice",
     "lexical_overlap",
     "answer_frequency",
+    "shortest",
+    "longest",
+    "fewest_words",
+    "most_words",
 )

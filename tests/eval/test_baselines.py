@@ -5,8 +5,14 @@ from probesmith.eval.baselines import (
     AnswerFrequency,
     ChoiceOnly,
     ChoiceToChoice,
+    FewestWords,
     LexicalOverlap,
+    Longest,
+    MostWords,
+    Shortest,
     item_credit,
+    make_baseline,
+    words,
 )
 
 
@@ -58,3 +64,29 @@ def test_feature_models_learn_a_planted_cue_and_subset_matches():
         (direct.ids, direct.choice_start, direct.item_start, direct.answers),
     ):
         assert np.array_equal(a, b)
+
+
+def test_length_cues_pick_the_extreme_choice_and_share_ties():
+    data = frame(["q", "q"], [["a bb", "ccccc", "d"], ["x y z", "uv", "w"]], [2, 0])
+    assert Shortest().credits(data).tolist() == [1.0, 0.0]
+    assert Longest().credits(data).tolist() == [0.0, 1.0]  # "a bb" 4 < "ccccc" 5; "x y z" is longest
+    assert FewestWords().credits(data).tolist() == [0.5, 0.0]  # "ccccc" and "d": one word each
+    assert MostWords().credits(data).tolist() == [0.0, 1.0]
+
+
+def test_length_cues_over_every_item_of_a_real_build(small_wordnet_build):
+    """Over every item of a real build: the credit is 1/k where the gold is one of k extreme choices."""
+    from probesmith.eval.mcqa import load_multiple_choice
+
+    for config, data in load_multiple_choice(small_wordnet_build.out).items():
+        for name, size, pick in [
+            ("shortest", len, min),
+            ("longest", len, max),
+            ("fewest_words", lambda t: len(words(t)), min),
+            ("most_words", lambda t: len(words(t)), max),
+        ]:
+            credits = make_baseline(name).credits(data)
+            for credit, choices, answer in zip(credits, data["choices"], data["answer_index"], strict=True):
+                sizes = [size(c) for c in choices]
+                extreme = [i for i, n in enumerate(sizes) if n == pick(sizes)]
+                assert credit == (1 / len(extreme) if answer in extreme else 0.0), (config, name, choices)
