@@ -176,6 +176,8 @@ def fill_template(
             text = re.sub(rf"(?i){re.escape(slot)} {last}\b", slot, text)
         if is_mass_noun(label):
             text = _without_indefinite_article(text, slot)
+        if takes_indefinite_article(label):
+            text = re.sub(rf"\b(from|by|due to) {re.escape(slot)}", rf"\1 a {slot}", text)
         text = re.sub(
             rf"\b([Aa])n? {re.escape(slot)}",
             lambda m, label=label, slot=slot: indefinite_article(label, m.group(1)) + " " + slot,
@@ -184,7 +186,8 @@ def fill_template(
         plural_band = label in plural_names and not re.match(r"(?i)the\b", label)
         if plural_band or (label not in names | plural_names and takes_definite_article(label)):
             text = _with_definite_article(text, slot)
-        if label in plural_names or (label not in names and is_plural_noun(label)):
+        plural = is_plural_noun(label) or names_structures(label)
+        if label in plural_names or (label not in names and plural):
             text = _verbs_agreeing_in_plural(text, slot)
         if label.split()[0] in _BARE_FIRST and " of " not in label:
             text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)  # "next to the Lake Michigan"
@@ -357,6 +360,39 @@ def is_plural_noun(label: str) -> bool:
     )
 
 
+# plural heads of built structures: a label ending in one names several ("The U.S. 40 and 59 Bridges cross")
+PLURAL_STRUCTURES = frozenset("Bridges Towers Tunnels Viaducts Dams Locks Piers".split())
+
+
+def names_structures(label: str) -> bool:
+    """Whether a label names several built structures by its last word ("U.S. 40 and 59 Bridges").
+
+    A title with a lower-case word ("The Man Who Walked Between the Towers") or its own "The" is one work.
+    """
+    words = label.split()
+    return (
+        len(words) >= 2
+        and words[-1] in PLURAL_STRUCTURES
+        and words[0] != "The"
+        and all(not w[:1].islower() or w in ("and", "of") for w in words)
+    )
+
+
+@lru_cache(maxsize=1 << 16)
+def takes_indefinite_article(label: str) -> bool:
+    """Whether a lower-case label is one countable thing read with "a" after "from", "by", "due to".
+
+    Its head is a noun Link Grammar's dictionary lists as countable and never as a mass noun
+    ("stroke": "died from a stroke"); a head it also counts as mass ("cancer", "cardiac arrest") or
+    does not list ("heart failure", "sepsis") is read bare.
+    """
+    if not label[:1].islower():
+        return False
+    head = _head_noun(label)
+    lexicon = english_lexicon()
+    return bool(head) and head in lexicon.singular_nouns and head not in lexicon.mass_nouns
+
+
 def is_plural_band_name(label: str) -> bool:
     """Whether a band's name is plural in form: "The Breeders", "Black Eyed Peas", "The Temptations".
 
@@ -460,13 +496,14 @@ _DEFINITE_LAST = frozenset(
     "Khanate Dynasty States Emirates Islands Isles Mountains Alps Andes Himalayas Rockies Ocean Sea "
     "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company Line "
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
-    "Plateau Ghetto Basin Archipelago Glacier".split()
+    "Plateau Ghetto Basin Archipelago Glacier Nations".split()
 )
 _DEFINITE_OF = frozenset(
     "University Republic Kingdom Principality Duchy Grand County Margraviate Electorate Bank Church "
     "Isle Bay Gulf Cape House Order Council Museum Institute Academy Commonwealth State Province City "
     "Sea Strait College School Society League Parliament Federation Union Emirate Sultanate Lake "
-    "Court Ministry Department Government Congress Assembly Archdiocese Diocese Battle Treaty".split()
+    "Court Ministry Department Government Congress Assembly Archdiocese Diocese Battle Treaty "
+    "Tower Palace".split()
 )
 _NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der den y".split())
 # heads of the names of bodies read with "the" ("the Royal Society", "the Lincean Academy", "the
@@ -554,10 +591,14 @@ def indefinite_article(word: str, case: str = "a") -> str:
 def filled_problem(statement: str, *labels: str) -> str | None:
     """What is wrong with a filled pattern on its face, or None.
 
-    A doubled word, two articles in a row, a space before punctuation. A doubling inside one of
+    A doubled word, also across "of", "in", "the", "a" or "known as" ("the historic county of County
+    Leitrim", seventh read), two articles in a row, a space before punctuation. A doubling inside one of
     the ``labels`` ("Pago Pago", "Han Han") is the name, not a fault.
     """
-    doubled = [m.group(0).lower() for m in re.finditer(r"\b(\w+) \1\b", statement, re.IGNORECASE)]
+    doubled = [
+        m.group(0).lower()
+        for m in re.finditer(r"\b(\w+) (?:(?:of|in|the|a|an|known as) )*\1\b", statement, re.IGNORECASE)
+    ]
     if any(not any(d in label.lower() for label in labels) for d in doubled):
         return "a word doubled when filled"
     runs = [m.group(0).lower() for m in re.finditer(r"\b(a|an|the) (a|an|the)\b", statement, re.IGNORECASE)]

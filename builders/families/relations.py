@@ -367,6 +367,7 @@ class RelationPool:
         pid = self.pid
         misread = misread_names(self.client, {s: self.labels[s] for s in subjects}, load_name_classes())
         teams = plural_teams(self.client, {s: self.labels[s] for s in subjects})
+        uncapitalised = lower_case_people(self.client, {s: self.labels[s] for s in subjects})
         for s in subjects:
             objs = set(found[s])
             if not objs:
@@ -377,6 +378,8 @@ class RelationPool:
                 self.dropped[f"{pid}: {MISREAD_NAME}"] += 1
             elif s in teams:
                 self.dropped[f"{pid}: {PLURAL_TEAM}"] += 1
+            elif s in uncapitalised:
+                self.dropped[f"{pid}: {LOWER_CASE_PERSON}"] += 1
             elif s in objs:
                 self.dropped[f"{pid}: subject equals one of its objects"] += 1
             elif self.spec.leakage == "drop" and any(self.leak(s, o) for o in self.possible_golds(objs)):
@@ -421,6 +424,26 @@ TEAM_CLASSES = frozenset(
     }
 )
 PLURAL_TEAM = "subject a team or band named in the plural ('Chicago Cubs': 'the Chicago Cubs are')"
+
+
+HUMAN = "Q5"
+LOWER_CASE_PERSON = "subject a person whose label has no capital letter ('jokal' for Jochi)"
+
+
+def lower_case_people(client: SparqlClient, labels: dict[str, str]) -> set[str]:
+    """Subjects that are people (P31 human) labelled without a capital letter or a digit ('jokal').
+
+    Such a label is a spelling nobody writes a person's name in; a stage name with a digit ("deadmau5") stays.
+    """
+    flagged = sorted(e for e, label in labels.items() if not any(c.isupper() or c.isdigit() for c in label))
+    return {s for s, _, kind in facts_of(client, flagged, ["P31"]) if kind == HUMAN}
+
+
+# a family answer names a house, a dynasty, a family or a clan ("House of Wettin", "Taungoo Dynasty");
+# a bare adjective or plural ("Chingissid", "Anscarids", "Yngling") reads as no noun after "a member of the"
+FAMILY_RELATION = "P53"
+FAMILY_HEADS = re.compile(r"\b(House|Dynasty|dynasty|Family|family|Clan|clan)\b")
+FAMILY_WITHOUT_HEAD = "family answer whose label names no house, dynasty, family or clan ('Chingissid')"
 
 
 def plural_teams(client: SparqlClient, labels: dict[str, str]) -> set[str]:
@@ -601,6 +624,9 @@ def _admit(
     leaves the space (it is another entity, not a gold of the first one's instances).
     """
     pid, labels, containers = pool.pid, pool.labels, pool.containers
+    if pid == FAMILY_RELATION and not FAMILY_HEADS.search(labels[o]):
+        dropped[f"{pid}: {FAMILY_WITHOUT_HEAD}"] += 1
+        return
     keys = {name_key(n) for n in pool.names(o)} - {""}
     twin = seen_labels.get(name_key(labels[o]))
     if twin is not None and labels[twin].lower() == labels[o].lower():

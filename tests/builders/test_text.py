@@ -290,3 +290,28 @@ def test_a_band_is_plural_by_its_last_words_number_not_its_s(band, plural):
 )
 def test_pattern_form_tells_a_fragment_from_a_sentence(template, form):
     assert pattern_form(template) == form
+
+
+@pytest.mark.parametrize(
+    ("template", "subject", "obj", "statement"),
+    [
+        # seventh read: number, articles per filled object
+        ("The [X] crosses the [Y].", "U.S. 40 and 59 Bridges", "Kansas River", "The U.S. 40 and 59 Bridges cross the Kansas River."),
+        ("[X] is owned by [Y].", "North River Tunnels", "Amtrak", "North River Tunnels are owned by Amtrak."),
+        ("[X] takes the form of a [Y].", "The Man Who Walked Between the Towers", "song", "The Man Who Walked Between the Towers takes the form of a song."),
+        ("[X] was detained at [Y].", "Edith Leffmann", "Tower of London", "Edith Leffmann was detained at the Tower of London."),
+        ("[X] has worked for [Y].", "Ban Ki-moon", "United Nations", "Ban Ki-moon has worked for the United Nations."),
+        ("[X] died from [Y].", "Andrew Johnson", "stroke", "Andrew Johnson died from a stroke."),
+        ("[X] died due to [Y].", "Jane Wyman", "diabetes", "Jane Wyman died due to diabetes."),
+        ("[X]'s death was caused by [Y].", "A", "cardiac arrest", "A's death was caused by cardiac arrest."),
+    ],
+)  # fmt: skip
+def test_seventh_read_fills(template, subject, obj, statement):
+    assert fill_template(template, subject, obj) == statement
+
+
+def test_filled_problem_finds_a_word_doubled_across_of():
+    """The seventh read's "the historic county of County Leitrim": doubled across a function word."""
+    assert filled_problem("N is in the historic county of County Leitrim.", "N", "County Leitrim")
+    assert filled_problem("N is in County Leitrim, a historic county.", "N", "County Leitrim") is None
+    assert filled_problem("The Isle of Man is in the sea.", "Isle of Man", "sea") is None
