@@ -13,9 +13,12 @@ import itertools
 from collections import Counter, defaultdict
 from typing import Any, Protocol
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+from scipy import sparse
 
-from probesmith.builders.text import near_duplicate, normalize_choice
+from probesmith.builders.text import NEAR_DUPLICATE_JACCARD, normalize_choice, word_tokens
 
 VALIDITY_FILE = "validity.json"
 
@@ -41,26 +44,41 @@ def validity_report(
     counted in the tables), the shortfall of each type, and whether every type's share lies
     within ``tolerance`` of the share asked for (``mix_delivered``). A family's own rules
     (``item_checks``) are checked on every item beside the shared ones.
+
+    The shared rules are columnar: the choices of a config are flattened once, each distinct
+    choice text is read once (its normalised key, its word tokens, its length), and the rules
+    are numpy operations over the flat arrays (token Jaccard as a sparse product).
     """
-    rows_by_config: dict[str, list[dict]] = defaultdict(list)
-    columns = ["choices", "answer_index", "hops", "distractor_types", "framing", "pos"]
+    by_config: dict[str, list[tuple[str, pa.Table]]] = defaultdict(list)
+    columns = ["question", "choices", "answer_index", "hops", "distractor_types", "framing", "pos"]
     if item_checks:
         columns += [c for c in item_checks.columns if c not in columns]
     for (config, split), table in sorted(tables.items()):
-        rows_by_config[config] += [dict(row, split=split) for row in table.select(columns).to_pylist()]
+        by_config[config].append((split, table.select(columns)))
     rules = {**RULES, **(item_checks.rules if item_checks else {})}
-    configs = {
-        config: _config_report(
-            rows,
+    configs = {}
+    for config, parts in sorted(by_config.items()):
+        table = pa.concat_tables([t for _, t in parts]).combine_chunks()
+        splits = np.concatenate([np.full(t.num_rows, i, dtype=np.int32) for i, (_, t) in enumerate(parts)])
+        found = None
+        if item_checks:
+            rows = [
+                dict(row, split=parts[i][0])
+                for row, i in zip(
+                    table.select(list(item_checks.columns)).to_pylist(), splits.tolist(), strict=True
+                )
+            ]
+            found = item_checks.check(rows)
+        configs[config] = _config_report(
+            table,
+            splits,
+            [split for split, _ in parts],
             {r: n for r, n in dropped.items() if r.startswith(f"{config}:")},
             rules,
-            item_checks.check(rows) if item_checks else None,
+            found,
         )
-        for config, rows in sorted(rows_by_config.items())
-    }
-    for config, rows in rows_by_config.items():
         if (mixes or {}).get(config):
-            configs[config]["mix"] = _mix_report(rows, mixes[config], tolerance)  # type: ignore[index]
+            configs[config]["mix"] = _mix_report(table, mixes[config], tolerance)  # type: ignore[index]
     return {"rules": rules, "configs": configs}
 
 
@@ -80,9 +98,19 @@ def _slot_type(tag: str) -> str:
     return "opposite" if tag.startswith("isa_") else tag
 
 
-def _mix_report(rows: list[dict], mix: dict[str, int], tolerance: float) -> dict[str, Any]:
+def _value_counts(values: pa.Array) -> Counter:
+    """How often each value (None for a missing one) occurs in an Arrow array."""
+    counts = pc.value_counts(values)
+    return Counter(
+        dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True))
+    )
+
+
+def _mix_report(table: pa.Table, mix: dict[str, int], tolerance: float) -> dict[str, Any]:
     """Distractor slots asked for (the mix's shares of the slots delivered) and delivered per type."""
-    delivered = Counter(_slot_type(t) for row in rows for t in row["distractor_types"])
+    delivered: Counter = Counter()
+    for tag, n in _value_counts(pc.list_flatten(table.column("distractor_types"))).items():
+        delivered[_slot_type(tag)] += n
     total_delivered, total_weight = sum(delivered.values()) or 1, sum(mix.values())
     asked_share = {kind: n / total_weight for kind, n in mix.items() if n}
     asked = {kind: round(share * total_delivered) for kind, share in asked_share.items()}
@@ -101,57 +129,133 @@ def _mix_report(rows: list[dict], mix: dict[str, int], tolerance: float) -> dict
     }
 
 
+class _FlatChoices:
+    """The choices of a config's items as flat arrays: one entry per (item, position).
+
+    ``text_id`` numbers the distinct choice texts; each is read once, in Python, by the same
+    functions the builders use (``normalize_choice``, ``word_tokens``), so the rules below agree
+    with a per-row reading of the items text for text.
+    """
+
+    def __init__(self, choices: pa.ListArray):
+        self.width = pc.list_value_length(choices).to_numpy(zero_copy_only=False).astype(np.int64)
+        self.start = np.concatenate([[0], np.cumsum(self.width)[:-1]]).astype(np.int64)
+        self.item = np.repeat(np.arange(len(self.width)), self.width)
+        encoded = pc.dictionary_encode(pc.list_flatten(choices))
+        self.text_id = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        self.texts: list[str] = encoded.dictionary.to_pylist()
+        keys: dict[str, int] = {}
+        self.key_id = np.array(
+            [keys.setdefault(normalize_choice(t), len(keys)) for t in self.texts], np.int64
+        )
+        self.blank = np.array([not t.strip() for t in self.texts], bool)
+        self.chars = np.array([len(t) for t in self.texts], np.int64)[self.text_id]
+        vocabulary: dict[str, int] = {}
+        token_ids = [[vocabulary.setdefault(w, len(vocabulary)) for w in word_tokens(t)] for t in self.texts]
+        self.token_count = np.array([len(ids) for ids in token_ids], np.int64)
+        self.tokens = sparse.csr_matrix(
+            (
+                np.ones(int(self.token_count.sum()), np.int64),
+                np.fromiter(itertools.chain.from_iterable(token_ids), np.int64, int(self.token_count.sum())),
+                np.concatenate([[0], np.cumsum(self.token_count)]),
+            ),
+            shape=(len(self.texts), max(1, len(vocabulary))),
+        )
+
+    def per_item(self, flags: np.ndarray) -> np.ndarray:
+        """Whether any choice of each item has the flag (one flag per flat choice)."""
+        return np.bincount(self.item, weights=flags, minlength=len(self.width)) > 0
+
+    def near_duplicate_pair(self) -> np.ndarray:
+        """Per item, the first near-duplicate pair of positions, as ``p * width + q``; -1 for none.
+
+        Pairs are taken in ``itertools.combinations`` order; near-duplicates as
+        ``text.near_duplicate`` says: the same normalised key, or token Jaccard at the threshold.
+        """
+        first = np.full(len(self.width), -1, np.int64)
+        for width in np.unique(self.width):
+            items = np.flatnonzero(self.width == width)
+            if width < 2:
+                continue
+            ids = self.text_id[self.start[items][:, None] + np.arange(width)]
+            for p, q in itertools.combinations(range(int(width)), 2):
+                a, b = ids[:, p], ids[:, q]
+                shared = np.asarray(self.tokens[a].multiply(self.tokens[b]).sum(axis=1)).ravel()
+                union = self.token_count[a] + self.token_count[b] - shared
+                jaccard = np.divide(shared, union, out=np.ones(len(a)), where=union > 0)
+                near = (self.key_id[a] == self.key_id[b]) | (jaccard >= NEAR_DUPLICATE_JACCARD)
+                unset = near & (first[items] < 0)
+                first[items[unset]] = p * width + q
+        return first
+
+
 def _config_report(
-    rows: list[dict],
+    table: pa.Table,
+    splits: np.ndarray,
+    split_names: list[str],
     dropped: dict[str, int],
     rules: dict[str, str] = RULES,
     found: list[list[tuple[str, str]]] | None = None,
 ) -> dict[str, Any]:
+    """One config's report: the shared rules over flat arrays, the family's ``found`` per row."""
     violations: Counter = Counter()
     details: dict[str, Counter] = defaultdict(Counter)
     examples: dict[str, list] = defaultdict(list)
-    for row, broken in zip(rows, found or [], strict=False):
+
+    def row_choices(i: int) -> list[str]:
+        return table.column("choices")[int(i)].as_py()
+
+    for i, broken in enumerate(found or []):
         for rule in {rule for rule, _ in broken}:
             violations[rule] += 1
             if len(examples[rule]) < 3:
                 examples[rule].append(
-                    {"question": row["question"], "choices": row["choices"], "found": broken}
+                    {
+                        "question": table.column("question")[i].as_py(),
+                        "choices": row_choices(i),
+                        "found": broken,
+                    }
                 )
         for rule, detail in broken:
             details[rule][detail] += 1
-    positions: dict[str, Counter] = defaultdict(Counter)
-    gold_chars, distractor_chars = [], []
-    longest = shortest = chance = 0.0
-    for row in rows:
-        choices, answer = row["choices"], row["answer_index"]
-        if len({normalize_choice(c) for c in choices}) < len(choices):
-            violations["distinct"] += 1
-            examples["distinct"].append(choices)
-        pairs = [(a, b) for a, b in itertools.combinations(choices, 2) if near_duplicate(a, b)]
-        if pairs:
-            violations["near_duplicate"] += 1
-            examples["near_duplicate"].append(pairs[0])
-        if any(not c.strip() for c in choices):
-            violations["empty"] += 1
-        positions[row["split"]][answer] += 1
-        lengths = [len(c) for c in choices]
-        gold_chars.append(lengths[answer])
-        distractor_chars += [n for i, n in enumerate(lengths) if i != answer]
-        longest += lengths[answer] == max(lengths) and lengths.count(max(lengths)) == 1
-        shortest += lengths[answer] == min(lengths) and lengths.count(min(lengths)) == 1
-        chance += 1 / len(choices)
-    for split, counts in positions.items():
-        width = max(len(r["choices"]) for r in rows if r["split"] == split)
-        full = [counts.get(i, 0) for i in range(width)]
+    flat = _FlatChoices(table.column("choices").combine_chunks())
+    n = table.num_rows
+    answer = table.column("answer_index").to_numpy(zero_copy_only=False).astype(np.int64)
+    distinct_keys = np.unique(flat.item * (len(flat.texts) + 1) + flat.key_id[flat.text_id])
+    repeated = np.bincount(distinct_keys // (len(flat.texts) + 1), minlength=n) < flat.width
+    violations["distinct"] += int(repeated.sum())
+    examples["distinct"] += [row_choices(i) for i in np.flatnonzero(repeated)[:3]]
+    near = flat.near_duplicate_pair()
+    violations["near_duplicate"] += int((near >= 0).sum())
+    for i in np.flatnonzero(near >= 0)[:3]:
+        choices = row_choices(i)
+        examples["near_duplicate"].append(
+            (choices[near[i] // flat.width[i]], choices[near[i] % flat.width[i]])
+        )
+    violations["empty"] += int(flat.per_item(flat.blank[flat.text_id]).sum())
+    for index, split in enumerate(split_names):
+        in_split = splits == index
+        if not in_split.any():
+            continue
+        width = int(flat.width[in_split].max())
+        full = np.bincount(answer[in_split], minlength=width)[:width].tolist()
         if max(full) - min(full) > 1:
             violations["balanced"] += 1
             examples["balanced"].append({split: full})
-    n = len(rows)
-    slots = Counter(t for row in rows for t in row["distractor_types"])
+    gold = flat.chars[flat.start + answer]
+    longest = np.maximum.reduceat(flat.chars, flat.start) if n else np.zeros(0, np.int64)
+    shortest = np.minimum.reduceat(flat.chars, flat.start) if n else np.zeros(0, np.int64)
+    ties_long = np.bincount(flat.item, weights=flat.chars == longest[flat.item], minlength=n)
+    ties_short = np.bincount(flat.item, weights=flat.chars == shortest[flat.item], minlength=n)
+    distractors = len(flat.chars) - n
+    split_counts = np.bincount(splits, minlength=len(split_names))
+    slots = _value_counts(pc.list_flatten(table.column("distractor_types")))
     total_slots = sum(slots.values()) or 1
     return {
         "items": n,
-        "items_per_split": dict(sorted(Counter(r["split"] for r in rows).items())),
+        "items_per_split": {
+            split: int(split_counts[i]) for i, split in enumerate(split_names) if split_counts[i]
+        },
         "rules": {
             rule: {
                 "checked": n,
@@ -163,17 +267,17 @@ def _config_report(
         },
         "dropped": dict(sorted(dropped.items())),
         "length": {
-            "gold_chars_mean": round(sum(gold_chars) / n, 2),
-            "distractor_chars_mean": round(sum(distractor_chars) / max(1, len(distractor_chars)), 2),
-            "gold_is_longest": round(longest / n, 4),
-            "gold_is_shortest": round(shortest / n, 4),
-            "chance": round(chance / n, 4),
+            "gold_chars_mean": round(int(gold.sum()) / n, 2),
+            "distractor_chars_mean": round(int(flat.chars.sum() - gold.sum()) / max(1, distractors), 2),
+            "gold_is_longest": round(int(((gold == longest) & (ties_long == 1)).sum()) / n, 4),
+            "gold_is_shortest": round(int(((gold == shortest) & (ties_short == 1)).sum()) / n, 4),
+            "chance": round(float(np.sum(1 / flat.width)) / n, 4),
         },
         "distributions": {
-            "hops": _shares(Counter(r["hops"] for r in rows), n),
+            "hops": _shares(_value_counts(table.column("hops").combine_chunks()), n),
             "distractor_types": {t: round(c / total_slots, 4) for t, c in sorted(slots.items())},
-            "framings": _shares(Counter(r["framing"] for r in rows), n),
-            "pos": _shares(Counter(r["pos"] for r in rows), n),
+            "framings": _shares(_value_counts(table.column("framing").combine_chunks()), n),
+            "pos": _shares(_value_counts(table.column("pos").combine_chunks()), n),
         },
     }
 
