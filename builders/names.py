@@ -186,11 +186,17 @@ def label_problem(label: str) -> str | None:
 
     A disambiguator in parentheses anywhere in it ("Thomas Hales (dramatist)", "Montgomery (town),
     New York"), coordinates ("Shamsabad (31°43′ N 53°39′ E), Taft") or a sentence (four words or
-    more ending in a full stop after a lower-case word: "Dingiswayo real meaning is ... exile.").
-    Names with brackets of their own ("kukharenkoite-(Ce)") are names.
+    more ending in a full stop after a lower-case word: "Dingiswayo real meaning is ... exile."), brackets
+    inside a word ("Frontier(s)", "f(x)": a formula or an optional plural no sentence reads) or a wiki
+    namespace ("Category:Pink film"). Names with brackets of their own after a hyphen ("kukharenkoite-(Ce)")
+    are names.
     """
     if re.search(r"\s\([^()]*\)", label):
         return "label with a disambiguator (parentheses)"
+    if re.search(r"[^\W\d_]\(", label):
+        return "label with brackets inside a word ('Frontier(s)', 'f(x)')"
+    if _NAMESPACE.match(label):
+        return "label in a wiki namespace ('Category:Pink film')"
     if _COORDINATES.search(label):
         return "label with coordinates"
     if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
@@ -198,6 +204,10 @@ def label_problem(label: str) -> str | None:
     return None
 
 
+# a wiki namespace before a page's title: the label names a page, not the entity ("Category:Pink film")
+_NAMESPACE = re.compile(
+    r"(?:Category|Template|Portal|Wikipedia|Help|File|Module|Draft|List|Wikidata|Project):\S"
+)
 # a coordinate in a label's qualifier: degrees, minutes or seconds ("Shamsabad (31°43′ N 53°39′ E), Taft")
 _COORDINATES = re.compile(r"\d\s*°\s*\d+\s*['′]|\d\s*['′]\s*[NSEW]\b|\d\s*°\s*[NSEW]\b")
 

@@ -403,10 +403,13 @@ def is_plural_band_name(label: str) -> bool:
     ("Bee Gees", "Traveling Wilburys"). A name opening with a number ("Nine Inch Nails", "10cc") or joining
     words with "&", "and", "N'" or a comma ("Blood, Sweat & Tears", "Guns N' Roses") names one
     band, not a plural noun phrase, and reads with neither "the" nor a plural verb; "Texas",
-    "Genesis" and "Simply Red" are singular. Only for labels known by their class to name a band.
+    "Genesis" and "Simply Red" are singular; a team named by its number ("San Francisco 49ers") is plural.
+    Only for labels known by their class to name a band or a team.
     """
     words = label.split()
     last = words[-1] if words else ""
+    if len(words) >= 2 and re.fullmatch(r"\d+ers", last) and words[0][:1].isupper():
+        return True  # a team named by its number ("San Francisco 49ers", "Philadelphia 76ers")
     if not re.fullmatch(r"[A-Z][a-z]+s", last) or last.endswith("ss"):
         return False
     if re.search(r"[&,]| and | N'", label) or words[0].lower() in _NUMBER_WORDS or words[0][:1].isdigit():
@@ -496,7 +499,7 @@ _DEFINITE_LAST = frozenset(
     "Khanate Dynasty States Emirates Islands Isles Mountains Alps Andes Himalayas Rockies Ocean Sea "
     "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company Line "
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
-    "Plateau Ghetto Basin Archipelago Glacier Nations".split()
+    "Plateau Ghetto Basin Archipelago Glacier Nations Church".split()
 )
 _DEFINITE_OF = frozenset(
     "University Republic Kingdom Principality Duchy Grand County Margraviate Electorate Bank Church "

@@ -343,8 +343,8 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "colon-joined code or namespaced title ('ISO 639:be', 'Category:...', 'S:t Michel')"
     if _STANDARD_IDENTIFIER.fullmatch(alias):
         return "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
-    if _LETTER_DIGIT_CODE.fullmatch(alias):
-        return "letter-digit code ('34Se', '20e', 'ff14')"
+    if _LETTER_DIGIT_CODE.fullmatch(alias) or _INNER_DIGIT_CODE.fullmatch(alias):
+        return "letter-digit code ('34Se', '20e', 'ff14', 'R22eR')"
     if "(" in alias or ")" in alias:
         return "disambiguated form (parentheses)"
     if "," in alias:
@@ -355,8 +355,8 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "disambiguated or qualified form (comma)"
     if len(words) >= 3 and alias[:1].islower() and label[:1].isupper():
         return "description, not a name"
-    if _INITIALS_ONLY.fullmatch(alias):
-        return "initials or letters only ('J. C.', 'U.S.S.R')"
+    if _INITIALS_ONLY.fullmatch(alias) or _ABBREVIATIONS_ONLY.fullmatch(alias):
+        return "initials or abbreviations only ('J. C.', 'U.S.S.R', 'R.E.Fr.')"
     if _DESCRIPTION_WORDS.search(alias):
         return "description, not a name ('and others', 'formerly', 'etc.')"
     if _is_proper_name(label) and _lower_cased_words_of(words, label):
@@ -383,6 +383,11 @@ _STANDARD_IDENTIFIER = re.compile(r"[A-Z]{2,}[ -]?\d{2,}(?:[-.:/]\w+)*")
 # one token of digits then one or two letters ("34Se", "68Er", "20e"), or up to three lower-case letters
 # then digits ("ff14"); a name mixing them ("2Pac", "Suda51", "Take2") has more letters and is kept
 _LETTER_DIGIT_CODE = re.compile(r"\d+[^\W\d_]{1,2}|[a-z]{1,3}\d+")
+# a token whose digits stand between letters, with three letters or fewer: a code ("R22eR", "B2B"); a
+# name opening with its digits ("2Pac") or with more letters ("Suda51") is kept
+_INNER_DIGIT_CODE = re.compile(r"(?=(?:\d*[^\W\d_]){1,3}\d*$)[^\W\d_]+\d+[^\W\d_]+")
+# two or more abbreviations of one or two letters, each with its full stop, and nothing else ("R.E.Fr.")
+_ABBREVIATIONS_ONLY = re.compile(r"(?:[^\W\d_]{1,2}\.\s*){2,}")
 # two or more single letters, with dots or spaces between them and nothing else: "J. C.", "G. I.", "U.S.S.R"
 _INITIALS_ONLY = re.compile(r"(?:[^\W\d_](?:\.\s*|\s+|$)){2,}")
 # words that make an alias a description of the entity rather than a name of it
@@ -390,7 +395,7 @@ _DESCRIPTION_WORDS = re.compile(r"(?i)\b(?:and|&) others\b|\betc\b|\bet al\b|\bf
 # lower-case words a proper name may hold: particles of names and of titles ("Catherine of Aragon")
 _NAME_PARTICLES = frozenset(
     "of the and de del della di da do dos das du des la le les los las el al y e von vom zu zur van der "
-    "den ter ten bin ibn bint ben on in at by for with upon sur a an".split()
+    "den ter ten bin ibn bint ben on in at by for with upon sur a an to".split()
 )
 
 
@@ -784,10 +789,12 @@ PARAPHRASE_RULES = {
     "relations (P361, P131, P279, ..., transitively, as the source says: Christianity for Catholicism) is "
     "one of its golds",
     "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
-    "York'), coordinates, or is a sentence",
+    "York'), brackets inside a word ('Frontier(s)', 'f(x)'), a wiki namespace ('Category:Pink film'), "
+    "coordinates, or is a sentence",
     "alias_usable": "no kept alias is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
-    "description ('and others', 'formerly'), initials only ('J. C.', 'U.S.S.R'), a lower-cased form of its "
+    "description ('and others', 'formerly'), initials or abbreviations only ('J. C.', 'U.S.S.R', "
+    "'R.E.Fr.'), a letter-digit code ('R22eR'), a lower-cased form of its "
     "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
     "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
     "lower-case web address or media type ('youtube.com') or all lower case under a capitalised label of two "

@@ -304,6 +304,7 @@ def test_pattern_form_tells_a_fragment_from_a_sentence(template, form):
         ("[X] died from [Y].", "Andrew Johnson", "stroke", "Andrew Johnson died from a stroke."),
         ("[X] died due to [Y].", "Jane Wyman", "diabetes", "Jane Wyman died due to diabetes."),
         ("[X]'s death was caused by [Y].", "A", "cardiac arrest", "A's death was caused by cardiac arrest."),
+        ("[X] is a follower of [Y].", "Robert Sanchez", "Catholic Church", "Robert Sanchez is a follower of the Catholic Church."),
     ],
 )  # fmt: skip
 def test_seventh_read_fills(template, subject, obj, statement):

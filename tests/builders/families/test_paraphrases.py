@@ -153,8 +153,13 @@ STANDARD = "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
         ("xiang gang", "Hong Kong", LOWER_PROPER),
         ("loffler", "Löffler", LOWER_PROPER),
         ("vessel", "Ship", None),  # a common noun written with a capital: another word, kept
+        # seventh read: a code with digits inside, abbreviations only, lower case under a label with "to the"
+        ("R22eR", "R22eR gene", "letter-digit code ('34Se', '20e', 'ff14', 'R22eR')"),
+        ("R.E.Fr.", "Reformed Church of France", "initials or abbreviations only ('J. C.', 'U.S.S.R', 'R.E.Fr.')"),
+        ("chief mouser", "Chief Mouser to the Cabinet Office", "lower-cased form of a proper name ('j. diez' for Julius Diez)"),
+        ("Take2", "Take-Two Interactive", None),
     ],
-)
+)  # fmt: skip
 def test_unusable_aliases_are_named(alias, label, reason):
     assert alias_problem(alias, label) == reason
 
@@ -295,6 +300,9 @@ def test_validity_report_checks_every_row_and_places_every_pattern(small_paraphr
         ("Montgomery (town), New York", "label with a disambiguator (parentheses)"),  # fourth read
         ("Shamsabad (31°43′ N 53°39′ E), Taft", "label with a disambiguator (parentheses)"),
         ("Battle 360°", None),  # a degree sign without a coordinate's minutes
+        ("Frontier(s)", "label with brackets inside a word ('Frontier(s)', 'f(x)')"),  # seventh read
+        ("f(x)", "label with brackets inside a word ('Frontier(s)', 'f(x)')"),
+        ("Category:Pink film", "label in a wiki namespace ('Category:Pink film')"),
     ],
 )
 def test_labels_that_are_no_names_are_named(label, problem):
@@ -594,3 +602,54 @@ def test_sixth_read_leaks_equal_labels_and_aliases(small_paraphrases_build):
             if label[:1].isupper():
                 bad.append((alias, label))
     assert instances.height and aliases.height and bad == []
+
+
+# particles a capitalised name may hold in lower case ("Chief Mouser to the Cabinet Office")
+NAME_PARTICLES = {"of", "the", "to", "and", "de", "von", "van", "der", "for", "in", "on", "at", "a", "an"}
+
+
+def test_seventh_read_aliases_labels_and_patterns(small_paraphrases_build):
+    """Over every kept alias and label and every pattern (filled with three instances) of the small build,
+    judged apart from the builder: no alias with digits between at most three letters ("R22eR"), none of
+    abbreviations only ("R.E.Fr."), none all lower case under a capitalised label of two words or more
+    whose other words are particles ("chief mouser" for "Chief Mouser to the Cabinet Office"); no label
+    with a bracket inside a word ("Frontier(s)") or a wiki namespace ("Category:Pink film"); no pattern
+    with "that" after a comma, "in [Y]'s honor" (P138's namesakes are often common nouns), "in the
+    continent", "formed"/"formulated" for P495's works, or opening in lower case ("playing as a ...")."""
+    aliases = table(small_paraphrases_build, "aliases")
+    labels = {
+        r["entity_id"]: r["alias"] for r in aliases.filter(pl.col("source") == "label").iter_rows(named=True)
+    }
+    bad = []
+    for row in aliases.iter_rows(named=True):
+        alias, label = row["alias"], labels.get(row["entity_id"], "")
+        if row["source"] == "label":
+            if re.search(r"[A-Za-z]\(", alias) or re.match(r"(Category|Template|Portal|Wikipedia):", alias):
+                bad.append(("label", alias))
+            continue
+        letters = re.sub(r"[^A-Za-z]", "", alias)
+        if re.fullmatch(r"[A-Za-z]+\d+[A-Za-z]+", alias) and len(letters) <= 3:
+            bad.append(("code", alias))
+        if re.fullmatch(r"(?:[A-Za-z]{1,2}\.\s*){2,}", alias):
+            bad.append(("abbreviations", alias))
+        words = label.split()
+        proper = len(words) >= 2 and all(w[:1].isupper() or w in NAME_PARTICLES for w in words)
+        if alias == alias.lower() and re.search(r"[a-z]", alias) and proper and words[0][:1].isupper():
+            bad.append(("lower case", alias, label))
+    instances = table(small_paraphrases_build, "instances")
+    patterns = table(small_paraphrases_build, "patterns")
+    filled = 0
+    for row in patterns.iter_rows(named=True):
+        sample = instances.filter(pl.col("relation_id") == row["relation_id"]).head(3)
+        for inst in sample.iter_rows(named=True):
+            text = fill_template(row["template"], inst["sub_label"], inst["obj_label"])
+            filled += 1
+            if (
+                re.search(r", that\b", text)
+                or re.search(r"'s honou?r\b", text)
+                or "in the continent" in text
+                or (row["relation_id"] == "P495" and re.search(r"\b(formed|formulated)\b", text))
+                or text[:1].islower()
+            ):
+                bad.append(("pattern", row["pattern_id"], text))
+    assert filled and bad == []
