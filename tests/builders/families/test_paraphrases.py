@@ -84,11 +84,11 @@ def test_alias_filters_say_why():
 
 
 CODE_AFTER_NAME = "label words then initials or a code ('Zeilinger A', 'Evanston IL')"
-INITIALS_ONLY = "initials or letters only ('J. C.', 'U.S.S.R')"
+INITIALS_ONLY = "initials or abbreviations only ('J. C.', 'U.S.S.R', 'R.E.Fr.')"
 DESCRIPTION = "description, not a name ('and others', 'formerly', 'etc.')"
 LOWER_CASED = "lower-cased form of a proper name ('j. diez' for Julius Diez)"
 COLON_CODE = "colon-joined code or namespaced title ('ISO 639:be', 'Category:...', 'S:t Michel')"
-LETTER_DIGIT = "letter-digit code ('34Se', '20e', 'ff14')"
+LETTER_DIGIT = "letter-digit code ('34Se', '20e', 'ff14', 'R22eR')"
 LOWER_PROPER = "all lower case under a capitalised label ('xiang gang' for Hong Kong)"
 STANDARD = "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
 
