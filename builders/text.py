@@ -367,7 +367,8 @@ PLURAL_STRUCTURES = frozenset("Bridges Towers Tunnels Viaducts Dams Locks Piers"
 def names_structures(label: str) -> bool:
     """Whether a label names several built structures by its last word ("U.S. 40 and 59 Bridges").
 
-    A title with a lower-case word ("The Man Who Walked Between the Towers") or its own "The" is one work.
+    A title with a lower-case word ("The Man Who Walked Between the Towers"), its own "The" or another plural
+    noun ("Walls and Bridges", an album) is one work.
     """
     words = label.split()
     return (
@@ -375,6 +376,7 @@ def names_structures(label: str) -> bool:
         and words[-1] in PLURAL_STRUCTURES
         and words[0] != "The"
         and all(not w[:1].islower() or w in ("and", "of") for w in words)
+        and not any(w.lower() in english_lexicon().plural_nouns for w in words[:-1])  # "Walls and Bridges"
     )
 
 
