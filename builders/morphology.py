@@ -29,7 +29,10 @@ FUNCTION_WORDS = frozenset(
 # phrasal verbs ("smoke out" / "rout out"), "like" ("to like something" / liking), "down" (the
 # feathers: "down of the swan" / "down feather") and light verbs ("make a rattling sound" / "make
 # noise"). They are compared with a choice's name only (:meth:`StemAnalyser.label_stems`), where
-# they name it; in glosses they are too common to say anything.
+# they name it; in glosses they are too common to say anything. Every other function word of 3+
+# letters that is also a WordNet word counts there too (:attr:`StemAnalyser.label_words`): in a
+# name it is a content word ("a will is genuine" / probate will, "May" / mid-May, "Very pistol" /
+# Very light, "practical use" / usefulness, "being there" / thereness).
 CUE_WORDS = frozenset(
     "up down out off over under about into onto away back around along through apart aside like "
     "make made go get give take put set come".split()
@@ -58,6 +61,10 @@ class StemAnalyser:
         self.heads = Counter(w[:n] for w in words for n in range(4, min(len(w) - 2, 8)))
         self.tails = Counter(w[-n:] for w in words for n in range(4, min(len(w) - 2, 8)))
         self.snowball = SnowballStemmer("english").stem
+        # the function words a choice's name may show as content words (see CUE_WORDS)
+        self.label_words = CUE_WORDS | frozenset(
+            w for w in FUNCTION_WORDS if len(w) >= 3 and w in self.vocabulary
+        )
         self.word_stems = lru_cache(maxsize=1 << 18)(self._word_stems_uncached)
         self.text_stems = lru_cache(maxsize=1 << 18)(self._text_stems_uncached)
         self._question_parts = lru_cache(maxsize=1 << 16)(self._question_parts_uncached)
@@ -100,8 +107,11 @@ class StemAnalyser:
         return frozenset().union(*(self.word_stems(w) for w in words)) if words else frozenset()
 
     def label_stems(self, text: str) -> frozenset[str]:
-        """A text's content stems and its :data:`CUE_WORDS` (stemmed): what a reader matches with a name."""
-        cues = {self.snowball(w) for w in re.findall(r"[a-z]+", text.lower()) if w in CUE_WORDS}
+        """A text's content stems and its :attr:`label_words` (stemmed): what a reader matches with a name.
+
+        A name's derived words count by their Snowball stem ("usefulness" -> use, "thereness" -> there).
+        """
+        cues = {self.snowball(w) for w in re.findall(r"[a-z]+", text.lower()) if w in self.label_words}
         return self.text_stems(text) | cues
 
     def label_gives_away(
@@ -131,7 +141,13 @@ class StemAnalyser:
         tokens = re.findall(r"[a-z]+|[-\s]+|[^a-z\s-]+", text.lower())
         content = {t for t in tokens if t.isalpha() and len(t) >= 3 and t not in FUNCTION_WORDS}
         bases = {b for t in content for b in self._base_forms(t)}
-        words = frozenset(w for w in content | bases if len(w) >= 3 and self._is_word(w))
+        # a WordNet word, an inflected form of one ("tones" / overtones), or a word of 5+ letters
+        # WordNet lacks ("carbo" / carbohydrate)
+        words = frozenset(
+            w
+            for w in content | bases
+            if len(w) >= 3 and (self._is_word(w) or self._base_forms(w) or len(w) >= 5)
+        )
         joined = frozenset(
             tokens[i] + tokens[i + 2]
             for i in range(len(tokens) - 2)
@@ -145,8 +161,10 @@ class StemAnalyser:
 
         What Snowball stems and WordNet's links miss, a reader sees: "twig" in "twiglike", "gas"
         in "gasoline", "auto" in "automobile", "air" in "airwaves"; a question's hyphen- or
-        space-joined pair is matched whole ("dry-wall" / drywall). A 3-letter word counts only
-        where it begins the longer word ("art" ends heart, start, part by chance).
+        space-joined pair is matched whole ("dry-wall" / drywall). Inflected forms count on both
+        sides ("tones" / overtones, "tone" / overtones). A 3-letter word counts where it begins the
+        longer word, or ends it after a WordNet word of 3+ letters ("pin" / hairpin, "nap" /
+        catnap; "art" ends heart, start, part by chance).
         """
         words, joined = self._question_parts(question)
         text_words = set(re.findall(r"[a-z]+", text.lower()))
@@ -154,11 +172,16 @@ class StemAnalyser:
         for word in text_words:
             if word in joined:
                 found.add(word)
+            forms = {word} | self._base_forms(word)
             for part in words:
-                if len(word) > len(part) and (
-                    word.startswith(part) or (len(part) >= 4 and word.endswith(part))
-                ):
-                    found.add(part)
+                for form in forms:
+                    if len(form) <= len(part):
+                        continue
+                    head = form[: -len(part)]
+                    if form.startswith(part) or (
+                        form.endswith(part) and (len(part) >= 4 or (len(head) >= 3 and self._is_word(head)))
+                    ):
+                        found.add(part)
         return frozenset(f"part:{part}" for part in found)
 
     def shared(self, left: str, right: str) -> frozenset[str]:

@@ -52,7 +52,7 @@ import re
 import string
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -66,6 +66,7 @@ from probesmith.builders.families.wordnetqa_answers import (
     WordNetItemChecks,
     choice_labels,
     shown_words,
+    strip_domain_label,
 )
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
@@ -1005,6 +1006,9 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
     """Generate every WordNetQA item ``spec`` asks for, grouped by probe type."""
     source = WordNetSource(spec.source_dir)
     graph = source.load(("noun", "verb"))
+    # no choice or question shows a gloss's usage or domain label ("(law)", "(golf)"): a copy of the
+    # cached graph, whose glosses stay WordNet's for the other families
+    graph = replace(graph, glosses=[strip_domain_label(gloss) for gloss in graph.glosses])
     reader = source.reader()
     builder = _Builder(spec, graph, reader)
     items: dict[str, list[DraftItem]] = {probe: [] for probe in spec.probes}

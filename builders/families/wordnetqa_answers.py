@@ -71,17 +71,20 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "ancestor": "an ISA ancestor of the concept asked about",
     "descendant": "an ISA descendant of the concept asked about",
     "asked_concept": "the concept asked about",
-    "gloss_overlap": "its gloss shares a content word with the gold's gloss (verbs; nouns in definitions "
-    "and synonymy)",
+    "gloss_overlap": "its gloss shares a content stem with the gold's gloss (verbs; nouns in definitions "
+    "and synonymy; stems in 1% of verb or 0.3% of noun glosses and antonyms of the gold aside)",
     "word_sense": "another sense of a word it shows is right (a reader sees words, not synsets)",
     "gloss_names": "its gloss and the concept's name each other (a word with a sense at or below the other)",
     "sister_gloss": "a sister whose gloss shares a content word (or a WordNet synonym of one) with the "
     "gloss it must fit",
+    "genus_gloss": "in definitions, its gloss names the concept's genus (a word of a lemma of a direct "
+    "hypernym of the concept) and at most one other content word: it says what the gold says, less the "
+    "difference",
     "parent_family": "in hyponymy, it is a direct hypernym of the concept asked about or descends from one "
     "(not through the concept): the concept's gloss names its parent's genus, which fits it",
 }
 #: the reasons a reader would accept a distractor that WordNet's graph does not make right
-READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss"})
+READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss", "genus_gloss"})
 # where they apply: definitions read 0/25 in round 3 already, and with them its choice-only
 # baseline rose from 0.254 to 0.265 (the sisters left read less like the gold)
 READER_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
@@ -95,6 +98,7 @@ _ANCESTOR_PROBES = frozenset({"hypernymy", "definitions", "synonymy"})
 _DESCENDANT_PROBES = frozenset({"hyponymy", "definitions", "synonymy"})
 _POS_CODES = {"noun": "n", "verb": "v"}
 SYNONYM_SENSES = 2  # sister_gloss widens a gloss word by the lemmas of its first this many senses
+GENUS_GLOSS_OTHER_WORDS = 1  # genus_gloss: a gloss naming the genus and at most this many other content words
 
 
 class SecondAnswers:
@@ -111,6 +115,7 @@ class SecondAnswers:
         self._gloss_words = lru_cache(maxsize=1 << 17)(self._gloss_words_uncached)
         self._widened_stems = lru_cache(maxsize=1 << 17)(self._widened_stems_uncached)
         self._gloss_named = lru_cache(maxsize=1 << 17)(self._gloss_named_uncached)
+        self._genus_stems = lru_cache(maxsize=1 << 17)(self._genus_stems_uncached)
 
     def _gloss_stems(self, node: int) -> frozenset[str]:
         assert self.stems is not None
@@ -179,7 +184,11 @@ class SecondAnswers:
         ``shown``: the words the choice shows (its lemma, or its lemmas in synonymy; none in definitions).
         See the module docstring: ``word_sense``, ``gloss_names``, ``sister_gloss``.
         """
-        if not self.stems or probe not in READER_PROBES or self.g.pos[choice] != self.g.pos[concept]:
+        if not self.stems or self.g.pos[choice] != self.g.pos[concept]:
+            return None
+        if probe == "definitions":
+            return "genus_gloss" if self.genus_gloss(concept, choice) else None
+        if probe not in READER_PROBES:
             return None
         if shown and self._word_sense_right(probe, concept, shown):
             return "word_sense"
@@ -200,6 +209,49 @@ class SecondAnswers:
             if self._widened_stems(choice) & self._widened_stems(anchor):
                 return "sister_gloss"
         return None
+
+    def _genus_stems_uncached(self, concept: int) -> frozenset[str]:
+        """The stems of the words of the lemmas of ``concept``'s direct hypernyms (its genus)."""
+        return frozenset(
+            stem
+            for parent in self.g.parents[concept]
+            for lemma in self.g.lemmas[parent]
+            for word in re.findall(r"[a-z]+", lemma.lower())
+            if len(word) >= 3 and word not in FUNCTION_WORDS
+            for stem in self.stems.word_stems(word)
+        )
+
+    def genus_gloss(self, concept: int, choice: int) -> bool:
+        """Whether ``choice``'s gloss names ``concept``'s genus and at most one other content word.
+
+        Definitions (issue 24, v9 read): "voice: give voice to" beside raise.v.03 "cause to be heard
+        or known; express or utter" (genus express.v.02), "bait: anything that serves as an
+        enticement" beside allurement (genus temptation, enticement), "underbelly: the quality of
+        being weak or unprotected" beside feebleness (genus weakness): such a gloss is the genus
+        itself, which is true of the concept too. Content words: 3+ letters, not function words,
+        not generic (:data:`GENERIC_GLOSS_SHARE`: "quality", "serve"); a word names the genus when
+        their WordNet-widened stems meet ("weak" / weakness).
+        """
+        if choice in self.g.antonyms[concept]:
+            return False
+        genus = self._genus_stems(concept)
+        if not genus:
+            return False
+        self._gloss_stems(choice)  # the generic stems of its part of speech, counted once
+        generic = self._generic_stems[self.g.pos[choice]]
+        words = {
+            w
+            for w in re.findall(r"[a-z]+", self.g.glosses[choice].lower())
+            if len(w) >= 3 and w not in FUNCTION_WORDS
+        }
+        named = other = 0
+        for word in words:
+            stems = self.stems.word_stems(word)
+            if stems & genus:
+                named += 1
+            elif not stems <= generic:
+                other += 1
+        return bool(named) and other <= GENUS_GLOSS_OTHER_WORDS
 
     def in_parent_family(self, concept: int, choice: int) -> bool:
         """Whether ``choice`` is a direct hypernym of ``concept`` or descends from one.
@@ -307,26 +359,63 @@ ITEM_RULES = {
     "one_right_answer": "no distractor is also right by WordNet: it shares no lemma or gloss with the gold, "
     "no two choices show the same lemma, no verb-group or also-see neighbour of the gold, and no ISA "
     "ancestor (hypernymy, definitions, synonymy) or descendant (hyponymy, definitions, synonymy) of the "
-    "concept asked about, at any depth; no gloss sharing a content word with the gold's (verbs; nouns in "
-    "definitions and synonymy); and, in hypernymy, hyponymy and synonymy, none a reader would accept: "
-    "another sense of a word it shows is right, its gloss and the concept's name each other, or a sister's "
-    "gloss shares a content word (or a WordNet synonym of one) with the gloss it must fit; in hyponymy, no "
-    "direct hypernym of the concept and nothing below one other than through the concept (parent_family)",
+    "concept asked about, at any depth; gloss_overlap: where the gold is a verb (every config) or a noun in "
+    "definitions and synonymy, no distractor of its part of speech whose gloss shares a content stem with "
+    "the gold's gloss, content stems being the WordNet-widened Snowball stems "
+    "(probesmith.builders.morphology) of the gloss's words of 3+ letters other than function words, "
+    "less every stem found in 1% or more of WordNet's verb glosses or 0.3% or more of its noun glosses "
+    "('cause', 'move', 'act', 'area', 'water', 'public', 'military'), and not counting a WordNet "
+    "antonym of the gold (hostile / friendly, "
+    "yin / yang); "
+    "in definitions, no gloss naming the concept's genus (a word of a lemma of its direct hypernym) with at "
+    "most one other content word (genus_gloss: 'give voice to' beside raise, genus express); in hypernymy, "
+    "hyponymy and synonymy, none a reader would accept: another sense of a word it shows is right, its gloss "
+    "and the concept's name each other, or a sister's gloss shares a content word (or a WordNet synonym of "
+    "one) with the gloss it must fit; in hyponymy, no direct hypernym of the concept and nothing below one "
+    "other than through the concept (parent_family)",
     "clean_text": "no choice shows what NLTK's split of a gloss from its quoted examples leaves: an empty "
     "part ('; ;'), an attribution ('--Shakespeare'), an unpaired double quote, a parenthesis emptied of its "
     "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ',', or WordNet's "
-    "backtick quoting ('`good''); no question shows backtick quoting or an unpaired double quote",
+    "backtick quoting ('`good''); no choice or question shows a usage or domain label at the start of a "
+    "gloss ('(law)', '(golf)', '(usually plural)': removed, not the parentheses that narrow a gloss, '(of a "
+    "ship)', '(in India)'); no question shows backtick quoting or an unpaired double quote",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
-    "variants; with the gold's name in hypernymy, hyponymy and synonymy, also particles, 'like' and "
-    "light verbs: out, up, down, make; "
-    "the words of the question's template aside)",
+    "variants; a question word, or its inflected form, of 3+ letters that begins a longer word of the gold, "
+    "or ends one after a WordNet word of 3+ letters or with 4+ letters of its own: pin / hairpin, tones / "
+    "overtones, carbo / carbohydrate); function words (articles, pronouns, prepositions, auxiliaries, and "
+    "use, used, like, make, made: probesmith.builders.morphology.FUNCTION_WORDS) never count against a "
+    "gloss, so 'made' in an example beside 'made' in a definitions gold is not checked; against the gold's "
+    "name in hypernymy, hyponymy and synonymy they count: particles, 'like' and light verbs (out, up, down, "
+    "make) and every function word that is also a WordNet word (will / probate will, May / mid-May, use / "
+    "usefulness, there / thereness); the words of the question's template aside",
 }
 
 
 # the probes whose choices name their synset (lemma: gloss, or lemmas): a question's particles and
 # light verbs are compared with that name (definitions' choices are glosses)
 LABEL_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
+
+# a usage or domain label WordNet puts before a gloss: "(law)", "(golf)", "(usually plural)", "(Greek
+# mythology)", "(British informal)"; REVIEW.md asks for no labels. Not a label: a parenthesis that
+# narrows the gloss ("(of a ship) ...", "(in India) ...", "(used with negation) ..."), a translation
+# or formula with quotes or digits, or one of more than six words
+_NOT_LABEL = (
+    "of|a|an|the|from|when|literally|according|or|with|especially|on|during|in|used|always|often followed|"
+    "usually preceded"
+)
+_LABEL_BODY = rf"(?!(?:{_NOT_LABEL})\b)[A-Za-z][A-Za-z'-]*(?:,? [A-Za-z][A-Za-z'-]*){{0,5}}"
+DOMAIN_LABEL = re.compile(rf"^\(({_LABEL_BODY})\)\s+(?=\S)")
+_QUESTION_LABEL = re.compile(rf"\"\(({_LABEL_BODY})\)\s+(?=\S)")
+
+
+def strip_domain_label(gloss: str) -> str:
+    """A gloss without the usage or domain label it begins with ("(law) an agreement" -> "an agreement").
+
+    See :data:`DOMAIN_LABEL`; a gloss that is only a label is kept whole.
+    """
+    return DOMAIN_LABEL.sub("", gloss, count=1)
+
 
 # a backtick alone in parentheses is the grave accent itself: "a mark (`) placed above a vowel"
 # gloss residue, found independently of the cleaning in probesmith.builders.sources.wordnet.clean_gloss
@@ -342,14 +431,18 @@ def gloss_residue(choice: str) -> str | None:
     found = GLOSS_RESIDUE.search(gloss)
     if found:
         return repr(found.group(0))
+    if label := DOMAIN_LABEL.match(gloss):
+        return f"a label {label.group(0).strip()!r}"
     return "'a stray double quote'" if gloss.count('"') % 2 else None
 
 
 def question_residue(question: str) -> str | None:
-    """WordNet's backtick quoting or an unpaired double quote left in a question, or None."""
+    """WordNet's backtick quoting, an unpaired double quote or a gloss's label left in a question, or None."""
     shown = question.replace("(`)", "")  # the grave accent itself: "a mark (`) placed above a vowel"
     if "`" in shown:
         return repr(shown[shown.index("`") : shown.index("`") + 12])
+    if label := _QUESTION_LABEL.search(question):
+        return f"a label {label.group(0)[1:].strip()!r}"
     return "'a stray double quote'" if question.count('"') % 2 else None
 
 

@@ -9,6 +9,7 @@ import datasets
 import pytest
 
 from probesmith.builders.build import build
+from probesmith.builders.families.wordnetqa_answers import DOMAIN_LABEL, question_residue, strip_domain_label
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources.wordnet import REQUIRED_FILES, WordNetSource
 from probesmith.builders.text import contains_word, normalize_choice
@@ -108,7 +109,7 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph, morphy):
             for concept in distractor_concepts:
                 assert not own & {lemma.lower() for lemma in g.lemmas[g.index[concept]]}, row
         if probe == "definitions":
-            assert choices[answer] == g.glosses[c]
+            assert choices[answer] == strip_domain_label(g.glosses[c])
             word = re.search(r'"([^"]+)"(?: means| mean in| is$)', row["question"]).group(1)
             # the same rule for every choice: none names the word asked about (written as asked)
             assert not any(contains_word(choice, word) for choice in choices), row
@@ -475,3 +476,21 @@ def test_questions_show_the_lemmas_case(small_wordnet_build, wordnet_graph):
         quoted = [q for q in re.findall(r'"([^"]+)"', row["question"]) if q not in sentences]
         capitalised += [(row["id"], q) for q in quoted if q[:1].isupper()]
     assert not capitalised, capitalised[:10]
+
+
+def test_no_choice_or_question_shows_a_glosss_label(small_wordnet_build, wordnet_graph):
+    """Over every item: no "(law)"-style label starts a choice's gloss or a quoted gloss in a question,
+    though WordNet glosses some of the build's concepts with one (so the test can fail), and no two
+    choices are left alike by taking it away."""
+    rows = items(small_wordnet_build)
+    labelled = {
+        n for n, gloss in zip(wordnet_graph.names, wordnet_graph.glosses) if DOMAIN_LABEL.match(gloss)
+    }
+    shown = {name for row in rows for name in row["choice_concepts"]}
+    assert shown & labelled  # the build shows concepts WordNet labels
+    for row in rows:
+        for choice in row["choices"]:
+            assert not DOMAIN_LABEL.match(choice.split(": ", 1)[-1]), (row["id"], choice)
+        assert question_residue(row["question"]) is None, row["question"]
+        if row["probe"] == "definitions":  # choices are glosses: none alike once its label is gone
+            assert len({normalize_choice(t) for t in row["choices"]}) == 5, row["id"]

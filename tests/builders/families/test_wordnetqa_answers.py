@@ -7,12 +7,14 @@ import re
 import pytest
 
 from probesmith.builders.families.wordnetqa_answers import (
+    DOMAIN_LABEL,
     SecondAnswers,
     WordNetItemChecks,
     choice_labels,
     gloss_residue,
     question_residue,
     shown_words,
+    strip_domain_label,
 )
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetSource, clean_gloss
@@ -198,8 +200,31 @@ def test_the_parent_family_is_refused_in_hyponymy(wordnet_graph, answers, concep
     assert answers.reason("hypernymy", *nodes) != "parent_family"  # hyponymy only
 
 
-def test_definitions_keep_their_sisters(wordnet_graph, answers):
-    """The reader checks leave definitions alone (read 0/25 in round 3; they raised its choice-only)."""
+@pytest.mark.parametrize(
+    ("concept", "choice", "found"),
+    [
+        # the v9 read's defended definitions sisters: a gloss that is the genus and one word more
+        ("raise.v.03", "voice.v.01", True),  # "give voice to"; genus express.v.02
+        ("feebleness.n.02", "underbelly.n.03", True),  # "the quality of being weak or unprotected"; weakness
+        ("allurement.n.01", "bait.n.01", True),  # v8 read: "anything that serves as an enticement"
+        # not caught: the v9 read's "the area that is visible" beside view ("the visual percept of a region")
+        ("view.n.02", "field.n.16", False),
+        # "guise: an artful or simulated semblance" beside disguise (genus semblance): a reader's too
+        ("disguise.n.01", "guise.n.01", True),
+        # a sister that names the genus and says how it differs stays: the wolf beside the dog
+        ("dog.n.01", "wolf.n.01", False),
+        ("exhale.v.01", "inhale.v.02", False),  # an antonym is wrong, whatever its gloss
+    ],
+)
+def test_definitions_refuse_a_gloss_that_is_the_genus(wordnet_graph, answers, concept, choice, found):
+    """Definitions' one reader check is genus_gloss (the others raised its choice-only baseline)."""
+    index = wordnet_graph.index
+    nodes = [index[concept], index[concept], index[choice]]
+    assert answers.reader_reason("definitions", *nodes, ()) == ("genus_gloss" if found else None)
+    assert answers.genus_gloss(index[concept], index[choice]) is found
+
+
+def test_definitions_keep_the_other_reader_checks_off(wordnet_graph, answers):
     index = wordnet_graph.index
     nodes = [index["disguise.n.01"], index["disguise.n.01"], index["guise.n.01"]]
     assert answers.reader_reason("definitions", *nodes, ()) is None
@@ -243,6 +268,13 @@ def test_two_choices_with_one_label_are_found(wordnet_graph, answers):
         ("dry-wall the basement", "construct with drywall", True),  # the hyphenated pair, joined
         ("she tends to the children", "attend: take charge of", True),
         ("the heart of the matter", "an art form", False),  # 3 letters: at the start of a word only
+        # the v9 reads: an inflected question word, a word WordNet lacks, a 3-letter word ending a compound
+        ("pure tones of different frequencies", "a steady sound without overtones", True),
+        ("carbo loading is used by athletes", "a diet that increases carbohydrate reserves", True),
+        ("they call a bobby pin a grip", "a flat wire hairpin", True),
+        ("a nap", "catnap: a short sleep", True),
+        ("he took a lap", "flap: any broad thin covering", False),  # "f" is no word: by chance
+        ("the ant colony", "plant louse: a small insect", False),
         ("he sells cars", "a dealer", False),
         # not linked by any source here: WordNet has no derivational pointer from sale to sell
         ("a kind of sales", "sell: the activity of persuading someone to buy", False),
@@ -296,6 +328,30 @@ def test_a_stem_a_distractor_shares_too_gives_nothing_away(stems):
             set(),
         ),
         ('To fade ("become less clearly visible") is a way to', ["disappear: become invisible"], set()),
+        # the v9 synonymy read: function words that are content words of the gold's name
+        (
+            'Which words name "a certificate saying that a will is genuine"?',
+            ["probate, probate will", "deed"],
+            {"will"},
+        ),
+        ('Which words name "the middle part of May"?', ["mid-May", "midweek"], {"may"}),
+        (
+            'Which words mean "a colored flare fired from a Very pistol"?',
+            ["Very light, Very-light", "flare"],
+            {"veri"},
+        ),
+        (
+            'Which words mean "the quality of being of practical use"?',
+            ["utility, usefulness", "futility"],
+            {"use"},
+        ),
+        ('Which words name "the state of being there--not here"?', ["thereness", "hereness"], {"there"}),
+        (
+            'Which words name "conditions under which you can use material"?',
+            ["fair use", "copyright"],
+            {"use"},
+        ),
+        ('Which words name "the middle part of May"?', ["mid-May", "May Day"], set()),  # shown twice
     ],
 )
 def test_particles_and_light_verbs_in_the_golds_name_give_it_away(stems, question, choices, given):
@@ -351,11 +407,35 @@ def test_no_wordnet_example_keeps_backtick_quotes(wordnet_graph):
     assert any('"maison" means "house"' in e for e in maison), maison
 
 
+@pytest.mark.parametrize(
+    ("gloss", "shown"),
+    [
+        ("(law) an agreement or concession", "an agreement or concession"),
+        ("(golf) the act of hitting the ball", "the act of hitting the ball"),
+        ("(usually plural) a thing", "a thing"),
+        ("(Greek mythology) a nymph", "a nymph"),
+        ("(of a ship) to move sideways", "(of a ship) to move sideways"),  # narrows the gloss: kept
+        ("(in India) a hut", "(in India) a hut"),
+        ('(often followed by "of") a large number', '(often followed by "of") a large number'),
+        ("(HClO3) a strong acid", "(HClO3) a strong acid"),
+        ("(law)", "(law)"),  # nothing but the label: kept whole
+        ("a gas (at room temperature)", "a gas (at room temperature)"),
+    ],
+)
+def test_a_glosss_label_is_taken_away(gloss, shown):
+    assert strip_domain_label(gloss) == shown
+    assert bool(gloss_residue(f"x: {gloss}")) is (shown != gloss)
+    assert bool(question_residue(f'Which words name "{gloss}"?')) is (shown != gloss)
+
+
 def test_no_wordnet_gloss_shows_quotation_residue(wordnet_graph):
-    """Over every noun and verb gloss: the independent detector finds none after cleaning, and
-    finds the residue in NLTK's own definitions (so it can fail)."""
+    """Over every noun and verb gloss: the independent detector finds none after cleaning (labels
+    taken away as the builder does), and finds the residue in NLTK's own definitions and the labels
+    in WordNet's glosses (so it can fail)."""
+    labelled = [g for g in wordnet_graph.glosses if DOMAIN_LABEL.match(g)]
+    assert len(labelled) > 2000 and all(gloss_residue(f"x: {g}") for g in labelled)
     # as a choice shows it ("lemma: gloss"), so a gloss with ": " in it is read whole
-    glosses = zip(wordnet_graph.names, wordnet_graph.glosses)
+    glosses = zip(wordnet_graph.names, map(strip_domain_label, wordnet_graph.glosses))
     left = {n: r for n, g in glosses if (r := gloss_residue(f"{n}: {g}"))}
     assert not left, list(left.items())[:10]
     reader = WordNetSource().reader()
