@@ -368,15 +368,18 @@ def names_structures(label: str) -> bool:
     """Whether a label names several built structures by its last word ("U.S. 40 and 59 Bridges").
 
     A title with a lower-case word ("The Man Who Walked Between the Towers"), its own "The" or another plural
-    noun ("Walls and Bridges", an album) is one work.
+    noun ("Walls and Bridges", an album) is one work; a name with no number and no other English word of
+    the dictionary ("Mary Ann Bridges"), or of two words ("Ruby Bridges", "Lloyd Bridges"), is a person's.
     """
     words = label.split()
     return (
-        len(words) >= 2
+        len(words) >= 3
         and words[-1] in PLURAL_STRUCTURES
         and words[0] != "The"
         and all(not w[:1].islower() or w in ("and", "of") for w in words)
         and not any(w.lower() in english_lexicon().plural_nouns for w in words[:-1])  # "Walls and Bridges"
+        # another word is a number or an English word ("40", "River"): a person's "David Bridges" has none
+        and any(re.search(r"\d", w) or w.lower() in english_lexicon().known for w in words[:-1])
     )
 
 

@@ -299,6 +299,8 @@ def test_pattern_form_tells_a_fragment_from_a_sentence(template, form):
         ("The [X] crosses the [Y].", "U.S. 40 and 59 Bridges", "Kansas River", "The U.S. 40 and 59 Bridges cross the Kansas River."),
         ("[X] is owned by [Y].", "North River Tunnels", "Amtrak", "North River Tunnels are owned by Amtrak."),
         ("[X] is performed by [Y].", "Walls and Bridges", "John Lennon", "Walls and Bridges is performed by John Lennon."),
+        ("[X] has played as a [Y].", "David Bridges", "defender", "David Bridges has played as a defender."),
+        ("[X] was born in [Y].", "Ruby Bridges", "Tylertown", "Ruby Bridges was born in Tylertown."),
         ("[X] takes the form of a [Y].", "The Man Who Walked Between the Towers", "song", "The Man Who Walked Between the Towers takes the form of a song."),
         ("[X] was detained at [Y].", "Edith Leffmann", "Tower of London", "Edith Leffmann was detained at the Tower of London."),
         ("[X] has worked for [Y].", "Ban Ki-moon", "United Nations", "Ban Ki-moon has worked for the United Nations."),
