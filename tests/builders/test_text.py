@@ -319,3 +319,9 @@ def test_filled_problem_finds_a_word_doubled_across_of():
     assert filled_problem("N is in the historic county of County Leitrim.", "N", "County Leitrim")
     assert filled_problem("N is in County Leitrim, a historic county.", "N", "County Leitrim") is None
     assert filled_problem("The Isle of Man is in the sea.", "Isle of Man", "sea") is None
+
+
+def test_a_team_named_by_its_number_is_plural():
+    """The seventh read's "49ers, which is located in": a team named by a number is plural, a band named "10cc" is not."""
+    assert is_plural_band_name("San Francisco 49ers") and is_plural_band_name("Philadelphia 76ers")
+    assert not is_plural_band_name("10cc") and not is_plural_band_name("Nine Inch Nails")
