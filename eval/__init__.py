@@ -4,8 +4,9 @@
   pseudo-log-likelihood of statements, equal to lm-pub-quiz 0.3.3's scores;
 * ``probesmith.eval.models.load_model`` — a causal or masked LM from a hub id or local folder;
 * ``probesmith.eval.run`` — ``evaluate`` a model on a build (every family) and
-  ``write_results``; ``registry`` (each family's evaluation), ``relation_sets`` / ``grids`` /
-  ``knowledge_sets`` (the table families' runners), ``metrics`` (the literature's metrics),
+  ``write_results``; ``registry`` (each family's evaluation), ``families`` (each table family's evaluation,
+  one module per family: runner, result schema, metrics, report section, review rows, lm-eval
+  tasks), ``metrics`` (the shared metrics), ``statements`` (statements filled from templates),
   ``editors`` (DepEdit editors) and ``report`` (Markdown and plots);
 * ``probesmith.eval.audit`` / ``baselines`` / ``encoder`` — partial-input baselines, the audit
   report and the artifact filter;

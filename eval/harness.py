@@ -31,19 +31,14 @@ import os
 import re
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import yaml
 
 from probesmith import __version__
 from probesmith.builders.registry import families, multiple_choice_families
 from probesmith.errors import UsageError
 from probesmith.eval.registry import evaluated, evaluation_for
-from probesmith.eval.relation_docs import answer_spaces, statement_documents, templates_by_relation
-from probesmith.schemas.artifact import read_table, require_family, table_files
+from probesmith.schemas.artifact import require_family, table_files
 from probesmith.schemas.output import OutputFolder, path_under
-from probesmith.schemas.parquet import write_parquet
-from probesmith.schemas.tables import TableSchema
 
 log = logging.getLogger(__name__)
 
@@ -55,28 +50,6 @@ def _multiple_choice(family: str) -> bool:
     return family in multiple_choice_families()
 
 
-STATEMENT_DOCS = TableSchema(
-    name="lm_eval_statement_docs",
-    version=1,
-    description="One (instance, template) of a relation set as a harness document: every answer's "
-    "statement, and the indices of the gold ones.",
-    schema=pa.schema(
-        [
-            pa.field("id", pa.string(), nullable=False),
-            pa.field("relation_id", pa.string(), nullable=False),
-            pa.field("sub_id", pa.string(), nullable=False),
-            pa.field("template_index", pa.int32(), nullable=False),
-            pa.field("text_options", pa.list_(pa.string()), nullable=False),
-            pa.field("gold_indices", pa.list_(pa.int32()), nullable=False),
-        ],
-        metadata={
-            "text_options": "the template filled with the subject and each answer of the relation's "
-            "answer space, in answer_idx order",
-            "gold_indices": "every answer of the space that is a gold of the subject",
-        },
-    ),
-)
-
 UTILS_PY = '''"""Loads this export's data beside its task files (written by probesmith; do not edit)."""
 
 from pathlib import Path
@@ -86,7 +59,7 @@ import datasets
 HERE = Path(__file__).resolve().parent
 
 
-def load(files, split="test", **_metadata):
+def load(files, split="test", **task_metadata):
     """The Parquet files (paths relative to this folder) as a DatasetDict with one split."""
     paths = [str((HERE / f).resolve()) for f in files]
     return datasets.load_dataset("parquet", data_files={split: paths})
@@ -193,7 +166,8 @@ def _task_name(text: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in text.lower()).strip("_")
 
 
-def _metadata(manifest: dict) -> dict:
+def task_metadata(manifest: dict) -> dict:
+    """The ``metadata`` of a task YAML: the spec's version and name, the build's logical hash."""
     spec = manifest.get("spec", {})
     return {
         "version": spec.get("version", 1),
@@ -202,7 +176,7 @@ def _metadata(manifest: dict) -> dict:
     }
 
 
-def _write_task(staging: Path, config: dict, loader: dict | None) -> None:
+def write_task(staging: Path, config: dict, loader: dict | None) -> None:
     """A task YAML; ``loader`` (local data) becomes ``custom_dataset: !function utils.load``."""
     text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=1000)
     if loader is not None:
@@ -235,7 +209,7 @@ def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> d
                 {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
                 {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
             ],
-            "metadata": _metadata(manifest),
+            "metadata": task_metadata(manifest),
         }
         loader = None
         if not hub_repo:
@@ -244,7 +218,7 @@ def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> d
                 for path in table_files(build, config, "test", manifest)
             ]
             loader = {"files": files}
-        _write_task(staging, body, loader)
+        write_task(staging, body, loader)
         tasks[task] = {"config": config, "documents": manifest["tables"][f"{config}/test"]["rows"]}
     group = {
         "group": prefix,
@@ -253,68 +227,12 @@ def _multiple_choice_tasks(build, manifest, staging, out, prefix, hub_repo) -> d
             {"metric": "acc", "aggregation": "mean", "weight_by_size": True},
             {"metric": "acc_norm", "aggregation": "mean", "weight_by_size": True},
         ],
-        "metadata": {"version": _metadata(manifest)["version"]},
+        "metadata": {"version": task_metadata(manifest)["version"]},
     }
     path_under(staging, f"_{prefix}.yaml").write_text(
         yaml.safe_dump(group, sort_keys=False), encoding="utf-8"
     )
     return {"group": prefix, "tasks": tasks, "convention": "multiple choice after the question"}
-
-
-def relation_set_tasks(build, manifest, staging, prefix) -> dict:
-    """lm-eval tasks of a relation-set build: BEAR-style statement documents, every gold listed."""
-    instances = read_table(build, "instances", manifest=manifest).sort("relation_id", "sub_id")
-    spaces = answer_spaces(build, manifest)
-    templates = templates_by_relation(build, manifest)
-    missing = sorted(set(instances["relation_id"].to_list()) - set(templates))
-    if missing:
-        raise UsageError(f"{build}: relations without templates {missing[:5]}; the build is incomplete.")
-    rows = []
-    for inst, index, _, statements in statement_documents(instances, spaces, templates):
-        golds = set(inst["gold_obj_ids"])
-        rows.append(
-            {
-                "id": f"{inst['relation_id']}:{inst['sub_id']}:{index}",
-                "relation_id": inst["relation_id"],
-                "sub_id": inst["sub_id"],
-                "template_index": index,
-                "text_options": statements,
-                "gold_indices": [i for i, (obj, _) in enumerate(spaces[inst["relation_id"]]) if obj in golds],
-            }
-        )
-    table = STATEMENT_DOCS.from_rows(rows)
-    (staging / "data").mkdir()
-    write_parquet(table, staging / "data" / "statements.parquet", STATEMENT_DOCS, where="lm-eval statements")
-    first = table.filter(pc.equal(table["template_index"], 0))
-    write_parquet(
-        first, staging / "data" / "statements_template0.parquet", STATEMENT_DOCS, where="lm-eval statements"
-    )
-    tasks = {}
-    for task, data, documents in (
-        (prefix, "data/statements.parquet", table.num_rows),
-        (f"{prefix}_template0", "data/statements_template0.parquet", first.num_rows),
-    ):
-        body = {
-            "task": task,
-            "tag": ["probesmith"],
-            "test_split": "test",
-            "output_type": "multiple_choice",
-            "doc_to_text": "",
-            "doc_to_choice": "text_options",
-            "doc_to_target": "gold_indices",
-            "target_delimiter": "",
-            "should_decontaminate": False,
-            "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
-            "metadata": _metadata(manifest),
-        }
-        _write_task(staging, body, {"files": [data]})
-        tasks[task] = {"documents": documents}
-    return {
-        "group": prefix,
-        "tasks": tasks,
-        "convention": "whole statements, empty context (the harness's BEAR task)",
-        "relations": instances["relation_id"].n_unique(),
-    }
 
 
 def _readme(summary: dict, hub_repo: str | None) -> str:

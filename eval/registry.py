@@ -18,6 +18,7 @@ from typing import Any
 
 from probesmith.builders.registry import MULTIPLE_CHOICE_KIND, families
 from probesmith.errors import ArtifactError
+from probesmith.schemas.tables import add_schema_finder
 
 #: (context, build folder, manifest) -> None: scores the build and fills ``context.result``.
 RunFn = Callable[[Any, Path, dict], None]
@@ -63,12 +64,21 @@ _DISCOVERED = False
 
 
 def _discover() -> None:
-    """Import every module of ``probesmith.eval`` once: a module registers its evaluations."""
+    """Import every module of ``probesmith.eval`` and of ``probesmith.eval.families`` once.
+
+    A module registers its evaluations there (and declares its result schema).
+    """
     global _DISCOVERED
     if not _DISCOVERED:
         _DISCOVERED = True
-        for module in pkgutil.iter_modules([str(Path(__file__).parent)]):  # this module's package
+        here = Path(__file__).parent
+        for module in pkgutil.iter_modules([str(here)]):  # this module's package
             importlib.import_module(f"{__package__}.{module.name}")
+        for module in pkgutil.iter_modules([str(here / "families")]):
+            importlib.import_module(f"{__package__}.families.{module.name}")
+
+
+add_schema_finder(_discover)  # a table family's result schema, declared beside its evaluation
 
 
 def evaluation_for(family: str | None) -> Evaluation:

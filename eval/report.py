@@ -6,17 +6,17 @@ from pathlib import Path
 
 import numpy as np
 
-from probesmith.eval.metrics import EDIT_METRICS
 from probesmith.eval.registry import evaluation_for
 
 
-def _fmt(value) -> str:
+def fmt(value) -> str:
+    """A number for a report table: three decimals, or a dash for none."""
     return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def _with_ci(value, ci) -> str:
+def with_ci(value, ci) -> str:
     """An accuracy and its 95% interval: ``0.412 [0.380, 0.445]``."""
-    return _fmt(value) if not ci else f"{_fmt(value)} [{ci[0]:.3f}, {ci[1]:.3f}]"
+    return fmt(value) if not ci else f"{fmt(value)} [{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
 def render_report(result, folder: Path) -> str:
@@ -36,7 +36,8 @@ def render_report(result, folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _pyplot():
+def pyplot():
+    """The pyplot module without a display (imported here: it is slow to import)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -57,11 +58,11 @@ def multiple_choice_section(m: dict, folder: Path) -> list[str]:
     ]
     for config, c in m["configs"].items():
         lines.append(
-            f"| {config} | {c['n']} | {_fmt(c['chance'])} | {_with_ci(c['accuracy'], c['accuracy_ci95'])} | "
-            f"{_with_ci(c['accuracy_token_norm'], c['accuracy_token_norm_ci95'])} | "
-            f"{_with_ci(c['accuracy_char_norm'], c['accuracy_char_norm_ci95'])} | {c['clusters']} | "
-            f"{_with_ci(c['strict_cluster_accuracy'], c['strict_cluster_accuracy_ci95'])} | "
-            f"{_fmt(c['strict_cluster_chance'])} |"
+            f"| {config} | {c['n']} | {fmt(c['chance'])} | {with_ci(c['accuracy'], c['accuracy_ci95'])} | "
+            f"{with_ci(c['accuracy_token_norm'], c['accuracy_token_norm_ci95'])} | "
+            f"{with_ci(c['accuracy_char_norm'], c['accuracy_char_norm_ci95'])} | {c['clusters']} | "
+            f"{with_ci(c['strict_cluster_accuracy'], c['strict_cluster_accuracy_ci95'])} | "
+            f"{fmt(c['strict_cluster_chance'])} |"
         )
     cells = m["hop_distractor"]
     rows = sorted({(c["config"], c["hops"]) for c in cells})
@@ -69,7 +70,7 @@ def multiple_choice_section(m: dict, folder: Path) -> list[str]:
     grid = np.full((len(rows), len(columns)), np.nan)
     for c in cells:
         grid[rows.index((c["config"], c["hops"])), columns.index(c["distractor_type"])] = c["accuracy"]
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(1.6 + 1.1 * len(columns), 1.0 + 0.35 * len(rows)))
     image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(len(columns)), columns, rotation=30, ha="right", fontsize=8)
@@ -92,7 +93,7 @@ def multiple_choice_section(m: dict, folder: Path) -> list[str]:
     ]
 
 
-def _bars(
+def bar_chart(
     names: list[str],
     series: dict[str, list[float]],
     path: Path,
@@ -104,7 +105,7 @@ def _bars(
 
     ``intervals`` maps a series to one [low, high] per bar; ``chance`` has one rate per name.
     """
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.35 * len(names) * len(series)), 3.2))
     width = 0.8 / len(series)
     for k, (label, values) in enumerate(series.items()):
@@ -126,97 +127,3 @@ def _bars(
         ax.legend(fontsize=7)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
-
-
-def relations_section(m: dict, folder: Path) -> list[str]:
-    """The section of relation sets: accuracy per relation, domain and cardinality."""
-    relations = m["relations"]
-    names = sorted(relations)
-    _bars(
-        names,
-        {"accuracy": [relations[r]["accuracy"] for r in names]},
-        folder / "relations.png",
-        "P@1",
-        intervals={"accuracy": [relations[r]["ci95"] for r in names]},
-        chance=[relations[r]["chance"] for r in names],
-    )
-    lines = [
-        f"Accuracy (P@1 within the answer space): **{_with_ci(m['accuracy'], m['accuracy_ci95'])}** micro "
-        f"(95% Wilson interval; chance {_fmt(m['chance'])}), {_fmt(m['macro_accuracy'])} macro (chance "
-        f"{_fmt(m['macro_chance'])}); template 0 only: "
-        f"{_with_ci(m['accuracy_first_template'], m['accuracy_first_template_ci95'])}.",
-        f"Template convention: {m['template_convention']}. Chance: {m['chance_convention']}.",
-        "",
-        "![per-relation accuracy, 95% intervals, chance dashed](relations.png)",
-        "",
-    ]
-    for title, groups in (("domain", m["by_domain"]), ("cardinality", m["by_cardinality"])):
-        lines += [f"| {title} | relations | chance | macro | micro |", "|---|---|---|---|---|"]
-        lines += [
-            f"| {d} | {v['relations']} | {_fmt(v['chance'])} | {_fmt(v['macro_accuracy'])} | "
-            f"{_with_ci(v['micro_accuracy'], v['micro_accuracy_ci95'])} |"
-            for d, v in groups.items()
-        ]
-        lines.append("")
-    return lines
-
-
-def grids_section(m: dict, folder: Path) -> list[str]:
-    """The section of paraphrase grids: accuracy and rank consistency per relation."""
-    relations = m["relations"]
-    names = sorted(relations)
-    _bars(
-        names,
-        {
-            "original prompt": [relations[r]["original_accuracy"] for r in names],
-            "backdoor-adjusted": [relations[r]["adjusted_accuracy"] for r in names],
-        },
-        folder / "relations.png",
-        "accuracy",
-        chance=[m["chance"]] * len(names) if m.get("chance") is not None else None,
-    )
-    lines = [
-        "| metric | value |",
-        "|---|---|",
-        f"| accuracy (label verbalization, all patterns; 95% interval) | "
-        f"{_with_ci(m['accuracy'], m['accuracy_ci95'])} |",
-        f"| chance (1 / candidates) | {_fmt(m['chance'])} |",
-        f"| consistency (pattern pairs) | {_fmt(m['consistency'])} |",
-        f"| consistent-accuracy | {_fmt(m['consistent_accuracy'])} |",
-        f"| verbalization stability | {_fmt(m['verbalization_stability'])} |",
-        f"| mean per-relation spread over prompts (max − min) | {_fmt(m['mean_spread'])} |",
-        f"| original-prompt accuracy | {_fmt(m['original_accuracy'])} |",
-        f"| backdoor-adjusted accuracy | {_fmt(m['adjusted_accuracy'])} |",
-        "",
-        "| edge type | pairs | consistency |",
-        "|---|---|---|",
-    ]
-    lines += [
-        f"| {k} | {v['pairs']} | {_fmt(v['consistency'])} |" for k, v in m["consistency_by_edge_type"].items()
-    ]
-    return [*lines, "", "![per-relation accuracy](relations.png)"]
-
-
-def edits_section(m: dict, folder: Path) -> list[str]:
-    """The section of knowledge sets: edit metrics per editor."""
-    editors = m["editors"]
-    lines = [
-        f"{m['knowledge_sets']} knowledge sets. Exact match after normalisation / alias-aware match "
-        "with its 95% Wilson interval. Answers are generated, so there is no chance rate.",
-        "",
-        "| editor | " + " | ".join(EDIT_METRICS) + " |",
-        "|---|" + "---|" * len(EDIT_METRICS),
-    ]
-    for editor, values in editors.items():
-        cells = [
-            f"{_fmt(values[k]['exact'])} / {_with_ci(values[k]['alias'], values[k].get('alias_ci95'))}"
-            for k in EDIT_METRICS
-        ]
-        lines.append(f"| {editor} | " + " | ".join(cells) + " |")
-    _bars(
-        list(EDIT_METRICS),
-        {e: [v[k]["alias"] or 0.0 for k in EDIT_METRICS] for e, v in editors.items()},
-        folder / "edits.png",
-        "accuracy (alias-aware)",
-    )
-    return [*lines, "", "![DepEdit metrics](edits.png)"]

@@ -41,11 +41,9 @@ from typing import Any
 import polars as pl
 
 from probesmith.builders.sampling import stable_hash
-from probesmith.builders.text import fill_template
 from probesmith.errors import ArtifactError
 from probesmith.eval.mcqa import load_build
 from probesmith.eval.registry import evaluation_for
-from probesmith.schemas.artifact import read_table
 from probesmith.schemas.card import set_card_section
 from probesmith.schemas.manifest import read_manifest
 from probesmith.schemas.output import OutputFolder, SharedReadLock, check_unchanged, logical_hash_of
@@ -98,54 +96,6 @@ def review_sample(folder: str | Path, n: int = 200, seed: int = 0) -> pl.DataFra
             if strata[key] and len(chosen) < n:
                 chosen.append(strata[key].pop(0))
     return pl.DataFrame(chosen).sort("config", "hops", "id")
-
-
-def relation_review_rows(folder: str | Path, n: int = 200, seed: int = 0) -> tuple[list[str], list[list]]:
-    """A relations build's sheet: ``n`` instances spread evenly over relations (seeded).
-
-    Each row is the instance's statement from its relation's first template with the object left
-    blank, the gold, every gold the build lists, and the answer space: the reviewer marks whether
-    the gold is right and names any other option of the space that is also right.
-    """
-    folder = Path(folder)
-    instances = read_table(folder, "instances")
-    answers = read_table(folder, "answer_spaces").sort("relation_id", "answer_idx")
-    templates = read_table(folder, "templates").sort("relation_id", "pattern_id")
-    first_template = dict(
-        templates.group_by("relation_id", maintain_order=True)
-        .first()
-        .select("relation_id", "template")
-        .iter_rows()
-    )
-    spaces = {pid: frame["obj_label"].to_list() for (pid,), frame in answers.group_by("relation_id")}
-    labels = dict(zip(answers["obj_id"], answers["obj_label"], strict=True))
-    strata: dict[str, list[dict]] = defaultdict(list)
-    for row in instances.iter_rows(named=True):
-        strata[row["relation_id"]].append(row)
-    for rows in strata.values():
-        rows.sort(key=lambda r: stable_hash(seed, "review", r["relation_id"], r["sub_id"]))
-    chosen: list[dict] = []
-    while len(chosen) < n and any(strata.values()):
-        for pid in sorted(strata):
-            if strata[pid] and len(chosen) < n:
-                chosen.append(strata[pid].pop(0))
-    header = ["item_id", "config", "question", "gold", "all_golds", "answer_space", *REVIEW_COLUMNS]
-    rows = [
-        [
-            f"{r['relation_id']}:{r['sub_id']}",
-            r["relation_id"],
-            fill_template(first_template[r["relation_id"]], r["sub_label"], "___"),
-            r["obj_label"],
-            "; ".join(labels.get(o, f"{o} (outside the space)") for o in r["gold_obj_ids"]),
-            "; ".join(spaces[r["relation_id"]]),
-            "",
-            "",
-            "",
-            "",
-        ]
-        for r in sorted(chosen, key=lambda r: (r["relation_id"], r["sub_id"]))
-    ]
-    return header, rows
 
 
 def multiple_choice_review_rows(

@@ -10,11 +10,11 @@ What is scored per family (each family's evaluation is registered in ``registry.
 * multiple-choice builds (``wordnet``, ``dictionary``, any ``MultipleChoiceSpec`` family) and
   AI2 multiple-choice JSONL (OpenBookQA, ARC, ...) — here: ``"{question}\nAnswer: {choice}"``,
   the choice scored given the question (causal) or as a span in context (masked);
-* ``relations`` — ``relation_sets.py``: every template x every answer of the relation's answer
+* ``relations`` — ``families/relations.py``: every template x every answer of the relation's answer
   space, as whole statements (BEAR's convention);
-* ``paraphrases`` — ``grids.py``: every grid statement (pattern x verbalization) with each
+* ``paraphrases`` — ``families/paraphrases.py``: every grid statement (pattern x verbalization) with each
   candidate object: the gold and up to ``max_candidates - 1`` other answers of the space;
-* ``rules`` — ``knowledge_sets.py``: the DepEdit protocol per knowledge set and editor:
+* ``rules`` — ``families/rules.py``: the DepEdit protocol per knowledge set and editor:
   establish the init facts, then each update variant; answers by greedy generation.
 """
 
@@ -517,7 +517,7 @@ def compare_runs(
 
 # ---------------------------------------------------------------- registrations
 # Every multiple-choice family is evaluated alike (and AI2 JSONL with it). Each table family
-# registers its own evaluation from its own module: relation_sets.py, grids.py, knowledge_sets.py.
+# registers its own evaluation from its own module, eval/families/<family>.py.
 def _register() -> None:
     register_evaluation(
         Evaluation(

@@ -1,4 +1,8 @@
-"""Knowledge sets (DepEdit's protocol): establish the facts, apply each update, ask every question."""
+"""The rules family's evaluation: knowledge sets (DepEdit's protocol), as one unit.
+
+Establish the facts, apply each update, ask every question: the runner, the result schema
+(``edit_scores``), the metrics per editor and the report section, registered together below.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import torch.distributed as dist
 
 from probesmith.errors import ArtifactError
 from probesmith.eval import metrics as M
-from probesmith.eval import report
 from probesmith.eval.editors import (
     EditedLM,
     Fact,
@@ -19,12 +23,40 @@ from probesmith.eval.editors import (
     normalise_answer,
 )
 from probesmith.eval.registry import Evaluation, register_evaluation
+from probesmith.eval.report import bar_chart, fmt, with_ci
 from probesmith.eval.run import EvalContext, sample_keys
 from probesmith.eval.scoring import is_distributed
 from probesmith.schemas.artifact import read_table
-from probesmith.schemas.results import EDIT_SCORES
+from probesmith.schemas.tables import TableSchema
 
 log = logging.getLogger(__name__)
+
+EDIT_METRICS = ("Est.S", "Est.I", "Upd.S", "Cons.NS", "Cons.U", "Upd.I", "Cons.NI")
+
+EDIT_SCORES = TableSchema(
+    name="edit_scores",
+    version=1,
+    description="One knowledge-set question after an edit: the model's answer and its matches.",
+    schema=pa.schema(
+        [
+            pa.field("editor", pa.string(), nullable=False),
+            pa.field("set_id", pa.string(), nullable=False),
+            pa.field("variant", pa.string(), nullable=False),
+            pa.field("metric", pa.string(), nullable=False),
+            pa.field("question", pa.string(), nullable=False),
+            pa.field("answer", pa.string(), nullable=False),
+            pa.field("object", pa.string(), nullable=False),
+            pa.field("prediction", pa.string(), nullable=False),
+            pa.field("exact", pa.bool_(), nullable=False),
+            pa.field("alias", pa.bool_(), nullable=False),
+        ],
+        metadata={
+            "metric": "Est.S, Est.I, Upd.S, Cons.NS, Cons.U, Upd.I or Cons.NI",
+            "exact": "normalised prediction equals the normalised answer",
+            "alias": "normalised prediction equals a normalised alias of the answer entity",
+        },
+    ),
+)
 
 
 def _fact(row: dict) -> Fact:
@@ -81,7 +113,7 @@ def _knowledge_sets(ctx: EvalContext, probes: Path, manifest: dict) -> None:
     ctx.result.statements += len(rows)
     frame = pl.from_arrow(EDIT_SCORES.from_rows(rows))
     ctx.result.tables["items"] = (EDIT_SCORES, frame)
-    ctx.result.metrics.update({"editors": M.edit_metrics(frame), "knowledge_sets": len(sets)})
+    ctx.result.metrics.update({"editors": edit_metrics(frame), "knowledge_sets": len(sets)})
 
 
 def _answer_set(ctx, editor, edited, set_id, variant, frame, establish, aliases) -> list[dict]:
@@ -114,11 +146,60 @@ def _answer_set(ctx, editor, edited, set_id, variant, frame, establish, aliases)
     return rows
 
 
+def edit_metrics(items: pl.DataFrame) -> dict:
+    """Per editor and metric: accuracy under exact match and alias-aware match, n and 95% intervals.
+
+    ``items`` has the columns of ``edit_scores``; each metric is the mean over its questions
+    (all knowledge sets and update variants together). Answers are generated, not chosen, so
+    there is no chance rate (``chance`` is None).
+    """
+    result = {}
+    for editor in sorted(items["editor"].unique().to_list()):
+        frame = items.filter(pl.col("editor") == editor)
+        result[editor] = {}
+        for metric in EDIT_METRICS:
+            rows = frame.filter(pl.col("metric") == metric)
+            result[editor][metric] = {
+                "n": rows.height,
+                "exact": rows["exact"].mean() if rows.height else None,
+                "alias": rows["alias"].mean() if rows.height else None,
+                "exact_ci95": M.interval(rows["exact"]),
+                "alias_ci95": M.interval(rows["alias"]),
+                "chance": None,
+            }
+    return result
+
+
+def edits_section(m: dict, folder: Path) -> list[str]:
+    """The section of knowledge sets: edit metrics per editor."""
+    editors = m["editors"]
+    lines = [
+        f"{m['knowledge_sets']} knowledge sets. Exact match after normalisation / alias-aware match "
+        "with its 95% Wilson interval. Answers are generated, so there is no chance rate.",
+        "",
+        "| editor | " + " | ".join(EDIT_METRICS) + " |",
+        "|---|" + "---|" * len(EDIT_METRICS),
+    ]
+    for editor, values in editors.items():
+        cells = [
+            f"{fmt(values[k]['exact'])} / {with_ci(values[k]['alias'], values[k].get('alias_ci95'))}"
+            for k in EDIT_METRICS
+        ]
+        lines.append(f"| {editor} | " + " | ".join(cells) + " |")
+    bar_chart(
+        list(EDIT_METRICS),
+        {e: [v[k]["alias"] or 0.0 for k in EDIT_METRICS] for e, v in editors.items()},
+        folder / "edits.png",
+        "accuracy (alias-aware)",
+    )
+    return [*lines, "", "![DepEdit metrics](edits.png)"]
+
+
 register_evaluation(
     Evaluation(
         "rules",
         _knowledge_sets,
-        report.edits_section,
+        edits_section,
         ("editor", "set_id", "variant", "metric", "question"),
         "alias",
         uses_editors=True,

@@ -5,7 +5,8 @@ import pytest
 
 from probesmith.eval import metrics as M
 from probesmith.eval.editors import normalise_answer
-from probesmith.eval.knowledge_sets import _metric_of
+from probesmith.eval.families import paraphrases, relations, rules
+from probesmith.eval.families.rules import _metric_of
 from probesmith.stats import wilson_interval
 
 
@@ -82,7 +83,7 @@ def test_relation_sets_micro_macro_domains_cardinality_and_templates():
         "P1": {"domains": ["Geo", "Bio"], "cardinality": "N-1"},
         "P2": {"domains": ["Geo"], "cardinality": "N-M"},
     }
-    m = M.relation_set_metrics(pl.DataFrame(rows), info)
+    m = relations.relation_set_metrics(pl.DataFrame(rows), info)
     assert m["micro_accuracy"] == pytest.approx(3 / 6)
     assert m["macro_accuracy"] == pytest.approx((3 / 4 + 0) / 2)
     assert m["accuracy_first_template"] == pytest.approx(2 / 3)
@@ -146,7 +147,7 @@ def test_grid_consistency_stability_spread_and_adjusted_accuracy():
             },
         ]
     )
-    m = M.grid_metrics(items, edges)
+    m = paraphrases.grid_metrics(items, edges)
     assert m["chance"] == 0.25 and m["accuracy_ci95"][0] < m["accuracy"] < m["accuracy_ci95"][1]
     assert m["consistency_by_edge_type"]["lexical"] == {"pairs": 2, "consistency": 1.0}
     assert m["consistency_by_edge_type"]["syntactic"] == {"pairs": 2, "consistency": 0.5}  # s1 disagrees
@@ -172,7 +173,7 @@ def test_rank_consistency_is_perfect_when_one_model_dominates_and_split_otherwis
     relations = [f"R{i}" for i in range(6)]
     strong = run({r: True for r in relations})
     weak = run({r: False for r in relations})
-    result = M.rank_consistency({"strong": strong, "weak": weak}, n_subsets=20, subset_size=3)
+    result = paraphrases.rank_consistency({"strong": strong, "weak": weak}, n_subsets=20, subset_size=3)
     for scheme in ("original", "random", "adjusted"):
         assert result[scheme]["agreement"] == 1.0
         assert result[scheme]["mean_kendall_tau"] == 1.0
@@ -180,11 +181,11 @@ def test_rank_consistency_is_perfect_when_one_model_dominates_and_split_otherwis
     # two models each right on half of the relations: rankings flip between subsets
     a = run({r: i < 3 for i, r in enumerate(relations)})
     b = run({r: i >= 3 for i, r in enumerate(relations)})
-    split = M.rank_consistency({"a": a, "b": b}, n_subsets=50, subset_size=3, seed=1)
+    split = paraphrases.rank_consistency({"a": a, "b": b}, n_subsets=50, subset_size=3, seed=1)
     assert split["original"]["agreement"] < 1.0
     assert split["original"]["mean_kendall_tau"] < 1.0
     with pytest.raises(ValueError, match="two or more models"):
-        M.rank_consistency({"a": a})
+        paraphrases.rank_consistency({"a": a})
 
 
 def test_edit_metric_roles_and_aggregation():
@@ -206,7 +207,7 @@ def test_edit_metric_roles_and_aggregation():
         {"editor": "e", "metric": "Est.S", "exact": False, "alias": True},
         {"editor": "e", "metric": "Upd.I", "exact": False, "alias": False},
     ]
-    m = M.edit_metrics(pl.DataFrame(rows))["e"]
+    m = rules.edit_metrics(pl.DataFrame(rows))["e"]
 
     def core(cell):
         return {k: cell[k] for k in ("n", "exact", "alias")}
