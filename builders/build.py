@@ -13,19 +13,28 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
 
 import probesmith
-from probesmith.builders.registry import DraftItem, FamilyOutput, families, get_family, load_spec
+from probesmith.builders.registry import (
+    DraftItem,
+    MultipleChoiceOutput,
+    TableOutput,
+    families,
+    get_family,
+    load_spec,
+)
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
 from probesmith.builders.validity import VALIDITY_FILE, validity_markdown, validity_report
 from probesmith.probes.spec import MultipleChoiceSpec, ProbeSpec, to_dict
 from probesmith.progress import progress
 from probesmith.schemas.artifact import DatasetFolderWriter
+from probesmith.schemas.card import CardInfo
 from probesmith.schemas.output import failpoint
-from probesmith.schemas.tables import COLUMNS, MULTIPLE_CHOICE
+from probesmith.schemas.tables import COLUMNS, MULTIPLE_CHOICE, TableSchema
 
 log = logging.getLogger(__name__)
 
@@ -73,34 +82,14 @@ def build(
         failpoint("generate")
         output = family.generate(spec)
         timings["generate_s"] = time.perf_counter() - started
-        filter_report = None
-        card = output.card
-        if output.items and not family.multiple_choice:
+        if not isinstance(output, family.output_class):
             raise TypeError(
-                f"family {family.name} returned multiple-choice items, but its spec class "
-                f"{family.spec_class.__name__} does not derive from MultipleChoiceSpec"
+                f"family {family.name} returned a {type(output).__name__}, but its spec class "
+                f"{family.spec_class.__name__} makes it a {family.kind} family, whose generator returns a "
+                f"{family.output_class.__name__}"
             )
-        if output.items:
-            tables, overflow, assignment = assemble_tables(output, spec)
-            if spec.artifact_filter.enabled:
-                tables, overflow, filter_report = _filter_artifacts(output, spec, tables, assignment)
-            output.dropped.update(overflow)
-            summary = summarize(tables)
-            all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
-            if tables:
-                validity = validity_report(
-                    tables, output.dropped, output.distractor_mixes, output.mix_tolerance, output.item_checks
-                )
-                writer.add_file(VALIDITY_FILE, json.dumps(validity, indent=1, sort_keys=True) + "\n")
-                card = replace(
-                    card, extra_sections=(*card.extra_sections, ("Validity", validity_markdown(validity)))
-                )
-        else:
-            summary = output.summary if output.summary is not None else pl.DataFrame()
-            all_tables = {}
-            if output.validity is not None:
-                writer.add_file(VALIDITY_FILE, json.dumps(output.validity, indent=1, sort_keys=True) + "\n")
-        all_tables.update(output.tables)
+        assemble = _assemble_items if isinstance(output, MultipleChoiceOutput) else _assemble_tables
+        all_tables, summary, card, filter_report = assemble(output, spec, writer)
         timings["assemble_s"] = time.perf_counter() - started - timings["generate_s"]
         for (config, split), (table, schema) in progress(
             all_tables.items(), desc=f"{family.name}: writing", unit="table", total=len(all_tables)
@@ -130,6 +119,34 @@ def build(
         manifest["logical_hash"],
     )
     return BuildResult(out, manifest, summary, dict(output.dropped), seconds, timings)
+
+
+Assembled = tuple[dict[tuple[str, str], tuple[pa.Table, TableSchema]], pl.DataFrame, CardInfo, Any]
+
+
+def _assemble_items(output: MultipleChoiceOutput, spec: ProbeSpec, writer: DatasetFolderWriter) -> Assembled:
+    """A multiple-choice output's tables: split, balanced, filtered and checked (validity.json)."""
+    card, filter_report = output.card, None
+    tables, overflow, assignment = assemble_tables(output, spec)
+    if spec.artifact_filter.enabled:  # type: ignore[attr-defined]
+        tables, overflow, filter_report = _filter_artifacts(output, spec, tables, assignment)
+    output.dropped.update(overflow)
+    if tables:
+        validity = validity_report(
+            tables, output.dropped, output.distractor_mixes, output.mix_tolerance, output.item_checks
+        )
+        writer.add_file(VALIDITY_FILE, json.dumps(validity, indent=1, sort_keys=True) + "\n")
+        card = replace(card, extra_sections=(*card.extra_sections, ("Validity", validity_markdown(validity))))
+    all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
+    return all_tables, summarize(tables), card, filter_report
+
+
+def _assemble_tables(output: TableOutput, spec: ProbeSpec, writer: DatasetFolderWriter) -> Assembled:
+    """A table family's output as it made it; its own validity report, if any, as validity.json."""
+    if output.validity is not None:
+        writer.add_file(VALIDITY_FILE, json.dumps(output.validity, indent=1, sort_keys=True) + "\n")
+    summary = output.summary if output.summary is not None else pl.DataFrame()
+    return dict(output.tables), summary, output.card, None
 
 
 def build_all(
@@ -199,7 +216,7 @@ def compare_with_reference(manifest: dict, reference_dir: Path) -> list[str] | N
 
 
 def assemble_tables(
-    output: FamilyOutput, spec: MultipleChoiceSpec, assignment: tuple[dict, set] | None = None
+    output: MultipleChoiceOutput, spec: MultipleChoiceSpec, assignment: tuple[dict, set] | None = None
 ) -> tuple[dict[tuple[str, str], pa.Table], Counter, tuple[dict, set]]:
     """Split items, place golds at balanced positions, and build one Arrow table per split.
 
@@ -237,7 +254,9 @@ def assemble_tables(
     return tables, dropped, assignment
 
 
-def _filter_artifacts(output: FamilyOutput, spec: MultipleChoiceSpec, tables: dict, assignment: tuple):
+def _filter_artifacts(
+    output: MultipleChoiceOutput, spec: MultipleChoiceSpec, tables: dict, assignment: tuple
+):
     """Remove what the choice-only baseline exploits; assemble again with the same splits."""
     # deferred: the filter's baselines import scipy, which a build without the filter never needs
     from probesmith.builders.artifact_filter import filter_artifacts

@@ -62,31 +62,52 @@ class DraftItem:
 
 @dataclass
 class FamilyOutput:
-    """What a family's generator returns.
+    """What a family's generator returns: one of its two kinds.
 
-    Multiple-choice families return ``items`` per config (the build splits them and places
-    golds); others return finished ``tables`` per (config, split) with their schemas and a
-    ``summary`` frame. Either way: card text, source versions, drop counts, manifest extras.
+    :class:`MultipleChoiceOutput` (items per config, which the build splits and places golds in)
+    or :class:`TableOutput` (finished tables per (config, split) with their schemas). Both carry
+    card text, source versions, drop counts and manifest extras. Calling ``FamilyOutput`` itself
+    picks the kind from the fields given (``items=`` or ``tables=``), for generators written
+    before the split.
     """
 
     card: CardInfo
     sources: dict[str, dict]
-    items: dict[str, list[DraftItem]] = field(default_factory=dict)
-    tables: dict[tuple[str, str], tuple[pa.Table, TableSchema]] = field(default_factory=dict)
-    summary: pl.DataFrame | None = None
     dropped: Counter = field(default_factory=Counter)
     manifest_extra: dict[str, Any] = field(default_factory=dict)
-    validity: dict[str, Any] | None = None  # a table family's own validity report (validity.json)
-    # multiple-choice families: the distractor mix each config asked for, and how far the delivered
-    # share of a type may lie from the asked one (the validity rule mix_delivered)
+
+    def __new__(cls, *args: Any, **fields: Any):
+        """``FamilyOutput(...)`` itself: the kind whose fields are given (items: multiple choice)."""
+        if cls is FamilyOutput:
+            table_fields = {"tables", "summary", "validity"}
+            cls = TableOutput if table_fields & set(fields) else MultipleChoiceOutput
+        return super().__new__(cls)
+
+
+@dataclass
+class MultipleChoiceOutput(FamilyOutput):
+    """A multiple-choice family's output: draft items per config (see the shared fields above)."""
+
+    items: dict[str, list[DraftItem]] = field(default_factory=dict)
+    # the distractor mix each config asked for, and how far the delivered share of a type may lie
+    # from the asked one (the validity rule mix_delivered)
     distractor_mixes: dict[str, dict[str, int]] = field(default_factory=dict)
     mix_tolerance: float = 0.03
-    # multiple-choice families: a rule over a config's items applied again to what a build keeps
-    # (after train overflow and the artifact filter): (config, items, drop counter) -> kept items
+    # a rule over a config's items applied again to what a build keeps (after train overflow and
+    # the artifact filter): (config, items, drop counter) -> kept items
     rebalance: Callable[[str, list[DraftItem], Counter], list[DraftItem]] | None = None
-    # multiple-choice families: the family's own rules, checked on every item written
+    # the family's own rules, checked on every item written
     # (validity.ItemChecks: rules, columns, check(rows) -> broken (rule, detail) pairs per row)
     item_checks: Any = None
+
+
+@dataclass
+class TableOutput(FamilyOutput):
+    """A table family's output: its finished tables, a summary frame, its own validity report."""
+
+    tables: dict[tuple[str, str], tuple[pa.Table, TableSchema]] = field(default_factory=dict)
+    summary: pl.DataFrame | None = None
+    validity: dict[str, Any] | None = None  # the family's validity report (validity.json)
 
 
 def single_split_tables(
@@ -100,13 +121,31 @@ GenerateFn = Callable[[Any], FamilyOutput]
 
 
 @dataclass(frozen=True)
+class Converter:
+    """A format a family's builds convert to or from: ``probesmith export NAME`` / ``import NAME``.
+
+    The command line offers one subcommand per converter a family registers
+    (:func:`register_exporter`, :func:`register_importer`); none is named in the CLI's code.
+    """
+
+    name: str  # the subcommand, e.g. "bear"
+    help: str  # one line for ``--help``
+    # (folder, out, force=) -> what was written: the path of an export, the manifest of an import
+    run: Callable[..., Any]
+    # (what run returned, out) -> the line printed when it is done
+    done: Callable[[Any, Path], str] = lambda written, out: f"written to {written}"
+    out_help: str = "Where to write it."
+
+
+@dataclass(frozen=True)
 class Family:
     """A registered probe family.
 
     Its kind is stated by its spec class: a ``MultipleChoiceSpec`` makes a multiple-choice family
     (items split by cluster, balanced gold positions, audit and artifact filter, the evaluation of
     every multiple-choice family); any other ``ProbeSpec`` a table family, which writes its own
-    tables and registers its own evaluation (``probesmith.eval.registry``).
+    tables and registers its own evaluation (``probesmith.eval.families``). Its exporters and
+    importers (other projects' layouts) are registered beside it.
     """
 
     name: str
@@ -125,6 +164,21 @@ class Family:
         """``multiple_choice`` or ``table``."""
         return MULTIPLE_CHOICE_KIND if self.multiple_choice else TABLE_KIND
 
+    @property
+    def output_class(self) -> type[FamilyOutput]:
+        """The kind of output its generator returns."""
+        return MultipleChoiceOutput if self.multiple_choice else TableOutput
+
+    @property
+    def exporters(self) -> dict[str, Converter]:
+        """The formats its builds export to, by subcommand name."""
+        return dict(_EXPORTERS.get(self.name, {}))
+
+    @property
+    def importers(self) -> dict[str, Converter]:
+        """The formats imported as its builds, by subcommand name."""
+        return dict(_IMPORTERS.get(self.name, {}))
+
 
 #: The kind of multiple-choice families, and the name evaluation gives AI2 JSONL (no family).
 MULTIPLE_CHOICE_KIND = "multiple_choice"
@@ -132,6 +186,8 @@ TABLE_KIND = "table"
 
 
 _FAMILIES: dict[str, Family] = {}
+_EXPORTERS: dict[str, dict[str, Converter]] = {}
+_IMPORTERS: dict[str, dict[str, Converter]] = {}
 _DISCOVERED = False
 
 
@@ -147,9 +203,23 @@ def register_family(
     return decorator
 
 
+def register_exporter(family: str, converter: Converter) -> Converter:
+    """Offer ``probesmith export <converter.name>`` for builds of ``family``."""
+    _EXPORTERS.setdefault(family, {})[converter.name] = converter
+    return converter
+
+
+def register_importer(family: str, converter: Converter) -> Converter:
+    """Offer ``probesmith import <converter.name>``, which writes a build of ``family``."""
+    _IMPORTERS.setdefault(family, {})[converter.name] = converter
+    return converter
+
+
 def unregister_family(name: str) -> None:
-    """Forget the family ``name`` (one registered by a notebook or a test, when done with it)."""
+    """Forget the family ``name`` and its converters (one registered by a notebook or a test)."""
     _FAMILIES.pop(name, None)
+    _EXPORTERS.pop(name, None)
+    _IMPORTERS.pop(name, None)
 
 
 def multiple_choice_families() -> list[str]:
