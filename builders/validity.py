@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from typing import Any, Protocol
 
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import sparse
@@ -21,6 +22,10 @@ from scipy import sparse
 from probesmith.builders.text import NEAR_DUPLICATE_JACCARD, normalize_choice, word_tokens
 
 VALIDITY_FILE = "validity.json"
+#: ``text.word_tokens``' expression (a test checks the two agree on every choice of real builds)
+WORD_TOKEN = r"[a-z0-9]+(?:'[a-z]+)?"
+#: what Python's ``str.strip`` takes off an ASCII text
+ASCII_WHITESPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 RULES = {
     "distinct": "the gold is not a distractor and no two choices read the same",
@@ -132,9 +137,11 @@ def _mix_report(table: pa.Table, mix: dict[str, int], tolerance: float) -> dict[
 class _FlatChoices:
     """The choices of a config's items as flat arrays: one entry per (item, position).
 
-    ``text_id`` numbers the distinct choice texts; each is read once, in Python, by the same
-    functions the builders use (``normalize_choice``, ``word_tokens``), so the rules below agree
-    with a per-row reading of the items text for text.
+    ``text_id`` numbers the distinct choice texts, each read once: its normalised key
+    (``text.normalize_choice``), its word tokens (``text.word_tokens``) and its length. Texts of
+    ASCII characters only are read as polars expressions of the same regular expressions (ASCII
+    is where Python's and polars' regular expressions and case mappings agree); the others by the
+    Python functions themselves, so the rules below agree with a per-row reading text for text.
     """
 
     def __init__(self, choices: pa.ListArray):
@@ -143,24 +150,48 @@ class _FlatChoices:
         self.item = np.repeat(np.arange(len(self.width)), self.width)
         encoded = pc.dictionary_encode(pc.list_flatten(choices))
         self.text_id = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        self.texts: list[str] = encoded.dictionary.to_pylist()
-        keys: dict[str, int] = {}
-        self.key_id = np.array(
-            [keys.setdefault(normalize_choice(t), len(keys)) for t in self.texts], np.int64
-        )
-        self.blank = np.array([not t.strip() for t in self.texts], bool)
-        self.chars = np.array([len(t) for t in self.texts], np.int64)[self.text_id]
-        vocabulary: dict[str, int] = {}
-        token_ids = [[vocabulary.setdefault(w, len(vocabulary)) for w in word_tokens(t)] for t in self.texts]
-        self.token_count = np.array([len(ids) for ids in token_ids], np.int64)
+        self.dictionary = encoded.dictionary
+        texts = pl.Series("text", self.dictionary, dtype=pl.String)
+        ascii_only = texts.str.contains(r"^[\x00-\x7f]*$").to_numpy()
+        lower = texts.str.to_lowercase()
+        keys = lower.str.replace_all(r"[^A-Za-z0-9_]+", " ").str.strip_chars(" ")
+        tokens = lower.str.extract_all(WORD_TOKEN).list.unique().fill_null([])
+        keys, tokens = keys.to_list(), tokens.to_list()
+        blank = (texts.str.strip_chars(ASCII_WHITESPACE).str.len_chars() == 0).to_numpy().copy()
+        for i in np.flatnonzero(~ascii_only).tolist():
+            text = self.dictionary[i].as_py()
+            keys[i], tokens[i], blank[i] = normalize_choice(text), sorted(word_tokens(text)), not text.strip()
+        key_codes = pc.dictionary_encode(pa.array(keys, pa.string())).indices
+        self.key_id = key_codes.to_numpy(zero_copy_only=False).astype(np.int64)
+        self.blank = blank
+        self.chars = texts.str.len_chars().to_numpy().astype(np.int64)[self.text_id]
+        token_lists = pa.array(tokens, pa.list_(pa.string()))
+        self.token_count = pc.list_value_length(token_lists).to_numpy(zero_copy_only=False).astype(np.int64)
+        vocabulary = pc.dictionary_encode(pc.list_flatten(token_lists))
+        self.vocabulary = vocabulary.dictionary
         self.tokens = sparse.csr_matrix(
             (
                 np.ones(int(self.token_count.sum()), np.int64),
-                np.fromiter(itertools.chain.from_iterable(token_ids), np.int64, int(self.token_count.sum())),
+                vocabulary.indices.to_numpy(zero_copy_only=False).astype(np.int64),
                 np.concatenate([[0], np.cumsum(self.token_count)]),
             ),
-            shape=(len(self.texts), max(1, len(vocabulary))),
+            shape=(len(keys), max(1, len(vocabulary.dictionary))),
         )
+
+    def rows(self, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """The items of ``width`` choices, and their text ids as a (items, width) matrix."""
+        items = np.flatnonzero(self.width == width)
+        return items, self.text_id[self.start[items][:, None] + np.arange(width)]
+
+    def repeated_key(self) -> np.ndarray:
+        """Per item, whether two of its choices have the same normalised key."""
+        repeated = np.zeros(len(self.width), bool)
+        for width in np.unique(self.width).tolist():
+            if width > 1:
+                items, ids = self.rows(width)
+                keys = np.sort(self.key_id[ids], axis=1)
+                repeated[items] = (keys[:, 1:] == keys[:, :-1]).any(axis=1)
+        return repeated
 
     def per_item(self, flags: np.ndarray) -> np.ndarray:
         """Whether any choice of each item has the flag (one flag per flat choice)."""
@@ -173,12 +204,11 @@ class _FlatChoices:
         ``text.near_duplicate`` says: the same normalised key, or token Jaccard at the threshold.
         """
         first = np.full(len(self.width), -1, np.int64)
-        for width in np.unique(self.width):
-            items = np.flatnonzero(self.width == width)
+        for width in np.unique(self.width).tolist():
             if width < 2:
                 continue
-            ids = self.text_id[self.start[items][:, None] + np.arange(width)]
-            for p, q in itertools.combinations(range(int(width)), 2):
+            items, ids = self.rows(width)
+            for p, q in itertools.combinations(range(width), 2):
                 a, b = ids[:, p], ids[:, q]
                 shared = np.asarray(self.tokens[a].multiply(self.tokens[b]).sum(axis=1)).ravel()
                 union = self.token_count[a] + self.token_count[b] - shared
@@ -221,8 +251,7 @@ def _config_report(
     flat = _FlatChoices(table.column("choices").combine_chunks())
     n = table.num_rows
     answer = table.column("answer_index").to_numpy(zero_copy_only=False).astype(np.int64)
-    distinct_keys = np.unique(flat.item * (len(flat.texts) + 1) + flat.key_id[flat.text_id])
-    repeated = np.bincount(distinct_keys // (len(flat.texts) + 1), minlength=n) < flat.width
+    repeated = flat.repeated_key()
     violations["distinct"] += int(repeated.sum())
     examples["distinct"] += [row_choices(i) for i in np.flatnonzero(repeated)[:3]]
     near = flat.near_duplicate_pair()

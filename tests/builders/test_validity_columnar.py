@@ -194,3 +194,42 @@ def test_columnar_report_equals_the_per_row_report_on_planted_items():
     # (4 of 6 words); one two three/one two four is 2 of 4; dev answers 0,1,2,0 of 3-4 choices (0 at 4
     # choices), test 1,2,0,1,0,1 of 2-3: both unbalanced
     assert found == {"distinct": 2, "near_duplicate": 5, "empty": 1, "balanced": 2}
+
+
+def test_each_choice_text_is_read_as_the_python_functions_read_it(small_wordnet_build):
+    """Key, word tokens and blankness of every distinct choice of a real build, and of texts where
+    Python's and polars' regular expressions or case mappings could part (non-ASCII, separators)."""
+    from probesmith.builders.text import word_tokens
+    from probesmith.builders.validity import _FlatChoices
+
+    texts = sorted(
+        {
+            c
+            for t in written_tables(small_wordnet_build.out).values()
+            for row in t["choices"].to_pylist()
+            for c in row
+        }
+    )
+    texts += [
+        "Café au lait",
+        "İstanbul's",
+        "naïve e\u0301clair",
+        "\x1c",
+        " \t",
+        "",
+        "K\u212a",
+        "½ Ⅷ",
+        "rock'n'roll",
+        "__a__",
+    ]
+    flat = _FlatChoices(pa.array([texts], pa.list_(pa.string())))
+    dictionary = flat.dictionary.to_pylist()
+    assert sorted(dictionary) == sorted(set(texts))
+    keys = {}
+    for i, text in enumerate(dictionary):
+        keys.setdefault(normalize_choice(text), set()).add(int(flat.key_id[i]))
+        assert bool(flat.blank[i]) == (not text.strip()), repr(text)
+        tokens = [flat.vocabulary[int(j)].as_py() for j in flat.tokens[i].indices]
+        assert len(tokens) == flat.token_count[i] and set(tokens) == word_tokens(text), repr(text)
+    assert all(len(ids) == 1 for ids in keys.values())  # one id per key, and
+    assert len({i for ids in keys.values() for i in ids}) == len(keys)  # one key per id
