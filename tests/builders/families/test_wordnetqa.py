@@ -494,3 +494,20 @@ def test_no_choice_or_question_shows_a_glosss_label(small_wordnet_build, wordnet
         assert question_residue(row["question"]) is None, row["question"]
         if row["probe"] == "definitions":  # choices are glosses: none alike once its label is gone
             assert len({normalize_choice(t) for t in row["choices"]}) == 5, row["id"]
+
+
+def test_synonymys_shortest_choice_is_no_cue(small_wordnet_build):
+    """Over every synonymy item: "the shortest choice" finds the gold no more often than chance +
+    0.03 (match_gold_length; without it this build's golds were the shortest in 0.253 of items),
+    and the gold is the shortest in some items and the longest in others (its rank is drawn)."""
+    rows = [row for row in items(small_wordnet_build) if row["probe"] == "synonymy"]
+    lengths = [[len(c) for c in row["choices"]] for row in rows]
+    golds = [n[row["answer_index"]] for n, row in zip(lengths, rows, strict=True)]
+    shortest = sum((g == min(n)) / n.count(min(n)) for g, n in zip(golds, lengths, strict=True)) / len(rows)
+    assert shortest <= 0.23, shortest
+    assert any(
+        g < min(x for x in n if x != g) for g, n in zip(golds, lengths, strict=True) if len(set(n)) > 1
+    )
+    assert any(
+        g > max(x for x in n if x != g) for g, n in zip(golds, lengths, strict=True) if len(set(n)) > 1
+    )
