@@ -30,7 +30,12 @@ from probesmith.builders.sources.wikidata import (
     load_store,
     store_info,
 )
-from probesmith.builders.sources.wikidata_queries import aliases_query, containment_edges, facts_query
+from probesmith.builders.sources.wikidata_queries import (
+    aliases_query,
+    containment_edges,
+    facts_of,
+    facts_query,
+)
 from probesmith.builders.sources.wikidata_queries import batched_select as batched
 from probesmith.builders.sources.wikidata_snapshot import (
     describe_snapshot,
@@ -258,6 +263,10 @@ def snapshot_wikidata(spec, out: str | Path, *, force: bool = False) -> dict:
             alt_label = "<http://www.w3.org/2004/02/skos/core#altLabel>"
             for row in batched(client, aliases_query, ids):
                 lines.add(f"<{row['e']}> {alt_label} {_nt_literal(row['alias'])} .")
+            # every entity's classes: the builds judge labels by them (a person, a work, a river, a team named
+            # in the plural), so that the snapshot replays those drops as the source does
+            for entity, _, kind in facts_of(client, [i for i in ids if i.startswith("Q")], ["P31"]):
+                lines.add(f"<{_WD}{entity}> <{_WDT}P31> <{_WD}{kind}> .")
         if not lines:
             raise SourceError(
                 f"{source} returned no facts for {', '.join(relations)}; nothing was written. Check the "
