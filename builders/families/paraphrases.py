@@ -37,7 +37,14 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
-from probesmith.builders.families.relations import CONTAINMENT, PLURAL_TEAM, plural_teams
+from probesmith.builders.families.relations import (
+    CONTAINMENT,
+    NEEDS_THE,
+    PLURAL_TEAM,
+    bare_slot,
+    plural_teams,
+    unreadable_names,
+)
 from probesmith.builders.names import generic_tokens, label_problem, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
@@ -149,6 +156,12 @@ class ParaphraseSpec(ProbeSpec):
         "('Earth' 48% of P19 in the fifth read); a religious identity (Q4392985: 'Christian', 'Muslim', "
         "'Hindu', the adherent beside the religion) or a language ('Kannada') is no religion.",
     )
+    subject_excluded_types: Mapping[str, tuple[str, ...]] = spec_field(
+        default_factory=lambda: {"P740": ("Q5",)},
+        help="Per relation, Wikidata classes (P31) a subject may not be an instance of: its instance is "
+        "dropped. P740 (location of formation) is a group's or an organization's; a person (Q5) with the "
+        "property (a musician's act: 'Raven-Symoné was founded in', eighth read) is no subject of it.",
+    )
     containment: tuple[str, ...] = spec_field(
         CONTAINMENT,
         help="Relations through which a true answer implies others, followed transitively as relation sets "
@@ -171,7 +184,11 @@ class ParaphraseSpec(ProbeSpec):
     )
 
     def __post_init__(self) -> None:
-        for pid, classes in [*self.object_types.items(), *self.object_excluded_types.items()]:
+        for pid, classes in [
+            *self.object_types.items(),
+            *self.object_excluded_types.items(),
+            *self.subject_excluded_types.items(),
+        ]:
             if not re.fullmatch(r"P\d+", pid) or not all(re.fullmatch(r"Q\d+", q) for q in classes):
                 raise ValueError(
                     f"object_types: {pid!r}: {list(classes)!r} must map a property id (P30) to class ids "
@@ -620,6 +637,26 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         measure, degree = popularity(client, subjects)
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
         teams = plural_teams(client, {s: labels[s] for s in subjects})
+        # a subject or object the patterns put in a slot with no "the" whose class takes one ("named after
+        # Rhine"), a subject plural in form of no class ("Ancient Livestock Pens is located")
+        unreadable = {
+            relation: unreadable_names(
+                client,
+                {
+                    e: labels[e]
+                    for s, o in pairs
+                    for e, slot in ((s, "[X]"), (o, "[Y]"))
+                    if slot == "[X]" or bare_slot([p["template"] for p in banks[relation]], slot)
+                },
+            )
+            for relation, pairs in per_relation.items()
+        }
+        subject_classes: dict[str, set[str]] = defaultdict(set)
+        excluded_subject_classes = {c for classes in spec.subject_excluded_types.values() for c in classes}
+        restricted = sorted({s for r in spec.subject_excluded_types for s, _ in per_relation.get(r, ())})
+        for s, _, kind in facts_of(client, restricted, ["P31"]) if excluded_subject_classes else ():
+            if kind in excluded_subject_classes:
+                subject_classes[s].add(kind)
         objects_asked = sorted({o for pairs in per_relation.values() for _, o in pairs})
         excluded_classes = {c for classes in spec.object_excluded_types.values() for c in classes}
         object_classes: dict[str, set[str]] = defaultdict(set)
@@ -649,6 +686,15 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                 dropped[f"{relation}: {side} {problem}"] += 1
             elif object_classes[o] & set(spec.object_excluded_types.get(relation, ())):
                 dropped[f"{relation}: object of an excluded class (object_excluded_types)"] += 1
+            elif subject_classes[s] & set(spec.subject_excluded_types.get(relation, ())):
+                dropped[f"{relation}: subject of an excluded class (subject_excluded_types)"] += 1
+            elif s in unreadable[relation] and (
+                unreadable[relation][s] != NEEDS_THE
+                or bare_slot([p["template"] for p in banks[relation]], "[X]")
+            ):
+                dropped[f"{relation}: subject {unreadable[relation][s]}"] += 1
+            elif unreadable[relation].get(o) == NEEDS_THE:
+                dropped[f"{relation}: object {NEEDS_THE}"] += 1
             elif relation in spec.name_objects and not labels[o][:1].isupper():
                 dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1
             else:

@@ -90,7 +90,10 @@ from probesmith.builders.text import (
     filled_problem,
     is_plural_band_name,
     names_nested,
+    names_structures,
     pattern_form,
+    plural_in_form,
+    takes_definite_article,
 )
 from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
 from probesmith.errors import SpecError
@@ -368,6 +371,16 @@ class RelationPool:
         misread = misread_names(self.client, {s: self.labels[s] for s in subjects}, load_name_classes())
         teams = plural_teams(self.client, {s: self.labels[s] for s in subjects})
         uncapitalised = lower_case_people(self.client, {s: self.labels[s] for s in subjects})
+        # an entity the template puts in a slot without "the" whose class needs one, a plural name of no class
+        asked = {s: self.labels[s] for s in subjects}
+        asked_subjects = set(asked)
+        if bare_slot(self.templates, "[Y]"):
+            asked |= {o: self.labels[o] for objs in found.values() for o in objs}
+        unreadable = unreadable_names(self.client, asked)
+        if not bare_slot(self.templates, "[X]"):  # "The [X] flows into": a river subject has its "the"
+            unreadable = {
+                e: why for e, why in unreadable.items() if why != NEEDS_THE or e not in asked_subjects
+            }
         for s in subjects:
             objs = set(found[s])
             if not objs:
@@ -380,6 +393,10 @@ class RelationPool:
                 self.dropped[f"{pid}: {PLURAL_TEAM}"] += 1
             elif s in uncapitalised:
                 self.dropped[f"{pid}: {LOWER_CASE_PERSON}"] += 1
+            elif s in unreadable:
+                self.dropped[f"{pid}: subject {unreadable[s]}"] += 1
+            elif any(unreadable.get(o) == NEEDS_THE for o in objs):
+                self.dropped[f"{pid}: object {NEEDS_THE}"] += 1
             elif s in objs:
                 self.dropped[f"{pid}: subject equals one of its objects"] += 1
             elif self.spec.leakage == "drop" and any(self.leak(s, o) for o in self.possible_golds(objs)):
@@ -450,6 +467,51 @@ def plural_teams(client: SparqlClient, labels: dict[str, str]) -> set[str]:
     """Subjects named in the plural (``is_plural_band_name``, no own "The") whose class is a team or band."""
     flagged = sorted(e for e, label in labels.items() if is_plural_band_name(label) and label[:4] != "The ")
     return {s for s, _, kind in facts_of(client, flagged, ["P31"]) if kind in TEAM_CLASSES}
+
+
+# classes (P31, as the slice types them) whose members English names with "the" that their labels lack
+# ("Rhine": "named after the Rhine", "Danube", "Gobi", "Black Pine Mountains"): filled at evaluation from
+# the label alone, such an entity would read bare in a slot with no "the" of the template's own
+DEFINITE_CLASSES = frozenset(
+    {
+        "Q4022",  # river
+        "Q165",  # sea
+        "Q9430",  # ocean
+        "Q204894",  # marginal sea
+        "Q46831",  # mountain range
+        "Q8514",  # desert
+        "Q33837",  # archipelago
+        "Q37901",  # strait
+        "Q12284",  # canal
+    }
+)
+NEEDS_THE = "named without the 'the' its class takes (a river, sea, mountain range: 'named after Rhine')"
+UNKNOWN_NUMBER = (
+    "named by a plural noun ('Ancient Livestock Pens') with no class in the slice to say whether it is one "
+    "thing or several"
+)
+
+
+def bare_slot(templates, slot: str) -> bool:
+    """Whether a template has ``slot`` after no own "the" ("named after [Y]", not "next to the [Y]")."""
+    return any(slot in t and not re.search(rf"(?i)\bthe {re.escape(slot)}", t) for t in templates)
+
+
+def unreadable_names(client: SparqlClient, labels: dict[str, str]) -> dict[str, str]:
+    """Entities whose label, filled alone, misreads them by their class (P31): the reason, per entity.
+
+    A label that takes no "the" by its form (``takes_definite_article``) of a class English names with one
+    (``DEFINITE_CLASSES``: "Rhine"); a label plural in form (``plural_in_form``, not already read as plural
+    structures) of no class at all in the slice, whose number nobody can tell ("Ancient Livestock Pens").
+    """
+    bare = {e for e, label in labels.items() if label[:4] != "The " and not takes_definite_article(label)}
+    plural = {e for e, label in labels.items() if plural_in_form(label) and not names_structures(label)}
+    classes: dict[str, set[str]] = defaultdict(set)
+    for e, _, kind in facts_of(client, sorted(bare | plural), ["P31"]):
+        classes[e].add(kind)
+    reasons = {e: NEEDS_THE for e in bare if classes[e] & DEFINITE_CLASSES}
+    reasons.update({e: UNKNOWN_NUMBER for e in plural if not classes[e]})
+    return reasons
 
 
 # rows of one query fetching the subjects of several small answers whole (a few answers' worth)

@@ -11,6 +11,7 @@ from probesmith.builders.text import (
     filled_problem,
     is_plural_band_name,
     pattern_form,
+    plural_in_form,
     plural_verb,
     shared_stems,
 )
@@ -172,6 +173,30 @@ from probesmith.builders.text import (
             "The title of Edward, the Black Prince, is duke.",
         ),
         ("[X] was born in [Y].", "Ann Smith", "Paris, Texas", "Ann Smith was born in Paris, Texas."),
+        (  # an ordinal opens an appositive too (eighth read)
+            "[X] was a member of [Y].",
+            "Hussey Vivian, 3rd Baron Vivian",
+            "House of Lords",
+            "Hussey Vivian, 3rd Baron Vivian, was a member of the House of Lords.",
+        ),
+        (
+            "[X] worked as a [Y].",
+            "Sir Walter Calverley-Blackett, 2nd Bt.",
+            "politician",
+            "Sir Walter Calverley-Blackett, 2nd Bt., worked as a politician.",
+        ),
+        (
+            "[X] is located in [Y].",
+            "Washington, D.C.",
+            "Illinois",
+            "Washington, D.C., is located in Illinois.",
+        ),
+        (
+            "[Y] is the capital of [X].",
+            "United States",
+            "Washington, D.C.",
+            "Washington, D.C., is the capital of the United States.",
+        ),
         ("[Y] produced [X].", "¿Quién es quién?", "Telemundo", "Telemundo produced ¿Quién es quién?"),
         (
             "[X] is affiliated with [Y].",
@@ -325,3 +350,14 @@ def test_a_team_named_by_its_number_is_plural():
     """The seventh read's "49ers, which is located in": a team named by a number is plural, a band named "10cc" is not."""
     assert is_plural_band_name("San Francisco 49ers") and is_plural_band_name("Philadelphia 76ers")
     assert not is_plural_band_name("10cc") and not is_plural_band_name("Nine Inch Nails")
+
+
+def test_plural_in_form_marks_a_plural_head_not_a_person_or_a_title():
+    """The form rule the families judge by class (eighth read: "Ancient Livestock Pens is located")."""
+    assert plural_in_form("Ancient Livestock Pens")
+    assert plural_in_form("Black Pine Mountains")
+    assert plural_in_form("Bad Boy Records")  # plural in form: its class (a business) or none decides
+    assert not plural_in_form("David Bridges")  # two words: a person's
+    assert not plural_in_form("Walls and Bridges")  # another plural: a title
+    assert not plural_in_form("The Man Who Walked Between the Towers")
+    assert not plural_in_form("Niagara Falls")

@@ -653,3 +653,61 @@ def test_seventh_read_aliases_labels_and_patterns(small_paraphrases_build):
             ):
                 bad.append(("pattern", row["pattern_id"], text))
     assert filled and bad == []
+
+
+@pytest.fixture(scope="module")
+def read_paraphrases_build(tmp_path_factory, wikidata_store):
+    """The relations of the eighth read (P740: a person as subject; P138: "named after Rhine"; P131: "Ancient
+    Livestock Pens is located"), built once."""
+    from probesmith.builders.build import build
+
+    spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read.yaml"
+    spec_path.write_text(
+        "include: paraphrases\nname: paraphrases-read\nrelations: [P740, P138, P131]\nmax_instances: 2000\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases-read")
+
+
+# classes English names with "the" (river, sea, ocean, marginal sea, mountain range, desert, archipelago,
+# strait, canal), written here apart from relations.DEFINITE_CLASSES
+TAKES_THE = {"Q4022", "Q165", "Q9430", "Q204894", "Q46831", "Q8514", "Q33837", "Q37901", "Q12284"}
+
+
+def test_eighth_read_subjects_and_articles_over_every_instance(read_paraphrases_build):
+    """Over every instance of the read build, judged from the slice's P31 facts (its TSV, not SPARQL): no
+    person (Q5) as a P740 subject ("Raven-Symoné was founded in"); no subject or object of a class named with
+    "the" ("Rhine") where a pattern puts it after no "the" ("Haut-Rhin is named after Rhine"); no subject
+    plural in form with no class in the slice ("Ancient Livestock Pens is located")."""
+    import gzip
+
+    from probesmith.builders.text import names_structures, plural_in_form
+
+    from ...conftest import SHARED_DATA
+
+    classes: dict[str, set[str]] = {}
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            s, p, o = line.split("\t")[:3]
+            if p == "P31":
+                classes.setdefault(s, set()).add(o)
+    instances = table(read_paraphrases_build, "instances")
+    patterns = table(read_paraphrases_build, "patterns")
+    forms = {r: g["template"].to_list() for (r,), g in patterns.group_by("relation_id")}
+    bad, fills = [], 0
+    for row in instances.iter_rows(named=True):
+        relation, s, o = row["relation_id"], row["sub_id"], row["obj_id"]
+        if relation == "P740" and "Q5" in classes.get(s, set()):
+            bad.append(("person", row["sub_label"]))
+        for template in forms[relation]:
+            text = fill_template(template, row["sub_label"], row["obj_label"])
+            fills += 1
+            for entity, label in ((s, row["sub_label"]), (o, row["obj_label"])):
+                before = text[: text.find(label)].split()[-1:]
+                if classes.get(entity, set()) & TAKES_THE and before not in (["the"], ["The"]):
+                    bad.append(("no the", text))
+        label = row["sub_label"]
+        if plural_in_form(label) and not names_structures(label) and not classes.get(s):
+            bad.append(("number unknown", label))
+    assert fills and set(instances["relation_id"]) == {"P740", "P138", "P131"} and bad == []

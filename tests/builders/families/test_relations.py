@@ -581,3 +581,43 @@ def test_seventh_read_articles_number_and_tense_over_every_fill(read_relations_b
         if humans and not any(c.isupper() or c.isdigit() for c in row["sub_label"]):
             bad.append(("lower-case person", row["sub_label"]))
     assert fills and set(answers["relation_id"]) >= {"P7959", "P2632", "P509", "P53"} and bad == []
+
+
+# classes English names with "the" (river, sea, ocean, marginal sea, mountain range, desert, archipelago,
+# strait, canal), written here apart from relations.DEFINITE_CLASSES
+TAKES_THE = {"Q4022", "Q165", "Q9430", "Q204894", "Q46831", "Q8514", "Q33837", "Q37901", "Q12284"}
+
+
+def test_eighth_read_tense_movement_article_number_and_comma_over_every_fill(
+    read_relations_build, slice_facts
+):
+    """Over every instance x template x answer of the read build, judged from the slice's classes apart from
+    ``fill_template``: no P101/P106 sentence in the present tense ("works as", "specializes in": false of the
+    dead), no P135 template for people alone ("a significant figure in"); an entity of a class named with
+    "the" (the Rhine, the Black Pine Mountains) has "the" before it; no subject plural in form with no class in
+    the slice ("Ancient Livestock Pens is"); an appositive opened by an ordinal closes with a comma
+    ("Hussey Vivian, 3rd Baron Vivian, was")."""
+    from probesmith.builders.text import names_structures, plural_in_form
+
+    answers = table(read_relations_build, "answer_spaces")
+    ids = {(r, label): o for r, o, label in answers.select("relation_id", "obj_id", "obj_label").rows()}
+    classes = slice_facts["P31"]
+    bad, fills = [], 0
+    for row, answer, text in every_fill(read_relations_build):
+        fills += 1
+        relation, subject = row["relation_id"], row["sub_label"]
+        if relation in ("P101", "P106") and re.search(r"\b(works|specializes|earns|is a)\b", text):
+            bad.append(("present tense", text))
+        if relation == "P135" and "significant figure" in text:
+            bad.append(("a person's template", text))
+        for entity, label in ((row["sub_id"], subject), (ids[(relation, answer)], answer)):
+            at = text.find(label)
+            before = text[:at].split()[-1:] if at > 0 else []
+            if classes.get(entity, set()) & TAKES_THE and before not in (["the"], ["The"]):
+                bad.append(("no the", text))
+        if plural_in_form(subject) and not names_structures(subject) and not classes.get(row["sub_id"]):
+            bad.append(("number unknown", subject))
+        if re.search(r", \d+(st|nd|rd|th) ", subject) and re.search(re.escape(subject) + r" [a-z]", text):
+            bad.append(("no closing comma", text))
+    relations = set(answers["relation_id"])
+    assert fills and relations >= {"P101", "P106", "P135", "P403", "P131"} and bad == []
