@@ -386,30 +386,6 @@ def names_structures(label: str) -> bool:
     )
 
 
-def plural_in_form(label: str) -> bool:
-    """Whether a label ends in a capitalised plural noun of Link Grammar's lexicon ("Ancient Livestock Pens").
-
-    The form alone does not give the number: over the 56,851 subject labels of the v7 relations and
-    paraphrases builds this marks 292, most of them one company, game, event or work ("Bad Boy Records",
-    "2010 Commonwealth Games"), a few several things ("Black Pine Mountains", "Ancient Livestock Pens"). The
-    families decide by the entity's class (``relations.unreadable_names``); the three-word, no-other-plural,
-    English-word-beside conditions of :func:`names_structures` keep people ("David Bridges") out.
-    """
-    words = label.split()
-    if len(words) < 3 or not words[-1][:1].isupper():
-        return False
-    last = words[-1].lower()
-    lexicon = english_lexicon()
-    return (
-        last in lexicon.plural_nouns
-        and last not in lexicon.singular_nouns | lexicon.mass_nouns
-        and words[0] != "The"
-        and all(not w[:1].islower() or w in ("and", "of") for w in words)
-        and not any(w.lower() in lexicon.plural_nouns for w in words[:-1])
-        and any(re.search(r"\d", w) or w.lower() in lexicon.known for w in words[:-1])
-    )
-
-
 @lru_cache(maxsize=1 << 16)
 def takes_indefinite_article(label: str) -> bool:
     """Whether a lower-case label is one countable thing read with "a" after "from", "by", "due to".

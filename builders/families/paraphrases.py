@@ -638,7 +638,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
         teams = plural_teams(client, {s: labels[s] for s in subjects})
         # a subject or object the patterns put in a slot with no "the" whose class takes one ("named after
-        # Rhine"), a subject plural in form of no class ("Ancient Livestock Pens is located")
+        # Rhine")
         unreadable = {
             relation: unreadable_names(
                 client,
@@ -646,7 +646,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                     e: labels[e]
                     for s, o in pairs
                     for e, slot in ((s, "[X]"), (o, "[Y]"))
-                    if slot == "[X]" or bare_slot([p["template"] for p in banks[relation]], slot)
+                    if bare_slot([p["template"] for p in banks[relation]], slot)
                 },
             )
             for relation, pairs in per_relation.items()
@@ -688,12 +688,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                 dropped[f"{relation}: object of an excluded class (object_excluded_types)"] += 1
             elif subject_classes[s] & set(spec.subject_excluded_types.get(relation, ())):
                 dropped[f"{relation}: subject of an excluded class (subject_excluded_types)"] += 1
-            elif s in unreadable[relation] and (
-                unreadable[relation][s] != NEEDS_THE
-                or bare_slot([p["template"] for p in banks[relation]], "[X]")
-            ):
-                dropped[f"{relation}: subject {unreadable[relation][s]}"] += 1
-            elif unreadable[relation].get(o) == NEEDS_THE:
+            elif s in unreadable[relation] and bare_slot([p["template"] for p in banks[relation]], "[X]"):
+                dropped[f"{relation}: subject {NEEDS_THE}"] += 1
+            elif o in unreadable[relation]:
                 dropped[f"{relation}: object {NEEDS_THE}"] += 1
             elif relation in spec.name_objects and not labels[o][:1].isupper():
                 dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1

@@ -11,7 +11,6 @@ from probesmith.builders.text import (
     filled_problem,
     is_plural_band_name,
     pattern_form,
-    plural_in_form,
     plural_verb,
     shared_stems,
 )
@@ -350,14 +349,3 @@ def test_a_team_named_by_its_number_is_plural():
     """The seventh read's "49ers, which is located in": a team named by a number is plural, a band named "10cc" is not."""
     assert is_plural_band_name("San Francisco 49ers") and is_plural_band_name("Philadelphia 76ers")
     assert not is_plural_band_name("10cc") and not is_plural_band_name("Nine Inch Nails")
-
-
-def test_plural_in_form_marks_a_plural_head_not_a_person_or_a_title():
-    """The form rule the families judge by class (eighth read: "Ancient Livestock Pens is located")."""
-    assert plural_in_form("Ancient Livestock Pens")
-    assert plural_in_form("Black Pine Mountains")
-    assert plural_in_form("Bad Boy Records")  # plural in form: its class (a business) or none decides
-    assert not plural_in_form("David Bridges")  # two words: a person's
-    assert not plural_in_form("Walls and Bridges")  # another plural: a title
-    assert not plural_in_form("The Man Who Walked Between the Towers")
-    assert not plural_in_form("Niagara Falls")
