@@ -102,7 +102,8 @@ def export_lm_eval(
             summary = _multiple_choice_tasks(build_folder, manifest, staging, out, prefix, hub_repo)
         else:  # a table family's own statement documents (relation sets: BEAR's statements)
             summary = evaluation_for(family).lm_eval_tasks(build_folder, manifest, staging, prefix)
-        summary["commands"] = reproducing_commands(summary["group"], out, build_folder, family)
+        numbers = summary.pop("numbers", ["acc (the harness)", "the same accuracy (probesmith eval)"])
+        summary["commands"] = reproducing_commands(summary["group"], out, build_folder, family, numbers)
         summary.update(
             build=str(build_folder.resolve()),
             build_hash=manifest.get("logical_hash"),
@@ -124,15 +125,16 @@ def export_lm_eval(
     return summary
 
 
-def reproducing_commands(group: str, out: Path, build: Path, family: str) -> list[dict]:
+def reproducing_commands(group: str, out: Path, build: Path, family: str, numbers: list[str]) -> list[dict]:
     """Which command gives which number: the harness's, and the ``probesmith eval`` that equals it.
 
     Multiple choice: the harness scores a choice after its question alone, ``probesmith eval``
     after a BOS token and the question unless ``--no-bos``; so ``--no-bos`` reproduces the
     harness's ``acc``/``acc_norm`` and the default is lm-pub-quiz's convention (another number).
-    Relation sets: the harness conditions an empty context on its prefix token (the BOS), as
-    ``probesmith eval`` does by default, so no flag is needed (``--no-bos`` would differ).
-    (tests/eval/test_harness.py checks both agreements on real builds.)
+    A table family's tasks name their two numbers (``numbers``: the harness's, then the equal
+    ``probesmith eval`` one, as its ``lm_eval_tasks`` summary says under ``numbers``); relation sets
+    condition an empty context on the harness's prefix token (the BOS), as ``probesmith eval`` does
+    by default. (tests/eval/test_harness.py checks both agreements on real builds.)
     """
     harness = f"lm_eval --model hf --model_args pretrained=MODEL --include_path {out} --tasks {group}"
     ours = f"probesmith eval --model MODEL --probes {build}"
@@ -142,10 +144,7 @@ def reproducing_commands(group: str, out: Path, build: Path, family: str) -> lis
             {"number": "the same acc, acc_norm (question alone)", "command": f"{ours} --no-bos"},
             {"number": "probesmith's default: BOS token, then the question (lm-pub-quiz's)", "command": ours},
         ]
-    return [
-        {"number": "acc (the harness: whole statements after its prefix token)", "command": harness},
-        {"number": "the same acc (accuracy, accuracy_first_template): BOS first", "command": ours},
-    ]
+    return [{"number": numbers[0], "command": harness}, {"number": numbers[1], "command": ours}]
 
 
 TASK_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")

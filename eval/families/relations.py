@@ -336,6 +336,10 @@ def relation_set_tasks(build, manifest, staging, prefix) -> dict:
         "group": prefix,
         "tasks": tasks,
         "convention": "whole statements, empty context (the harness's BEAR task)",
+        "numbers": [
+            "acc (the harness: whole statements after its prefix token)",
+            "the same acc (accuracy, accuracy_first_template): BOS first",
+        ],
         "relations": instances["relation_id"].n_unique(),
     }
 
