@@ -579,7 +579,12 @@ def _with_definite_article(text: str, slot: str) -> str:
             continue
         previous = re.search(r"(\S+)\s+$", before)
         word = previous.group(1).lower() if previous else ""
-        if word not in _DETERMINERS and not word.endswith(("'s", "’s")) and before.endswith(" "):
+        # "that" before a name is the relative pronoun ("The language that the Canary Islands used")
+        if (
+            (word == "that" or word not in _DETERMINERS)
+            and not word.endswith(("'s", "’s"))
+            and before.endswith(" ")
+        ):
             out.append("the ")
     out.append(text[start:])
     return "".join(out)

@@ -197,6 +197,12 @@ from probesmith.builders.text import (
             "Washington, D.C., is the capital of the United States.",
         ),
         ("[Y] produced [X].", "¿Quién es quién?", "Telemundo", "Telemundo produced ¿Quién es quién?"),
+        (  # "that" before a name is a relative pronoun (eighth read's counts: P1412 of the paraphrases)
+            "The language that [X] used is [Y].",
+            "Canary Islands",
+            "Spanish",
+            "The language that the Canary Islands used is Spanish.",
+        ),
         (
             "[X] is affiliated with [Y].",
             "Voltaire",
