@@ -32,27 +32,22 @@ import torch.distributed as dist
 from probesmith.builders.registry import MULTIPLE_CHOICE_KIND
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError, UsageError
-from probesmith.eval import metrics as M
 from probesmith.eval import models as eval_models
-from probesmith.eval import report, review
 from probesmith.eval.editors import (
     Editor,
     FineTuneEditor,
     InContextEditor,
 )
-from probesmith.eval.mcqa import load_build, load_multiple_choice
 from probesmith.eval.models import LanguageModel
 from probesmith.eval.placement import auto_batch_tokens
-from probesmith.eval.registry import Evaluation, evaluated, evaluation_for, register_evaluation
+from probesmith.eval.registry import evaluation_for
 from probesmith.eval.report import render_report
-from probesmith.eval.scoring import StatementTooLong, score_statements
+from probesmith.eval.scoring import score_statements
 from probesmith.probes.spec import spec_field, to_dict
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
 from probesmith.schemas.output import OutputFolder, SharedReadLock, check_destination, check_unchanged
-from probesmith.schemas.parquet import read_parquet, write_parquet
-from probesmith.schemas.results import MC_SCORES
+from probesmith.schemas.parquet import write_parquet
 from probesmith.schemas.tables import TableSchema
-from probesmith.stats import paired_bootstrap
 
 log = logging.getLogger(__name__)
 
@@ -236,77 +231,6 @@ def argmax(values: list[float]) -> int:
     return max(range(len(values)), key=lambda i: (values[i], -i))
 
 
-# ---------------------------------------------------------------- multiple choice
-
-
-def _multiple_choice(ctx: EvalContext, probes: Path, manifest: dict) -> None:
-    frames = load_build(probes, (ctx.options.split,)) if manifest else load_multiple_choice(probes)
-    items, statements, starts = [], [], []
-    for config, frame in sorted(frames.items()):
-        frame = frame.filter(pl.col("split") == ctx.options.split)
-        if ctx.options.max_items is not None:
-            clusters, kept, total = frame["cluster"].unique().to_list(), set(), 0
-            sizes = dict(frame.group_by("cluster").len().iter_rows())
-            for c in sorted(clusters, key=lambda c: stable_hash(ctx.options.seed, "eval", config, c)):
-                if total >= ctx.options.max_items:
-                    break
-                kept.add(c)
-                total += sizes[c]
-            frame = frame.filter(pl.col("cluster").is_in(sorted(kept)))
-        for row in frame.iter_rows(named=True):
-            context = f"{row['question']}\nAnswer:"
-            for choice in row["choices"]:
-                statements.append(f"{context} {choice}")
-                starts.append(len(context))
-            items.append({**row, "config": config})
-    if not items:
-        raise ArtifactError(f"{probes} has no items in split {ctx.options.split!r}; pass another split")
-    try:
-        scores, counts = ctx.score(statements, starts)
-    except StatementTooLong as exc:  # name the item the statement came from
-        owners = [item for item in items for _ in item["choices"]]
-        raise exc.naming(f"item {owners[exc.index]['id']!r} of {probes}") from None
-    rows, at = [], 0
-    for item in items:
-        n = len(item["choices"])
-        s, tokens = scores[at : at + n], counts[at : at + n]
-        at += n
-        chars = [len(c) for c in item["choices"]]  # lm-evaluation-harness's acc_norm
-        by_token = [v / max(t, 1) for v, t in zip(s, tokens, strict=True)]
-        by_char = [v / c for v, c in zip(s, chars, strict=True)]
-        gold = item["answer_index"]
-        predictions = (argmax(s), argmax(by_token), argmax(by_char))
-        rows.append(
-            {
-                "id": item["id"],
-                "config": item["config"],
-                "cluster": item["cluster"],
-                "hops": item["hops"],
-                "distractor_types": item["distractor_types"],
-                "answer_index": gold,
-                "scores": s,
-                "answer_tokens": tokens,
-                "answer_chars": chars,
-                "predicted": predictions[0],
-                "predicted_token_norm": predictions[1],
-                "predicted_char_norm": predictions[2],
-                "correct": predictions[0] == gold,
-                "correct_token_norm": predictions[1] == gold,
-                "correct_char_norm": predictions[2] == gold,
-            }
-        )
-    frame = pl.from_arrow(MC_SCORES.from_rows(rows))
-    ctx.result.tables["items"] = (MC_SCORES, frame)
-    cells = M.hop_distractor_accuracy(frame)
-    ctx.result.metrics.update(
-        {
-            "configs": M.multiple_choice_metrics(frame),
-            **M.with_intervals(frame, M.choice_chance(frame)),
-            "hop_distractor": cells.to_dicts(),
-        }
-    )
-
-
 # ---------------------------------------------------------------- output
 
 
@@ -418,117 +342,3 @@ def results_identity(result: EvalResult) -> dict:
         "model": str(model.resolve()) if model.exists() else result.model,
         "probes": run.get("build_hash") or str(Path(result.probes).resolve()),
     }
-
-
-#: Options that change what a grid evaluation measures: runs compared must agree on them.
-COMPARABLE_OPTIONS = ("max_candidates", "max_verbalizations", "max_items", "seed", "split")
-
-
-def load_runs_for_comparison(
-    folders: list[Path], *, force: bool = False
-) -> tuple[str, dict[str, pl.DataFrame]]:
-    """The family and per-item tables of several evaluations, keyed by model, checked to be comparable.
-
-    At least two runs, each a ``probesmith eval`` result; all of one family, of the same build
-    (logical hash) and with the same sampling options, unless ``force``.
-    """
-    if len(folders) < 2:
-        raise UsageError("eval-compare needs the results of at least two models; pass two or more folders.")
-    models, settings, families = {}, {}, set()
-    for folder in folders:
-        path = Path(folder) / "metrics.json"
-        try:
-            metrics = json.loads(path.read_text())
-        except (OSError, ValueError):
-            metrics = {}
-        run = metrics.get("run", {}) if isinstance(metrics, dict) else {}
-        if not evaluated(run.get("family")):
-            raise ArtifactError(
-                f"{folder} is not a `probesmith eval` result (no metrics.json naming an evaluated "
-                "family); pass results folders of `probesmith eval`."
-            )
-        if run["model"] in models.values():
-            raise UsageError(f"{folder} evaluates {run['model']} again; pass one run per model.")
-        models[folder] = run["model"]
-        families.add(run["family"])
-        options = run.get("options", {})
-        settings[folder] = (run.get("build_hash"), {k: options.get(k) for k in COMPARABLE_OPTIONS})
-    if len(families) > 1:
-        raise UsageError(
-            f"the runs are of different families ({sorted(families)}); compare runs of one build."
-        )
-    if len(set(map(repr, settings.values()))) > 1 and not force:
-        lines = "; ".join(f"{f}: build {h and h[:12]}, {o}" for f, (h, o) in settings.items())
-        raise UsageError(
-            f"the runs are of different builds or settings ({lines}); their scores are not comparable. "
-            "Evaluate every model on the same build with the same options, or pass --force."
-        )
-    runs = {
-        model: pl.from_arrow(read_parquet(Path(folder) / "items.parquet")) for folder, model in models.items()
-    }
-    return families.pop(), runs
-
-
-def compare_runs(
-    family: str,
-    runs: dict[str, pl.DataFrame],
-    *,
-    resamples: int = 2000,
-    seed: int = 0,
-    subsets: int = 100,
-    subset_size: int = 5,
-) -> dict:
-    """Each model against the first on the items both scored: accuracy difference, 95% bootstrap CI.
-
-    The bootstrap resamples items, the same ones for both models (a paired test): the interval
-    is for the difference between these models on this build, not for either accuracy alone.
-    A family may add its own comparison (grids: rank consistency over ``subsets`` random subsets
-    of ``subset_size`` relations).
-    """
-    evaluation = evaluation_for(family)
-    keys, outcome = evaluation.item_keys, evaluation.outcome
-    names = list(runs)
-    baseline = names[0]
-    first = runs[baseline].select(*keys, pl.col(outcome).cast(pl.Float64).alias("a"))
-    comparisons = []
-    for name in names[1:]:
-        other = runs[name].select(*keys, pl.col(outcome).cast(pl.Float64).alias("b"))
-        paired = first.join(other, on=list(keys), how="inner").sort(list(keys))
-        result = paired_bootstrap(
-            paired["b"].to_list(), paired["a"].to_list(), resamples=resamples, seed=seed
-        )
-        comparisons.append(
-            {
-                "model": name,
-                "against": baseline,
-                "items": paired.height,
-                "accuracy": {baseline: paired["a"].mean(), name: paired["b"].mean()},
-                "difference": result["difference"],
-                "ci95": result["ci95"],
-                "resamples": resamples,
-                "excludes_zero": result["ci95"][0] > 0 or result["ci95"][1] < 0,
-            }
-        )
-    result = {"family": family, "outcome": outcome, "comparisons": comparisons}
-    if evaluation.compare is not None:
-        result.update(evaluation.compare(runs, n_subsets=subsets, subset_size=subset_size, seed=seed))
-    return result
-
-
-# ---------------------------------------------------------------- registrations
-# Every multiple-choice family is evaluated alike (and AI2 JSONL with it). Each table family
-# registers its own evaluation from its own module, eval/families/<family>.py.
-def _register() -> None:
-    register_evaluation(
-        Evaluation(
-            MULTIPLE_CHOICE_KIND,
-            _multiple_choice,
-            report.multiple_choice_section,
-            ("id",),
-            "correct",
-            review_rows=review.multiple_choice_review_rows,
-        )
-    )
-
-
-_register()

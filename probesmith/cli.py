@@ -604,7 +604,7 @@ def _run_eval(args: argparse.Namespace) -> int:
 def _run_eval_compare(args: argparse.Namespace) -> int:
     import json
 
-    from probesmith.eval.run import compare_runs, load_runs_for_comparison  # deferred: imports torch
+    from probesmith.eval.compare import compare_runs, load_runs_for_comparison  # deferred: torch
 
     family, runs = load_runs_for_comparison(args.runs, force=args.force)
     result = compare_runs(
