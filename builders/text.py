@@ -161,6 +161,7 @@ def fill_template(
     that name several by their form (a band called "The Breeders", :func:`is_plural_band_name`): their
     verbs agree in the plural, and one without its own "The" takes "the", as English reads a band
     named in the plural ("Which country do The Breeders come from?", "do the Bee Gees come from?").
+    A label ending in "'s" takes only an apostrophe as a possessive ("Nelly's' place of death").
     A label ending in a full stop ("S.O.B.", "A. H.") ends the sentence there: the template's own
     full stop after the slot is not doubled. The filled text opens with a capital
     (:func:`capitalize_sentences`).
@@ -198,6 +199,8 @@ def fill_template(
             # ordinal opens one too), after its own full stop too ("Sir Walter Calverley-Blackett, 2nd Bt.,
             # worked", "Washington, D.C., is"); a list's is none ("Blood, Sweat & Tears")
             text = re.sub(rf"{re.escape(slot)}(?= [^\W\d_])", slot + ",", text)
+        if label.endswith(("'s", "’s")):  # "Nelly's' place of death", not "Nelly's's"
+            text = re.sub(rf"{re.escape(slot)}['’]s\b", slot + "'", text)
         if label.endswith((".", "?", "!")):  # "S.O.B.", "¿Quién es quién?": its own mark ends the sentence
             text = text.replace(slot + ".", slot)
         text = text.replace(slot, label)

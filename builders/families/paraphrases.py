@@ -39,7 +39,6 @@ from tqdm.auto import tqdm
 from probesmith.builders.data import data_path
 from probesmith.builders.families.relations import (
     CONTAINMENT,
-    NEEDS_THE,
     PLURAL_TEAM,
     bare_slot,
     plural_teams,
@@ -689,9 +688,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
             elif subject_classes[s] & set(spec.subject_excluded_types.get(relation, ())):
                 dropped[f"{relation}: subject of an excluded class (subject_excluded_types)"] += 1
             elif s in unreadable[relation] and bare_slot([p["template"] for p in banks[relation]], "[X]"):
-                dropped[f"{relation}: subject {NEEDS_THE}"] += 1
+                dropped[f"{relation}: subject {unreadable[relation][s]}"] += 1
             elif o in unreadable[relation]:
-                dropped[f"{relation}: object {NEEDS_THE}"] += 1
+                dropped[f"{relation}: object {unreadable[relation][o]}"] += 1
             elif relation in spec.name_objects and not labels[o][:1].isupper():
                 dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1
             else:

@@ -86,6 +86,7 @@ from probesmith.builders.sources.wikidata_queries import (
 )
 from probesmith.builders.sources.wikidata_snapshot import changes_over_time
 from probesmith.builders.text import (
+    english_lexicon,
     fill_template,
     filled_problem,
     is_plural_band_name,
@@ -392,7 +393,7 @@ class RelationPool:
             elif s in unreadable:
                 self.dropped[f"{pid}: subject {unreadable[s]}"] += 1
             elif unreadable.keys() & objs:
-                self.dropped[f"{pid}: object {NEEDS_THE}"] += 1
+                self.dropped[f"{pid}: object {unreadable[min(unreadable.keys() & objs)]}"] += 1
             elif s in objs:
                 self.dropped[f"{pid}: subject equals one of its objects"] += 1
             elif self.spec.leakage == "drop" and any(self.leak(s, o) for o in self.possible_golds(objs)):
@@ -482,6 +483,22 @@ DEFINITE_CLASSES = frozenset(
     }
 )
 NEEDS_THE = "named without the 'the' its class takes (a river, sea, mountain range: 'named after Rhine')"
+# classes of a group whose name, plural in form, English reads with "the" ("a member of the X-Men", "the Bee
+# Gees"): teams and bands (TEAM_CLASSES) and groups of fictional characters
+GROUP_CLASSES = TEAM_CLASSES | {"Q14514600"}  # group of fictional characters
+PLURAL_GROUP = "a group named in the plural without its 'the' ('a member of X-Men': 'of the X-Men')"
+
+
+def group_named_in_plural(label: str) -> bool:
+    """Whether a group's label is plural in form with no own "The": "Bee Gees", "X-Men" (last part "Men")."""
+    if label[:4] == "The ":
+        return False
+    last = label.split()[-1].split("-")[-1] if label.split() else ""
+    if is_plural_band_name(label) or (last[:1].isupper() and is_plural_band_name(last)):
+        return True
+    low = last.lower()
+    lexicon = english_lexicon()
+    return last[:1].isupper() and low in lexicon.plural_nouns and low not in lexicon.singular_nouns
 
 
 def bare_slot(templates, slot: str) -> bool:
@@ -502,8 +519,23 @@ def unreadable_names(client: SparqlClient, labels: dict[str, str]) -> dict[str, 
     classes: dict[str, set[str]] = defaultdict(set)
     for e, _, kind in facts_of(client, sorted(bare), ["P31"]):
         classes[e].add(kind)
-    return {e: NEEDS_THE for e in bare if classes[e] & DEFINITE_CLASSES}
+    unreadable = {e: NEEDS_THE for e in bare if classes[e] & DEFINITE_CLASSES}
+    unreadable.update(
+        {
+            e: PLURAL_GROUP
+            for e in bare
+            if e not in unreadable and classes[e] & GROUP_CLASSES and group_named_in_plural(labels[e])
+        }
+    )
+    return unreadable
 
+
+# answers of a relation that its templates misstate, by the answer's class (P31), with the reason: Wikidata
+# types the singing voice (Q17172850) as a musical instrument too, but "X plays the voice", "X is a voice
+# player" name nothing one plays (the eighth independent read: a candidate for every P1303 instance)
+EXCLUDED_ANSWER_CLASSES = {
+    "P1303": (frozenset({"Q7390"}), "answer a voice (P31 human voice): 'plays the voice' is no instrument"),
+}
 
 # rows of one query fetching the subjects of several small answers whole (a few answers' worth)
 SMALL_ANSWER_ROWS = 500
@@ -677,6 +709,11 @@ def _admit(
     leaves the space (it is another entity, not a gold of the first one's instances).
     """
     pid, labels, containers = pool.pid, pool.labels, pool.containers
+    if pid in EXCLUDED_ANSWER_CLASSES:
+        reason = EXCLUDED_ANSWER_CLASSES[pid]
+        if any(kind in reason[0] for _, _, kind in facts_of(pool.client, [o], ["P31"])):
+            dropped[f"{pid}: {reason[1]}"] += 1
+            return
     if pid == FAMILY_RELATION and not FAMILY_HEADS.search(labels[o]):
         dropped[f"{pid}: {FAMILY_WITHOUT_HEAD}"] += 1
         return

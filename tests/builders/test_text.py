@@ -355,3 +355,15 @@ def test_a_team_named_by_its_number_is_plural():
     """The seventh read's "49ers, which is located in": a team named by a number is plural, a band named "10cc" is not."""
     assert is_plural_band_name("San Francisco 49ers") and is_plural_band_name("Philadelphia 76ers")
     assert not is_plural_band_name("10cc") and not is_plural_band_name("Nine Inch Nails")
+
+
+def test_a_label_ending_in_apostrophe_s_takes_only_an_apostrophe():
+    """The eighth independent read's "Nelly's's place of death": a label ending in 's takes only '."""
+    assert fill_template("[X]'s place of death was [Y].", "Nelly's", "Athens") == (
+        "Nelly's' place of death was Athens."
+    )
+    assert (
+        fill_template("[X]'s place of death was [Y].", "Nelly", "Athens")
+        == "Nelly's place of death was Athens."
+    )
+    assert fill_template("[X]'s place of death was [Y].", "Nelly’s", "Athens").startswith("Nelly’s' place")

@@ -618,3 +618,60 @@ def test_eighth_read_tense_movement_article_number_and_comma_over_every_fill(
             bad.append(("no closing comma", text))
     relations = set(answers["relation_id"])
     assert fills and relations >= {"P101", "P106", "P135", "P403", "P131"} and bad == []
+
+
+# classes of a group named in the plural that English reads with "the": teams, bands, groups of fictional
+# characters (the slice's P31)
+GROUP_CLASSES = {
+    "Q12973014", "Q847017", "Q476028", "Q13027888", "Q17156793", "Q13393265", "Q4498974", "Q215380",
+    "Q5741069", "Q2088357", "Q14514600",
+}  # fmt: skip
+
+
+def test_ninth_read_instruments_groups_possessives_and_wordings_over_every_fill(
+    read_relations_build, slice_facts
+):
+    """Over every instance x template x answer of the read build, judged from the slice's classes apart from
+    ``fill_template``: no P1303 answer that is a voice (P31 human voice: "X plays voice"), an instrument after
+    "plays"/"playing" has "the" ("plays the organ"); a group (team, band, fictional group) whose label's last
+    part is a plural noun of the lexicon and has no own "The" is read with "the" ("a member of the X-Men");
+    no "'s's"; none of the wordings the read found wrong ("first published", "got published", "first
+    introduced", "used to communicate", P27 in the present tense: "holds citizenship", "is a citizen")."""
+    answers = table(read_relations_build, "answer_spaces")
+    ids = {(r, label): o for r, o, label in answers.select("relation_id", "obj_id", "obj_label").rows()}
+    classes = slice_facts["P31"]
+    lexicon = english_lexicon()
+    voices = [label for (r, label), o in ids.items() if r == "P1303" and "Q7390" in classes.get(o, set())]
+    wrong = re.compile(
+        r"first published|got published|first introduced|used to communicate|holds citizenship|is a citizen|"
+        r"recognizes|'s's"
+    )
+    bad, fills = [], 0
+    for row, answer, text in every_fill(read_relations_build):
+        fills += 1
+        relation = row["relation_id"]
+        if wrong.search(text):
+            bad.append(("wording", text))
+        if relation == "P1303" and re.search(rf"\b(plays|playing) {re.escape(answer)}\b", text):
+            bad.append(("instrument without the", text))
+        for entity, label in ((row["sub_id"], row["sub_label"]), (ids[(relation, answer)], answer)):
+            last = label.split()[-1].split("-")[-1].lower() if label.split() else ""
+            plural = last in lexicon.plural_nouns and last not in lexicon.singular_nouns
+            if classes.get(entity, set()) & GROUP_CLASSES and plural and not label.startswith("The "):
+                at = text.find(label)
+                if at > 0 and text[:at].split()[-1:] != ["the"]:
+                    bad.append(("group without the", text))
+    relations = set(answers["relation_id"])
+    assert fills and relations >= {"P1303", "P463", "P291", "P495", "P1412", "P27"} and voices == []
+    assert bad == [], (len(bad), bad[:8])
+
+
+def test_group_named_in_plural_reads_the_last_part_of_a_hyphenated_name():
+    """'X-Men' is plural by its last part; 'Genesis', 'Royal Society' and 'The Beatles' (its own 'The') are not
+    groups missing their 'the'."""
+    from probesmith.builders.families.relations import group_named_in_plural
+
+    assert group_named_in_plural("X-Men") and group_named_in_plural("Bee Gees")
+    assert not any(
+        group_named_in_plural(n) for n in ("Genesis", "Royal Society", "The Beatles", "Eurocontrol")
+    )
