@@ -136,12 +136,14 @@ class ParaphraseSpec(ProbeSpec):
     aliases: AliasSpec = spec_field(default_factory=AliasSpec, help="Alias bank filters.")
     max_instances: int = spec_field(2000, help="Instances per relation at most (keyed sample).")
     object_types: Mapping[str, tuple[str, ...]] = spec_field(
-        default_factory=lambda: {"P30": ("Q5107",)},
+        default_factory=lambda: {"P30": ("Q5107",), "P136": ("Q188451",)},
         help="Per relation, the Wikidata classes (P31) its objects must be an instance of. P30 takes "
         "continents (Q5107) only: the supercontinents Eurasia and Americas contain Europe, Asia, North "
         "and South America (643 instances of the fourth read had a true containing answer not gold), and a "
         "fictional continent "
-        "(Faerûn, Kara-Tur) is no answer of a real-world relation.",
+        "(Faerûn, Kara-Tur) is no answer of a real-world relation. P136 takes music genres (Q188451) only: "
+        "its patterns are about music ('[X], who plays [Y] music'), and 726 of the 1,885 instances of the v8 "
+        "build had a novel, a film or a sitcom genre ('Mannorð, who plays novel', eighth independent read).",
     )
     object_excluded_types: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {

@@ -657,12 +657,14 @@ def test_seventh_read_aliases_labels_and_patterns(small_paraphrases_build):
 
 @pytest.fixture(scope="module")
 def read_paraphrases_build(tmp_path_factory, wikidata_store):
-    """The relations of the eighth read (P740: a person as subject; P138: "named after Rhine"; P131), built once."""
+    """The relations of the eighth read (P740: a person as subject; P138: "named after Rhine"; P131) and the
+    ninth (P136: non-music genres; P138 "called after"; P27, P495, P1412 wordings), built once."""
     from probesmith.builders.build import build
 
     spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read.yaml"
     spec_path.write_text(
-        "include: paraphrases\nname: paraphrases-read\nrelations: [P740, P138, P131]\nmax_instances: 2000\n"
+        "include: paraphrases\nname: paraphrases-read\nrelations: [P740, P138, P131, P136, P27, P495, P1412]\n"
+        "max_instances: 2000\n"
         f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
     )
     return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases-read")
@@ -703,4 +705,41 @@ def test_eighth_read_subjects_and_articles_over_every_instance(read_paraphrases_
                 before = text[: text.find(label)].split()[-1:]
                 if classes.get(entity, set()) & TAKES_THE and before not in (["the"], ["The"]):
                     bad.append(("no the", text))
-    assert fills and set(instances["relation_id"]) == {"P740", "P138", "P131"} and bad == []
+    assert fills and {"P740", "P138", "P131"} <= set(instances["relation_id"]) and bad == []
+
+
+def test_ninth_read_music_genres_and_wordings_over_every_instance(read_paraphrases_build):
+    """Over every instance x pattern of the read build, judged from the slice's P31 facts (its TSV): every P136
+    answer is a music genre (Q188451: its patterns are about music, "Mannorð, who plays novel"); no pattern
+    says "called after" (P138), "first introduced" (P495), "used to communicate" (P1412) or puts P27 in the
+    present tense ("is a citizen of", "holds citizenship", "recognizes")."""
+    import gzip
+
+    from ...conftest import SHARED_DATA
+
+    classes: dict[str, set[str]] = {}
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            s, p, o = line.split("\t")[:3]
+            if p == "P31":
+                classes.setdefault(s, set()).add(o)
+    instances = table(read_paraphrases_build, "instances")
+    patterns = table(read_paraphrases_build, "patterns")
+    forms = {r: g["template"].to_list() for (r,), g in patterns.group_by("relation_id")}
+    wrong = re.compile(
+        r"called after|first introduced|used to communicate|is a citizen|holds citizenship|has citizenship|"
+        r"recognizes"
+    )
+    bad, fills = [], 0
+    for row in instances.iter_rows(named=True):
+        relation = row["relation_id"]
+        if relation == "P136" and "Q188451" not in classes.get(row["obj_id"], set()):
+            bad.append(("not a music genre", row["sub_label"], row["obj_label"]))
+        for template in forms[relation]:
+            fills += 1
+            text = fill_template(template, row["sub_label"], row["obj_label"])
+            if wrong.search(text):
+                bad.append(("wording", text))
+    assert fills and set(instances["relation_id"]) >= {"P136", "P27", "P495", "P1412", "P138"}
+    assert bad == [], (len(bad), bad[:8])
