@@ -189,8 +189,16 @@ def label_problem(label: str) -> str | None:
     more ending in a full stop after a lower-case word: "Dingiswayo real meaning is ... exile."), brackets
     inside a word ("Frontier(s)", "f(x)": a formula or an optional plural no sentence reads) or a wiki
     namespace ("Category:Pink film"). Names with brackets of their own after a hyphen ("kukharenkoite-(Ce)")
-    are names.
+    are names. Formatting residue (``formatting_residue``: 'Vladimír  Krajina', '... de Béarn , Princesse'), a
+    survey's sky designation ("RAVE J051406.8-400245", whose name NGC 1851 is only an alias) and two words
+    glued at a full stop ("Dr.mark W tilden") are not the names a sentence writes either.
     """
+    if residue := formatting_residue(label):
+        return f"label with {residue}"
+    if _SKY_DESIGNATION.search(label):
+        return "label is a survey's sky designation ('RAVE J051406.8-400245'), not the object's name"
+    if _GLUED_WORDS.search(label):
+        return "label with two words glued at a full stop ('Dr.mark W tilden')"
     if re.search(r"\s\([^()]*\)", label):
         return "label with a disambiguator (parentheses)"
     if re.search(r"[^\W\d_]\(", label):
@@ -203,6 +211,29 @@ def label_problem(label: str) -> str | None:
         return "label is a sentence"
     return None
 
+
+def formatting_residue(text: str) -> str | None:
+    """What an editor's formatting left in a name, or None.
+
+    Two spaces in a row ('Vladimír  Krajina'), a space before a comma or a semicolon ('de Béarn , Princesse'),
+    space at either end, a direction mark (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: 'papa Clemente XIV'
+    with right-to-left marks) or quotes around the whole name ('"El profeta"').
+    """
+    if _DIRECTION_MARKS.search(text):
+        return "a right-to-left or left-to-right mark"
+    if "  " in text or re.search(r"\s[,;]", text) or text != text.strip():
+        return "doubled or stray spaces"
+    if len(text) > 2 and text[0] in "\"'“‘«„" and text[-1] in "\"'”’»“":
+        return "quotes around the whole name"
+    return None
+
+
+_DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# a sky survey's designation by J2000 (or B1950) coordinates: "RAVE J051406.8-400245", "2MASS J05141+4002"
+_SKY_DESIGNATION = re.compile(r"\b[JB]\d{4,}(?:\.\d+)?[+\-−]\d{2,}")
+# a capitalised word, a full stop and a lower-case word of four letters or more with no space: "Dr.mark"
+# (a web name "Booking.com" ends in a top-level domain of two or three letters)
+_GLUED_WORDS = re.compile(r"\b[A-Z][a-z]+\.[a-z]{4,}\b")
 
 # a wiki namespace before a page's title: the label names a page, not the entity ("Category:Pink film")
 _NAMESPACE = re.compile(

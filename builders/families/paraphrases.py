@@ -44,7 +44,7 @@ from probesmith.builders.families.relations import (
     plural_teams,
     unreadable_names,
 )
-from probesmith.builders.names import generic_tokens, label_problem, name_key, name_leak
+from probesmith.builders.names import formatting_residue, generic_tokens, label_problem, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
 from probesmith.builders.sources.catalog import (
@@ -341,8 +341,11 @@ def alias_problem(alias: str, label: str) -> str | None:
     initials only ("J. C." for John Cage, "U.S.S.R"), lower-cased forms of a proper name ("j. diez"),
     language-region codes ("en-uk"), descriptions with a label prefix ("Nickname: Phoenix of Wits") and
     any alias all in lower case under a capitalised label ("xiang gang" for Hong Kong) are not names a
-    sentence would use.
+    sentence would use; nor is one with formatting residue (``names.formatting_residue``: direction marks,
+    doubled spaces, quotes around it: '"El profeta"').
     """
+    if residue := formatting_residue(alias):
+        return f"alias with {residue}"
     words = alias.split()
     if re.search(r"\d", alias) and (re.search(r"\d{4,}", alias) or re.fullmatch(r"[\W\dA-Z]+", alias)):
         return "identifier or code (digits)"

@@ -5,6 +5,7 @@ import pytest
 from probesmith.builders.names import (
     FUNCTION_WORDS,
     generic_tokens,
+    label_problem,
     name_key,
     name_leak,
     name_tokens,
@@ -103,3 +104,24 @@ def test_name_tokens_and_name_key():
 def test_an_acronym_label_is_spelled_out_by_its_alias(label, aliases, shown):
     """Fifth read: "is a member of RSL" (Q1468277)."""
     assert spelled_out(label, aliases) == shown
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Vladimír  Krajina",
+        "Anne de Béarn , Princesse de Broglie",
+        "RAVE J051406.8-400245",
+        "Dr.mark W tilden",
+        "\u200fpapa Clemente XIV",
+        '"El profeta"',
+    ],
+)
+def test_ninth_read_labels_with_residue_or_a_designation_are_no_names(label):
+    """The ninth read's labels: formatting residue, a sky designation, words glued at a full stop."""
+    assert label_problem(label) is not None
+
+
+@pytest.mark.parametrize("label", ["Booking.com", "Amazon.com", "Washington, D.C.", "S.O.B.", "NGC 1851"])
+def test_names_with_full_stops_or_commas_of_their_own_stay(label):
+    assert label_problem(label) is None

@@ -743,3 +743,25 @@ def test_ninth_read_music_genres_and_wordings_over_every_instance(read_paraphras
                 bad.append(("wording", text))
     assert fills and set(instances["relation_id"]) >= {"P136", "P27", "P495", "P1412", "P138"}
     assert bad == [], (len(bad), bad[:8])
+
+
+# formatting residue, written here apart from names.formatting_residue: two spaces, a space before a comma or
+# a semicolon, a direction mark, quotes around the whole name; a survey's J2000 sky designation
+RESIDUE = re.compile('  |\\s[,;]|^\\s|\\s$|[\u200e\u200f\u202a-\u202e\u2066-\u2069]|^["“«].*["”»]$')
+SKY_DESIGNATION = re.compile(r"\b[JB]\d{4,}(\.\d+)?[-+−]\d{2,}")
+
+
+@pytest.mark.parametrize("which", ["small_paraphrases_build", "read_paraphrases_build"])
+def test_ninth_read_no_label_or_verbalization_with_formatting_residue(which, request):
+    """Over every instance's subject and object labels and every kept verbalization of two real builds: no
+    doubled or stray space ('Vladimír  Krajina', '... de Béarn , Princesse'), no direction mark, no quotes
+    around a name ('"El profeta"'), no survey designation as a label ('RAVE J051406.8-400245'), no two words
+    glued at a full stop ('Dr.mark W tilden')."""
+    result = request.getfixturevalue(which)
+    instances = table(result, "instances")
+    aliases = table(result, "aliases")
+    labels = set(instances["sub_label"]) | set(instances["obj_label"])
+    bad = [x for x in labels if RESIDUE.search(x) or SKY_DESIGNATION.search(x)]
+    bad += [x for x in labels if re.search(r"\b[A-Z][a-z]+\.[a-z]{4,}\b", x)]
+    bad += [x for x in aliases["alias"] if RESIDUE.search(x)]
+    assert labels and len(aliases) and bad == []
