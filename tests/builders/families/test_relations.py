@@ -661,8 +661,16 @@ def test_ninth_read_instruments_groups_possessives_and_wordings_over_every_fill(
                 at = text.find(label)
                 if at > 0 and text[:at].split()[-1:] != ["the"]:
                     bad.append(("group without the", text))
+    typed_things = [
+        row["sub_label"]
+        for row in table(read_relations_build, "instances").iter_rows(named=True)
+        if row["relation_id"] in ("P101", "P106")
+        and classes.get(row["sub_id"])
+        and "Q5" not in classes[row["sub_id"]]
+    ]
     relations = set(answers["relation_id"])
     assert fills and relations >= {"P1303", "P463", "P291", "P495", "P1412", "P27"} and voices == []
+    assert typed_things == []  # "Rococo has worked in the field of"
     assert bad == [], (len(bad), bad[:8])
 
 
