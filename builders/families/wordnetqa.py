@@ -139,6 +139,14 @@ class DistractorSpec:
         "`sister_depth` then adds their children.",
         minimum=1,
     )
+    sister_from_by_probe: Mapping[str, int] = spec_field(
+        default_factory=dict,
+        help="`sister_from` per probe (definitions, hypernymy, hyponymy, synonymy) where it should "
+        "differ, e.g. {definitions: 2}: definitions' sisters are then cousins of the concept (they "
+        "share its grandparent, never its parent), as every definitions sister readers defended in "
+        "three reads was a sibling whose gloss says the concept's in other words (swat / slug under "
+        "hit, stand by / help oneself under refrain).",
+    )
     opposite_hops: int = spec_field(4, help="Farthest ISA hop of opposite-direction distractors.")
     depth_band: int | None = spec_field(
         1,
@@ -184,11 +192,20 @@ class DistractorSpec:
     )
 
     def __post_init__(self) -> None:
-        unknown_probes = [p for p in (*self.mix_by_probe, *self.match_gold_length) if p not in PROBE_TYPES]
+        unknown_probes = [
+            p
+            for p in (*self.mix_by_probe, *self.match_gold_length, *self.sister_from_by_probe)
+            if p not in PROBE_TYPES
+        ]
         if unknown_probes:
             raise ValueError(
-                f"distractors.mix_by_probe / match_gold_length: unknown probe {unknown_probes[0]!r}; "
-                f"use {PROBE_TYPES}"
+                f"distractors.mix_by_probe / match_gold_length / sister_from_by_probe: unknown probe "
+                f"{unknown_probes[0]!r}; use {PROBE_TYPES}"
+            )
+        if any(not isinstance(v, int) or v < 1 for v in self.sister_from_by_probe.values()):
+            raise ValueError(
+                "distractors.sister_from_by_probe: each value must be a whole number >= 1 "
+                "(1 = siblings, 2 = cousins), e.g. {definitions: 2}"
             )
         for where, mix in [("mix", self.mix)] + [
             (f"mix_by_probe.{p}", m) for p, m in self.mix_by_probe.items()
@@ -209,6 +226,13 @@ class DistractorSpec:
                 )
         if self.sister_depth < 1 or self.opposite_hops < 1:
             raise ValueError("distractors.sister_depth and distractors.opposite_hops must be >= 1")
+
+    def sister_from_for(self, probe: str) -> int:
+        """How far up ``probe``'s sister family starts (1 = siblings, 2 = cousins).
+
+        Its entry in ``sister_from_by_probe``, else ``sister_from``.
+        """
+        return self.sister_from_by_probe.get(probe, self.sister_from)
 
     def mix_for(self, probe: str) -> dict[str, int]:
         """The distractor mix ``probe`` asks for: its own entry in ``mix_by_probe``, else ``mix``.
@@ -501,10 +525,9 @@ class _Builder:
             self._choice_stems[node] = self.stems.text_stems(self.isa_text(node))
         return not self._shown_stems[c] & self._choice_stems[node]
 
-    def _sister_family_uncached(self, anchor: int) -> tuple[tuple[int, int], ...]:
-        # the nodes `sister_from` hops below the anchor's ancestors `sister_from` hops up: siblings
-        # (1), cousins (2), ...; never the anchor, its ancestors, or (beyond 1) a sibling of it
-        up = self.d.sister_from
+    def _sister_family_uncached(self, anchor: int, up: int) -> tuple[tuple[int, int], ...]:
+        # the nodes `up` hops below the anchor's ancestors `up` hops up: siblings (1), cousins (2),
+        # ...; never the anchor, its ancestors, or (beyond 1) a sibling of it
         top = self.g.ancestors_by_hops(anchor, up)[up]
         siblings = {m for t in top for m in self.g.descendants_by_hops(t, up)[up]} - {anchor}
         if up > 1:
@@ -515,6 +538,8 @@ class _Builder:
         level = sorted(siblings)
         rng = random.Random(stable_hash(self.spec.seed, "family", anchor))
         for depth in range(1, self.d.sister_depth + 1):
+            if up > 1:  # nor, through a second parent, a child of a cousin that is a sibling of it
+                level = [n for n in level if n != anchor and not parents & set(self.g.parents[n])]
             if len(level) > _FAMILY_LEVEL_CAP:
                 level = sorted(rng.sample(level, _FAMILY_LEVEL_CAP))
             members.extend((n, depth) for n in level)
@@ -869,7 +894,10 @@ class _Builder:
                 )
 
         neighbours: list = []  # definitions and synonymy: every ISA relative of c is also right
-        sisters_of_c = [(n, d, "sister") for n, d in self._sister_family(c)]
+
+        def sisters_of_c(probe: str) -> list[tuple[int, int, str]]:
+            return [(n, d, "sister") for n, d in self._sister_family(c, self.d.sister_from_for(probe))]
+
         if "definitions" in spec.probes:
             if context is None:
                 self.dropped["definitions: no example sentence contains the word"] += 1
@@ -890,7 +918,7 @@ class _Builder:
                         0,
                         c,
                         lambda q: gloss,
-                        {"sister": sisters_of_c, "opposite": neighbours},
+                        {"sister": sisters_of_c("definitions"), "opposite": neighbours},
                         {c},
                         lambda n: g.glosses[n],
                         lambda t: normalize_choice(t) != normalize_choice(gloss) and not names_word(t),
@@ -905,7 +933,7 @@ class _Builder:
                 0,
                 c,
                 lambda q: None if any(self.says(q, x) for x in g.lemmas[c]) else self.lemmas_text(c),
-                {"sister": sisters_of_c, "opposite": neighbours},
+                {"sister": sisters_of_c("synonymy"), "opposite": neighbours},
                 {c},
                 self.lemmas_text,
                 lambda t: not own & {x.strip().lower() for x in t.split(",")},
@@ -963,7 +991,10 @@ class _Builder:
                 g.ancestors_by_hops(c, spec.max_hops),
                 {c} | g.all_ancestors(c),
                 self._isa_pool(c, "down"),
-                lambda gold: [(n, d, "sister") for n, d in self._sister_family(gold)],
+                lambda gold: [
+                    (n, d, "sister")
+                    for n, d in self._sister_family(gold, self.d.sister_from_for("hypernymy"))
+                ],
             )
         if "hyponymy" in spec.probes:  # sisters of the concept; its hypernyms are wrong
             # the concept's parent family is refused whole (parent_family): siblings never pass, so
@@ -975,7 +1006,7 @@ class _Builder:
                     levels,
                     {c} | g.all_descendants(c),
                     self._isa_pool(c, "up"),
-                    lambda gold: sisters_of_c,
+                    lambda gold: sisters_of_c("hyponymy"),
                 )
         return out
 

@@ -53,6 +53,19 @@ def sister_family(graph, anchor, depth):
     return {n for p in graph.parents[anchor] for n in graph.descendants_by_hops(p, depth)[depth]} - {anchor}
 
 
+def is_cousin_family(graph, anchor, node, depth):
+    """`sister_from: 2`: ``node`` is a cousin of ``anchor`` (a shared grandparent, no shared parent), or
+    (depth 2) a child of one."""
+    if depth > 1:
+        return any(is_cousin_family(graph, anchor, p, depth - 1) for p in graph.parents[node])
+    return (
+        node != anchor
+        and not set(graph.parents[node]) & set(graph.parents[anchor])
+        and bool(graph.ancestors_by_hops(node, 2)[2] & graph.ancestors_by_hops(anchor, 2)[2])
+        and node not in graph.all_ancestors(anchor)
+    )
+
+
 def test_build_has_every_config_and_split(small_wordnet_build):
     tables = small_wordnet_build.manifest["tables"]
     assert {k.split("/")[0] for k in tables} == set(CONFIGS)
@@ -123,7 +136,11 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph, morphy):
                 assert node in g.descendants_by_hops(c, hops)[hops]
             elif kind == "sister":
                 anchor = g.index[gold_concept] if probe == "hypernymy" else c
-                assert node in sister_family(g, anchor, hops), (row["id"], concept, hops)
+                if probe == "definitions":  # cousins since v11: no sibling of the concept
+                    assert is_cousin_family(g, anchor, node, hops), (row["id"], concept, hops)
+                    assert not set(g.parents[node]) & set(g.parents[anchor]), (row["id"], concept)
+                else:
+                    assert node in sister_family(g, anchor, hops), (row["id"], concept, hops)
             else:
                 assert kind in ("random", "popular") and hops is None
                 assert g.pos[node] == row["pos"]

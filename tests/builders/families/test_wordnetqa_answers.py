@@ -421,7 +421,19 @@ def test_no_wordnet_example_keeps_backtick_quotes(wordnet_graph):
         ("(Greek mythology) a nymph", "a nymph"),
         ("(of a ship) to move sideways", "(of a ship) to move sideways"),  # narrows the gloss: kept
         ("(in India) a hut", "(in India) a hut"),
-        ('(often followed by "of") a large number', '(often followed by "of") a large number'),
+        # usage notes (issue 24, v10 read): how the word is used, not what it means: removed
+        ('(often followed by "of") a large number', "a large number"),
+        ('(usually preceded by "in") a particular course', "a particular course"),
+        ('(with "in") a situation', "a situation"),
+        ("(used only in combinations) the sound", "the sound"),
+        ("(used only in combination) a hook", "a hook"),
+        ("(used with negation) any at all", "any at all"),
+        ("(always used with a modifier) temporary loss", "temporary loss"),
+        ("(used with a singular noun) a set", "a set"),
+        ('(often used with "pay") attention', "attention"),
+        ("(a dated Briticism) a boy", "a boy"),
+        ("(used of persons) a thing", "(used of persons) a thing"),  # narrows the gloss: kept
+        ("(when capitalized) a cult", "(when capitalized) a cult"),
         ("(HClO3) a strong acid", "(HClO3) a strong acid"),
         ("(law)", "(law)"),  # nothing but the label: kept whole
         ("a gas (at room temperature)", "a gas (at room temperature)"),
@@ -431,6 +443,16 @@ def test_a_glosss_label_is_taken_away(gloss, shown):
     assert strip_domain_label(gloss) == shown
     assert bool(gloss_residue(f"x: {gloss}")) is (shown != gloss)
     assert bool(question_residue(f'Which words name "{gloss}"?')) is (shown != gloss)
+
+
+def test_no_wordnet_gloss_keeps_a_usage_note(wordnet_graph):
+    """Over every noun and verb gloss: no usage note on how the word is used ("(used with negation)",
+    "(often followed by "of")", "(with "in")") starts it once labels are taken away; 12 glosses had one."""
+    note = re.compile(r'^\((?:[a-z]+ )?(?:used (?:only )?(?:with|in) |followed by |preceded by |with ")')
+    before = [g for g in wordnet_graph.glosses if note.match(g)]
+    assert len(before) >= 12, before
+    left = [g for g in before if note.match(strip_domain_label(g))]
+    assert not left, left
 
 
 def test_no_wordnet_gloss_shows_quotation_residue(wordnet_graph):
