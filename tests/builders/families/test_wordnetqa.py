@@ -13,7 +13,7 @@ from probesmith.builders.families.wordnetqa_answers import DOMAIN_LABEL, questio
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources.wordnet import REQUIRED_FILES, WordNetSource
 from probesmith.builders.text import contains_word, normalize_choice
-from probesmith.errors import SourceError
+from probesmith.errors import SourceError, SpecError
 from probesmith.schemas.manifest import verify_folder
 from probesmith.schemas.parquet import read_parquet
 
@@ -295,6 +295,26 @@ def test_sister_distractors_at_cousin_distance(tmp_path, wordnet_graph):
                 assert not set(g.parents[node]) & set(g.parents[gold]), (row["id"], name)
                 assert set(g.ancestors_by_hops(node, 2)[2]) & grandparents, (row["id"], name)
     assert sisters > 100
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("{defs: 2}", r"unknown probe 'defs'; use \('definitions'"),
+        ("{definitions: 0}", r"sister_from_by_probe: each value must be a whole number >= 1"),
+    ],
+)
+def test_a_bad_sister_from_by_probe_is_named_with_its_fix(tmp_path, setting, message):
+    spec_path = tmp_path / "bad.yaml"
+    spec_path.write_text(f"include: wordnet\nname: bad\ndistractors:\n  sister_from_by_probe: {setting}\n")
+    with pytest.raises(SpecError, match=message):
+        load_spec(spec_path)
+
+
+def test_the_default_spec_draws_definitions_sisters_at_cousin_distance():
+    spec = load_spec("wordnet")
+    assert spec.distractors.sister_from_for("definitions") == 2
+    assert spec.distractors.sister_from_for("hypernymy") == spec.distractors.sister_from == 1
 
 
 def wordnet_copy(tmp_path):
