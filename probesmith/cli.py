@@ -19,9 +19,7 @@ from pathlib import Path
 from probesmith import __version__
 from probesmith.builders.build import BuildResult, build, build_all, result_line, summary_markdown_table
 from probesmith.builders.data import check_sources, prepare_sources
-from probesmith.builders.families.relations import export_bear, import_bear
-from probesmith.builders.families.rules import export_depedit
-from probesmith.builders.registry import families, get_family, resolve_spec
+from probesmith.builders.registry import Converter, families, get_family, resolve_spec
 from probesmith.builders.sources import snapshot_wikidata
 from probesmith.builders.sources.wikidata import load_store
 from probesmith.builders.sources.wikidata_dump import slice_dump
@@ -437,16 +435,9 @@ def _parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", help="Export a build to another project's layout.")
     export_commands = export.add_subparsers(title="formats")
-    bear = export_commands.add_parser("bear", help="A relations build to BEAR / lm-pub-quiz (P*.jsonl).")
-    bear.add_argument("folder", type=Path)
-    bear.add_argument("--out", type=Path, required=True)
-    _add_force(bear, "--out")
-    bear.set_defaults(run=_run_export_bear)
-    depedit = export_commands.add_parser("depedit", help="A rules build to DepEdit's JSONL.")
-    depedit.add_argument("folder", type=Path)
-    depedit.add_argument("--out", type=Path, required=True, help="FILE.jsonl")
-    _add_force(depedit, "--out")
-    depedit.set_defaults(run=_run_export_depedit)
+    for family in families().values():  # each family's own formats, as it registered them
+        for converter in family.exporters.values():
+            _add_converter(export_commands, converter, family.name)
     harness = export_commands.add_parser(
         "lm-eval", help="A multiple-choice or relations build to lm-evaluation-harness tasks."
     )
@@ -460,11 +451,9 @@ def _parser() -> argparse.ArgumentParser:
     harness.set_defaults(run=_run_export_lm_eval)
     importer = commands.add_parser("import", help="Import another project's layout as a build folder.")
     import_commands = importer.add_subparsers(title="formats")
-    bear_in = import_commands.add_parser("bear", help="BEAR / lm-pub-quiz layout to a relations build.")
-    bear_in.add_argument("folder", type=Path)
-    bear_in.add_argument("--out", type=Path, required=True)
-    _add_force(bear_in, "--out")
-    bear_in.set_defaults(run=_run_import_bear)
+    for family in families().values():
+        for converter in family.importers.values():
+            _add_converter(import_commands, converter, family.name)
 
     review = commands.add_parser(
         "review-sample",
@@ -669,13 +658,18 @@ def _run_wikidata_slice(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_export_bear(args: argparse.Namespace) -> int:
-    print(f"BEAR layout written to {export_bear(args.folder, args.out, force=args.force)}")
-    return 0
+def _add_converter(commands: argparse._SubParsersAction, converter: Converter, family: str) -> None:
+    """``probesmith export|import NAME FOLDER --out OUT [--force]`` for a family's converter."""
+    command = commands.add_parser(converter.name, help=f"{converter.help} ({family})")
+    command.add_argument("folder", type=Path)
+    command.add_argument("--out", type=Path, required=True, help=converter.out_help)
+    _add_force(command, "--out")
+    command.set_defaults(run=_run_converter, converter=converter)
 
 
-def _run_export_depedit(args: argparse.Namespace) -> int:
-    print(f"DepEdit JSONL written to {export_depedit(args.folder, args.out, force=args.force)}")
+def _run_converter(args: argparse.Namespace) -> int:
+    written = args.converter.run(args.folder, args.out, force=args.force)
+    print(args.converter.done(written, args.out))
     return 0
 
 
@@ -686,12 +680,6 @@ def _run_export_lm_eval(args: argparse.Namespace) -> int:
     print(f"{len(summary['tasks'])} lm-eval tasks written to {args.out}; which command gives which number:")
     for entry in summary["commands"]:
         print(f"  {entry['number']}:\n    {entry['command']}")
-    return 0
-
-
-def _run_import_bear(args: argparse.Namespace) -> int:
-    manifest = import_bear(args.folder, args.out, force=args.force)
-    print(f"{args.out}: {manifest['tables']['instances/test']['rows']:,} instances imported")
     return 0
 
 

@@ -39,14 +39,16 @@ from tqdm.auto import tqdm
 from probesmith.builders.data import data_path
 from probesmith.builders.families.relations import (
     CONTAINMENT,
+    LOWER_CASE_PERSON,
     PLURAL_TEAM,
     bare_slot,
+    lower_case_people,
     plural_teams,
     unreadable_names,
 )
 from probesmith.builders.names import formatting_residue, generic_tokens, label_problem, name_key, name_leak
 from probesmith.builders.registry import FamilyOutput, register_family
-from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
+from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.sources.catalog import (
     DEFAULT_CATALOG,
     is_object_final,
@@ -68,6 +70,7 @@ from probesmith.builders.sources.wikidata_queries import (
 from probesmith.builders.text import fill_template, filled_problem, pattern_form, template_key, word_tokens
 from probesmith.builders.textcheck import apply_fixes
 from probesmith.builders.validity import rules_table
+from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
@@ -641,6 +644,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
         measure, degree = popularity(client, subjects)
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
         teams = plural_teams(client, {s: labels[s] for s in subjects})
+        # a person labelled with no capital ('w.r. hearst'), as relations drop them
+        uncapitalised = lower_case_people(client, {s: labels[s] for s in subjects})
         # a subject or object the patterns put in a slot with no "the" whose class takes one ("named after
         # Rhine")
         unreadable = {
@@ -685,6 +690,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                 dropped[f"{relation}: {MISREAD_NAME}"] += 1
             elif s in teams:  # "Chicago Cubs plays baseball": a label alone gives no "the" nor "play"
                 dropped[f"{relation}: {PLURAL_TEAM}"] += 1
+            elif s in uncapitalised:
+                dropped[f"{relation}: {LOWER_CASE_PERSON}"] += 1
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1

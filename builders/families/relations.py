@@ -57,9 +57,20 @@ import polars as pl
 from tqdm.auto import tqdm
 
 from probesmith.builders.families.bear import BEAR_RELATIONS
+from probesmith.builders.families.relations_validity import (
+    relation_validity_markdown,
+    relation_validity_report,
+)
 from probesmith.builders.names import generic_tokens, label_problem, name_key, name_leak, spelled_out
-from probesmith.builders.registry import FamilyOutput, register_family, single_split_tables
-from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
+from probesmith.builders.registry import (
+    Converter,
+    FamilyOutput,
+    register_exporter,
+    register_family,
+    register_importer,
+    single_split_tables,
+)
+from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.sources.catalog import (
     DEFAULT_CATALOG,
     Relation,
@@ -94,7 +105,7 @@ from probesmith.builders.text import (
     pattern_form,
     takes_definite_article,
 )
-from probesmith.builders.validity import relation_validity_markdown, relation_validity_report
+from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
@@ -1277,3 +1288,23 @@ def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False
             },
             f"{len(relations)} relations imported.",
         )
+
+
+register_exporter(
+    "relations",
+    Converter(
+        "bear",
+        "A relations build to BEAR / lm-pub-quiz (P*.jsonl).",
+        export_bear,
+        lambda written, out: f"BEAR layout written to {written}",
+    ),
+)
+register_importer(
+    "relations",
+    Converter(
+        "bear",
+        "BEAR / lm-pub-quiz layout to a relations build.",
+        import_bear,
+        lambda manifest, out: f"{out}: {manifest['tables']['instances/test']['rows']:,} instances imported",
+    ),
+)

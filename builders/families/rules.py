@@ -52,9 +52,9 @@ from pathlib import Path
 
 import polars as pl
 
-from probesmith.builders.registry import FamilyOutput, register_family
+from probesmith.builders.registry import Converter, FamilyOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
-from probesmith.builders.sources import WikidataSpec, open_wikidata, wikidata_output
+from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog, load_name_classes
 from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import (
@@ -72,6 +72,7 @@ from probesmith.builders.sources.wikidata_queries import (
 )
 from probesmith.builders.text import fill_template, is_plural_band_name
 from probesmith.builders.validity import rules_table
+from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import ProbesmithError, SourceError, SpecError
 from probesmith.probes.spec import ProbeSpec, read_spec_yaml, resolve_spec_path, spec_field
 from probesmith.schemas.card import CardInfo
@@ -1312,3 +1313,15 @@ def generate_rules(spec: RulesSpec) -> FamilyOutput:
         inverse_relations=inverses,
         mining=mining,
     )
+
+
+register_exporter(
+    "rules",
+    Converter(
+        "depedit",
+        "A rules build to DepEdit's JSONL.",
+        export_depedit,
+        lambda written, out: f"DepEdit JSONL written to {written}",
+        out_help="FILE.jsonl",
+    ),
+)

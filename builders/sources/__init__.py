@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from probesmith.builders.registry import FamilyOutput, single_split_tables
-from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog
+from probesmith.builders.sources.catalog import load_catalog
 from probesmith.builders.sources.wikidata import (
     DEFAULT_USER_AGENT,
     PREFIXES,
@@ -40,7 +39,6 @@ from probesmith.builders.sources.wikidata_queries import batched_select as batch
 from probesmith.builders.sources.wikidata_snapshot import (
     describe_snapshot,
     end_time_qualifiers,
-    snapshot_markdown,
     snapshot_sidecar,
 )
 from probesmith.builders.sources.wordnet import data_home
@@ -308,40 +306,3 @@ def _write_sidecar(path: Path, sidecar: dict) -> None:
             return
     text = json.dumps({**sidecar, "written_by": SIDECAR_WRITER}, indent=1, sort_keys=True) + "\n"
     write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def wikidata_output(
-    card, source: dict, queries: list[dict], configs: dict, *, summary, dropped, validity, **manifest
-) -> FamilyOutput:
-    """The ``FamilyOutput`` of a Wikidata family: its one-split tables, its source and every query.
-
-    ``configs`` maps config -> (schema, rows), one ``test`` split each. The manifest records the
-    source's provenance, each query (text hash, rows, seconds) and ``manifest``'s other entries
-    (``popularity_measure``, ``inverse_relations``).
-    """
-    from dataclasses import replace
-
-    labels = {pid: relation.label for pid, relation in load_catalog(DEFAULT_CATALOG).items()}
-    section = snapshot_markdown(source, _relations_of(configs), labels)
-    card = replace(card, extra_sections=(("Snapshot and time", section), *card.extra_sections))
-    return FamilyOutput(
-        card,
-        {"wikidata": source},
-        tables=single_split_tables(configs),
-        summary=summary,
-        dropped=dropped,
-        validity=validity,
-        manifest_extra={"queries": queries, **manifest},
-    )
-
-
-def _relations_of(configs: dict) -> list[str]:
-    """The Wikidata relations a build's tables hold (``relation_id``, ``relation``, rule atoms)."""
-    found: set[str] = set()
-    for _, rows in configs.values():
-        for row in rows:
-            for key in ("relation_id", "relation", "r1", "r2", "r3"):
-                value = row.get(key)
-                if isinstance(value, str) and value:
-                    found.add(value.removesuffix("^-1"))
-    return sorted(pid for pid in found if pid.startswith("P") and pid[1:].isdigit())

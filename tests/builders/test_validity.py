@@ -102,7 +102,7 @@ def test_relation_rules_find_a_planted_name_leak_and_an_answer_named_like_a_gold
     """relation_validity_report with the names of every entity: a subject sharing a short token with
     its gold's alias, an answer bearing a gold's alias left out of the golds, and two answers of a
     space with a common alias are each found."""
-    from probesmith.builders.validity import relation_validity_report
+    from probesmith.builders.families.relations_validity import relation_validity_report
 
     def row(sub, label, obj, obj_label, idx, golds):
         return {

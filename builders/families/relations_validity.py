@@ -1,0 +1,195 @@
+"""The relations family's validity rules, checked on every row of a relations build.
+
+Computed from the rows as written (instances, answer spaces, templates): each rule with its
+violations and examples per relation, the constant-answer baseline and BEAR's coverage;
+``validity.json`` holds the report and the card renders it (``relation_validity_markdown``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from typing import Any
+
+from probesmith.builders.names import name_key, name_leak
+from probesmith.builders.text import fill_template, filled_problem, names_nested, template_key
+from probesmith.builders.validity import rules_table
+
+RELATION_RULES = {
+    "balanced": "within a relation every answer is the gold of the same number of instances",
+    "gold_listed": "the sampled gold is among the instance's golds and answer_idx points to it",
+    "unique_subjects": "no subject appears twice within a relation",
+    "no_leak": "the subject's label and aliases share no name token (a word of two letters or more, a number "
+    "of three digits or more, letters joined by '&' or a run of two or more initials; a single letter, "
+    "function words and legal forms such as 'LLC' are none), nor a name stem, nor a compound part (a "
+    "token of five letters or more, no English word, that begins or ends a longer token of the other "
+    "side: 'Venediger Group' / 'Großvenediger') with the label or an alias of a gold of its answer "
+    "space, case, diacritics and 'ß'/'ss' folded; function words and the relation's generic "
+    "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
+    "equal_answers": "no answer of a space whose label is a name (label or alias, case and diacritics "
+    "aside) of one of the instance's golds is left out of its golds",
+    "distinct_answers": "no two answers of a space share a name (label or alias) or nest one label in "
+    "the other",
+    "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
+    "templates": "every relation has at least 3 distinct templates",
+    "templates_read": "no template doubles a word or an article when filled with an instance as probesmith "
+    "fills it (`fill_template`: the article agreed with the label, a word the label repeats said once; a "
+    "BEAR export leaves out the templates a plain [Y] replacement would misread)",
+}
+
+
+def relation_validity_report(
+    instances: list[dict],
+    answers: list[dict],
+    templates: list[dict],
+    *,
+    margin: float,
+    coverage: list[dict],
+    dropped: dict[str, int],
+    names: dict[str, list[str]] | None = None,
+    generic: dict[str, frozenset[str]] | None = None,
+) -> dict[str, Any]:
+    """The validity report of a relations build, computed from its rows (see the module docstring).
+
+    ``names`` holds the label and aliases of every subject, gold and answer (without it, the
+    rows' labels and subject aliases), ``generic`` each relation's generic name tokens.
+    """
+    names = dict(names or {})
+    for row in instances:
+        names.setdefault(row["sub_id"], [row["sub_label"], *row["sub_aliases"]])
+        names.setdefault(row["obj_id"], [row["obj_label"]])
+    for row in answers:
+        names.setdefault(row["obj_id"], [row["obj_label"]])
+    generic = generic or {}
+
+    by_relation: dict[str, list[dict]] = defaultdict(list)
+    for row in instances:
+        by_relation[row["relation_id"]].append(row)
+    spaces: dict[str, list[dict]] = defaultdict(list)
+    for row in answers:
+        spaces[row["relation_id"]].append(row)
+    patterns: dict[str, set[str]] = defaultdict(set)
+    texts: dict[str, list[str]] = defaultdict(list)
+    for row in templates:
+        patterns[row["relation_id"]].add(template_key(row["template"]))
+        texts[row["relation_id"]].append(row["template"])
+    relations = {}
+    for pid, rows in sorted(by_relation.items()):
+        space = sorted(spaces[pid], key=lambda a: a["answer_idx"])
+        ids = [a["obj_id"] for a in space]
+        violations: Counter = Counter()
+        examples: dict[str, list] = defaultdict(list)
+        per_answer = Counter(row["obj_id"] for row in rows)
+        if len(set(per_answer.values())) != 1 or set(per_answer) != set(ids):
+            violations["balanced"] += 1
+        generic_here = frozenset(generic.get(pid, ()))
+        answer_keys = {a: {name_key(n) for n in names[a]} - {""} for a in ids}
+        for row in rows:
+            if row["obj_id"] not in row["gold_obj_ids"] or ids[row["answer_idx"]] != row["obj_id"]:
+                violations["gold_listed"] += 1
+                examples["gold_listed"].append(row["sub_id"])
+            golds = [g for g in row["gold_obj_ids"] if g in names]
+            sub_names = names[row["sub_id"]]
+            leaks = {g: name_leak(sub_names, names[g], generic_here) for g in golds if g in answer_keys}
+            if any(leaks.values()):
+                violations["no_leak"] += 1
+                g, shared = next((g, t) for g, t in leaks.items() if t)
+                examples["no_leak"].append([row["sub_label"], names[g][0], sorted(shared)])
+            gold_keys = {name_key(n) for g in golds for n in names[g]} - {""}
+            unmarked = [a for a in ids if a not in row["gold_obj_ids"] and name_key(names[a][0]) in gold_keys]
+            if unmarked:
+                violations["equal_answers"] += 1
+                examples["equal_answers"].append([row["sub_label"], row["obj_label"], names[unmarked[0]][0]])
+        violations["unique_subjects"] = len(rows) - len({row["sub_id"] for row in rows})
+        for a, b in itertools.combinations(space, 2):
+            if answer_keys[a["obj_id"]] & answer_keys[b["obj_id"]] or names_nested(
+                a["obj_label"], b["obj_label"]
+            ):
+                violations["distinct_answers"] += 1
+                examples["distinct_answers"].append([a["obj_label"], b["obj_label"]])
+        golds_in_space = [set(row["gold_obj_ids"]) & set(ids) for row in rows]
+        shares = {a: sum(a in g for g in golds_in_space) / len(rows) for a in ids}
+        constant = max(shares.values())
+        uniform = 1 / len(ids)
+        if constant > uniform + margin + 1e-9:
+            violations["constant_answer"] += 1
+        if len(patterns[pid]) < 3:
+            violations["templates"] += 1
+        for row in rows:
+            for template in texts[pid]:
+                statement = fill_template(template, row["sub_label"], row["obj_label"])
+                if filled_problem(statement, row["sub_label"], row["obj_label"]):
+                    violations["templates_read"] += 1
+                    examples["templates_read"].append(statement)
+        relations[pid] = {
+            "instances": len(rows),
+            "answers": len(ids),
+            "multi_gold_instances": sum(len(g) > 1 for g in golds_in_space),
+            "constant_answer": round(constant, 4),
+            "uniform": round(uniform, 4),
+            "generic_tokens": sorted(generic_here),
+            "rules": {
+                rule: {"violations": violations[rule], "examples": examples[rule][:3]}
+                for rule in RELATION_RULES
+            },
+            "dropped": {
+                r.split(": ", 1)[1]: n for r, n in sorted(dropped.items()) if r.startswith(f"{pid}:")
+            },
+        }
+    return {
+        "rules": RELATION_RULES,
+        "constant_margin": margin,
+        "totals": {
+            rule: sum(entry["rules"][rule]["violations"] for entry in relations.values())
+            for rule in RELATION_RULES
+        },
+        "instances": len(instances),
+        "multi_gold_instances": sum(entry["multi_gold_instances"] for entry in relations.values()),
+        "relations": relations,
+        "coverage": coverage,
+    }
+
+
+def relation_validity_markdown(report: dict[str, Any], popularity_note: str) -> str:
+    """The card's validity section of a relations build: rules, the constant baseline, coverage."""
+    lines = rules_table(
+        f"Checked on every one of the {report['instances']:,} instances (`validity.json` has each "
+        "relation's counts and examples):",
+        RELATION_RULES,
+        report["totals"],
+    )
+    worst = max(report["relations"].items(), key=lambda kv: kv[1]["constant_answer"] - kv[1]["uniform"])
+    lines += [
+        "",
+        f"Golds: `gold_obj_ids` lists every object the source gives the subject among the relation's "
+        f"object types (the catalog's `object_types`: an object of another class, as a province for a "
+        f"capital of P1376, is left out; the answer space is drawn from the same types, so such an "
+        f"object is never an answer and scoring is unaffected), and the answers of the "
+        f"space that contain one of them by a containment fact the source records (the spec's `containment` "
+        f"relations, transitively: Dortmund -> Germany; where the source records none, as for Trinity "
+        f"College, Cambridge and the University of Cambridge in the shared slice, the answer is no gold; "
+        f"not checked: two answers of one space nested in the world but not in the source, as P4552's "
+        f"Catskill Mountains in the Appalachian Mountains or P171's Lamiaceae in Lamiales), "
+        f"bear one of their names (label or alias) "
+        f"or, for occupations, are a direct class of one (Writer for a poet). "
+        f"{report['multi_gold_instances']:,} "
+        "instances have more than one gold inside their answer space; any of them counts as correct.",
+        "",
+        f"Constant-answer baseline (always answer the most frequent gold): at most uniform + "
+        f"{report['constant_margin']} in every relation; the largest excess is {worst[0]}'s "
+        f"({worst[1]['constant_answer']:.3f} vs uniform {worst[1]['uniform']:.3f}).",
+        "",
+        "What is **not** checked on every item: that a subject is not also a true instance of an answer "
+        "the source does not list for it (Wikidata is incomplete; a missing fact reads as a wrong "
+        "answer), and nesting the source's containment relations do not record (the card's rule uses "
+        "the names as a second net).",
+        "",
+        popularity_note,
+        "",
+        "Coverage of BEAR's 60 relations (Wiland et al. 2024):",
+        "",
+        "| relation | status |",
+        "|---|---|",
+    ]
+    lines += [f"| {row['relation_id']} | {row['status']} |" for row in report["coverage"]]
+    return "\n".join(lines)
