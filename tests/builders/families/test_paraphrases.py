@@ -712,7 +712,8 @@ def test_ninth_read_music_genres_and_wordings_over_every_instance(read_paraphras
     """Over every instance x pattern of the read build, judged from the slice's P31 facts (its TSV): every P136
     answer is a music genre (Q188451: its patterns are about music, "Mannorð, who plays novel"); no pattern
     says "called after" (P138), "first introduced" (P495), "used to communicate" (P1412) or puts P27 in the
-    present tense ("is a citizen of", "holds citizenship", "recognizes")."""
+    present tense ("is a citizen of", "holds citizenship", "recognizes"); no person labelled with no capital
+    ("w.r. hearst")."""
     import gzip
 
     from ...conftest import SHARED_DATA
@@ -736,6 +737,10 @@ def test_ninth_read_music_genres_and_wordings_over_every_instance(read_paraphras
         relation = row["relation_id"]
         if relation == "P136" and "Q188451" not in classes.get(row["obj_id"], set()):
             bad.append(("not a music genre", row["sub_label"], row["obj_label"]))
+        if "Q5" in classes.get(row["sub_id"], set()) and not any(
+            c.isupper() or c.isdigit() for c in row["sub_label"]
+        ):
+            bad.append(("a person labelled with no capital", row["sub_label"]))
         for template in forms[relation]:
             fills += 1
             text = fill_template(template, row["sub_label"], row["obj_label"])
