@@ -100,10 +100,28 @@ def _release_display(probe: str, text: str) -> str:
     return f"{match.group(1)}: {match.group(2)}" if match and probe in ("hypernymy", "hyponymy") else text
 
 
+def has_sibling_distractor(row: dict, graph) -> bool:
+    """A distractor shares a direct hypernym with the anchor: the gold in hypernymy, else the concept.
+
+    Every definitions distractor readers defended in three reads (issue 24: swat beside slug under
+    hit, stand by beside help oneself under refrain) was such a sibling of the concept.
+    """
+    names = row["choice_concepts"]
+    anchor = names[row["answer_index"]] if row["probe"] == "hypernymy" else row["concept"]
+    if anchor not in graph.index:
+        return False
+    parents = set(graph.parents[graph.index[anchor]])
+    return any(
+        i != row["answer_index"] and n in graph.index and parents & set(graph.parents[graph.index[n]])
+        for i, n in enumerate(names)
+    )
+
+
 def measure(rows: list[dict], checks: WordNetItemChecks) -> dict:
     """Share of items breaking each rule, and of items with each second-answer reason."""
     reasons: Counter = Counter()
     broken: Counter = Counter()
+    broken["sibling"] = sum(has_sibling_distractor(row, checks.graph) for row in rows)
     for found in checks.check(rows):
         broken.update({rule for rule, _ in found})
         details = {detail for rule, detail in found if rule == "one_right_answer"}
@@ -122,6 +140,8 @@ def measure(rows: list[dict], checks: WordNetItemChecks) -> dict:
         "given_away": round(broken["not_given_away"] / n, 4),
         # a choice shows residue of WordNet's quotations (rule clean_text, issue 24 round 5)
         "residue": round(broken["clean_text"] / n, 4),
+        # a distractor is a sibling of the concept (hypernymy: of the gold), issue 24 round 9
+        "sibling": round(broken["sibling"] / n, 4),
         "by_reason": {r: round(c / n, 4) for r, c in sorted(reasons.items())},
     }
 
@@ -152,13 +172,13 @@ def main() -> None:
             }
     print(
         f"{'data':40} {'items':>7} {'2nd answer':>10} {'by graph':>9} {'reader':>7} {'given away':>10} "
-        f"{'residue':>8}  by reason"
+        f"{'residue':>8} {'sibling':>8}  by reason"
     )
     for name, r in results.items():
         extra = f" unmapped {r['unmapped']}" if "unmapped" in r else ""
         print(
             f"{name:40} {r['items']:>7} {r['second_answer']:>10.2%} {r['by_graph']:>9.2%} "
-            f"{r['reader_only']:>7.2%} {r['given_away']:>10.2%} {r['residue']:>8.2%}  {r['by_reason']}{extra}"
+            f"{r['reader_only']:>7.2%} {r['given_away']:>10.2%} {r['residue']:>8.2%} {r['sibling']:>8.2%}  {r['by_reason']}{extra}"
         )
     print(json.dumps(results))
 

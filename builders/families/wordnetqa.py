@@ -525,6 +525,10 @@ class _Builder:
             self._choice_stems[node] = self.stems.text_stems(self.isa_text(node))
         return not self._shown_stems[c] & self._choice_stems[node]
 
+    def _siblings(self, node: int) -> set[int]:
+        """The synsets that share a direct hypernym with ``node`` (not ``node`` itself)."""
+        return {m for p in self.g.parents[node] for m in self.g.children[p]} - {node}
+
     def _sister_family_uncached(self, anchor: int, up: int) -> tuple[tuple[int, int], ...]:
         # the nodes `up` hops below the anchor's ancestors `up` hops up: siblings (1), cousins (2),
         # ...; never the anchor, its ancestors, or (beyond 1) a sibling of it
@@ -919,7 +923,8 @@ class _Builder:
                         c,
                         lambda q: gloss,
                         {"sister": sisters_of_c("definitions"), "opposite": neighbours},
-                        {c},
+                        # at cousin distance no sibling of the concept comes in as a random gloss either
+                        {c} | self._siblings(c) if self.d.sister_from_for("definitions") > 1 else {c},
                         lambda n: g.glosses[n],
                         lambda t: normalize_choice(t) != normalize_choice(gloss) and not names_word(t),
                         band=(self.definable(pos), lambda n: True)
