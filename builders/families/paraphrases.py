@@ -302,17 +302,27 @@ def checked_patterns(relation: str, bank: list[dict], subject: str, obj: str, dr
     return kept
 
 
-def pattern_edges(relation: str, graphs: str, patterns: list[dict]) -> list[dict]:
-    """ParaRel's graph edges between this relation's patterns, typed."""
+def pattern_edges(relation: str, graphs: str, patterns: list[dict], fixes: str = "") -> list[dict]:
+    """ParaRel's graph edges between this relation's patterns, typed.
+
+    An edge's ends are read through the same ``fixes`` as the patterns, so a pattern the template fixes
+    rewrite ("[X] is a citizen of [Y]." -> "[X] was a citizen of [Y].") keeps its edges (with ParaRel's types
+    for the pair as written), and one the fixes drop loses them (else each rewritten pattern is isolated).
+    """
     path = Path(graphs) / f"{relation}.json" if graphs else None
     if path is None or not path.is_file():
         return []
     ids = {template_key(p["template"]): p["pattern_id"] for p in patterns}
+
+    def pattern_id(text: str) -> str | None:
+        fixed = apply_fixes("patterns", relation, text, fixes) if fixes else text
+        return ids.get(template_key(normalize_pattern(fixed))) if fixed is not None else None
+
     edges: list[dict] = []
     seen: set[tuple[str, str]] = set()
     for edge in json.loads(path.read_text())["edges"]:
-        source = ids.get(template_key(normalize_pattern(edge["source_pattern"])))
-        target = ids.get(template_key(normalize_pattern(edge["target_pattern"])))
+        source = pattern_id(normalize_pattern(edge["source_pattern"]))
+        target = pattern_id(normalize_pattern(edge["target_pattern"]))
         if source and target and source != target and (source, target) not in seen:
             seen.add((source, target))  # a/an variants are one pattern: their edges are one edge
             edges.append(
@@ -791,7 +801,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
                     )
     patterns = [p for bank in banks.values() for p in bank]
     edges = [
-        e for relation, bank in banks.items() for e in pattern_edges(relation, sources.pararel_graphs, bank)
+        e
+        for relation, bank in banks.items()
+        for e in pattern_edges(relation, sources.pararel_graphs, bank, sources.fixes)
     ]
     summary = _summary(patterns, instances, verbalizations, grid)
     validity = paraphrase_validity(

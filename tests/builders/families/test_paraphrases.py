@@ -770,3 +770,18 @@ def test_ninth_read_no_label_or_verbalization_with_formatting_residue(which, req
     bad += [x for x in labels if re.search(r"\b[A-Z][a-z]+\.[a-z]{4,}\b", x)]
     bad += [x for x in aliases["alias"] if RESIDUE.search(x)]
     assert labels and len(aliases) and bad == []
+
+
+def test_patterns_rewritten_by_the_fixes_keep_pararels_edges(read_paraphrases_build):
+    """P27's ParaRel patterns are all rewritten to the past tense by the template fixes; read through the same
+    fixes, ParaRel's graph still links them (before, P27 had no graph), and every edge joins two patterns of
+    the bank."""
+    patterns = table(read_paraphrases_build, "patterns")
+    edges = table(read_paraphrases_build, "pattern_edges")
+    ids = set(patterns["pattern_id"])
+    p27 = edges.filter(pl.col("relation_id") == "P27")
+    assert len(p27) > 0
+    assert set(edges["source_pattern_id"]) | set(edges["target_pattern_id"]) <= ids
+    joined = set(p27["source_pattern_id"]) | set(p27["target_pattern_id"])
+    texts = dict(zip(patterns["pattern_id"], patterns["template"]))
+    assert any("was a citizen of" in texts[i] for i in joined)
