@@ -856,14 +856,17 @@ PARAPHRASE_RULES = {
     "one of its golds",
     "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
     "York'), brackets inside a word ('Frontier(s)', 'f(x)'), a wiki namespace ('Category:Pink film'), "
-    "coordinates, or is a sentence",
+    "coordinates, formatting residue (doubled or stray spaces, direction marks, quotes around the name), a "
+    "survey's sky designation ('RAVE J051406.8-400245'), words glued at a full stop ('Dr.mark W tilden'), "
+    "or is a sentence",
     "alias_usable": "no kept alias is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
     "description ('and others', 'formerly'), initials or abbreviations only ('J. C.', 'U.S.S.R', "
     "'R.E.Fr.'), a letter-digit code ('R22eR'), a lower-cased form of its "
     "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
     "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
-    "lower-case web address or media type ('youtube.com') or all lower case under a capitalised label of two "
+    "lower-case web address or media type ('youtube.com'), formatting residue (doubled spaces, direction "
+    "marks, a name in quotes: '\"El profeta\"') or all lower case under a capitalised label of two "
     "words or more, or its own label lower-cased ('xiang gang', 'loffler'); vandalism ('buttcrack') and "
     "lower-case other names of a one-word label ('kudla' for Mangalore) are not checked",
     "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics, "
