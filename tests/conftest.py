@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import os
+from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,25 @@ from probesmith.builders.sources.wordnet import DEBIAN_WORDNET_DIR, missing_sour
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@cache
+def slice_relations() -> dict[str, dict[str, set[str]]]:
+    """The shared slice's facts, ``{relation: {subject: {objects}}}``, read from its TSV (not via the
+    builders): the independent reading tests judge builds by. Read once per session; do not mutate."""
+    facts: dict = defaultdict(lambda: defaultdict(set))
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            s, p, o = line.split("\t")[:3]
+            facts[p][s].add(o)
+    return facts
+
+
+def slice_classes() -> dict[str, set[str]]:
+    """Every entity's P31 classes in the shared slice (an entity with none maps to an empty set)."""
+    return slice_relations()["P31"]
+
 
 needs_wordnet = pytest.mark.skipif(
     bool(missing_source_files(DEBIAN_WORDNET_DIR)),

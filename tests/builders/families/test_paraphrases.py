@@ -22,7 +22,7 @@ from probesmith.builders.text import fill_template
 from probesmith.cli import main
 from probesmith.schemas.parquet import read_parquet
 
-from ...conftest import FIXTURES
+from ...conftest import FIXTURES, slice_classes, slice_relations
 
 pytestmark = pytest.mark.integration
 
@@ -340,20 +340,12 @@ def test_no_leak_no_identical_pair_no_unusable_label_and_equal_answers_gold(smal
 def test_no_subject_is_a_named_thing_its_label_would_misread(small_paraphrases_build):
     """No instance's subject is a person, work, band or taxon (its class, read from the slice's TSV)
     whose label would take "the" or a plural verb when a pattern is filled from the label alone."""
-    import csv
-    import gzip
 
     from probesmith.builders.sources.catalog import load_name_classes
     from probesmith.builders.text import is_plural_noun, takes_definite_article
 
-    from ...conftest import SHARED_DATA
-
     classes = load_name_classes()
-    named = set()
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
-        for s, p, o, *_ in csv.reader(fh, delimiter="\t"):
-            if p == "P31" and o in classes:
-                named.add(s)
+    named = {s for s, of in slice_classes().items() if of & classes}
     instances = table(small_paraphrases_build, "instances")
     misread = [
         row["sub_label"]
@@ -426,18 +418,7 @@ def test_every_grid_row_filled_as_the_pattern_is(small_paraphrases_build):
 
 def _slice_facts(properties: set[str]) -> dict[str, dict[str, set[str]]]:
     """``{property: {subject: objects}}`` of the slice's TSV, read apart from the builder."""
-    import csv
-    import gzip
-    from collections import defaultdict
-
-    from ...conftest import SHARED_DATA
-
-    facts: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
-        for s, p, o, *_ in csv.reader(fh, delimiter="\t"):
-            if p in properties:
-                facts[p][s].add(o)
-    return facts
+    return {p: slice_relations()[p] for p in properties}
 
 
 def test_no_answer_contains_a_gold_and_typed_objects_are_of_their_class(small_paraphrases_build):
@@ -511,19 +492,11 @@ def test_fifth_read_answer_spaces_and_pattern_forms(small_paraphrases_build):
     slice's TSV); every pattern's `form` is "fragment" exactly when a slot (or a slot's possessive
     noun phrase) is followed by a comma, the pattern opens in lower case or is "[Y] and its ... [X]."; the card states the
     sentence and fragment counts and each relation's largest constant-answer share, recomputed here."""
-    import gzip
-    from collections import Counter, defaultdict
-
-    from ...conftest import SHARED_DATA
+    from collections import Counter
 
     excluded = {"P19": {"Q634", "Q3504248", "Q5107"}, "P20": {"Q634", "Q3504248", "Q5107"}}
     excluded["P140"] = {"Q4392985", "Q34770", "Q315"}
-    classes = defaultdict(set)
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            s, p, o = line.split("\t")[:3]
-            if p == "P31":
-                classes[s].add(o)
+    classes = slice_classes()
     answers = table(small_paraphrases_build, "answer_spaces")
     bad = []
     for (relation,), group in answers.group_by("relation_id"):
@@ -679,17 +652,8 @@ def test_eighth_read_subjects_and_articles_over_every_instance(read_paraphrases_
     """Over every instance of the read build, judged from the slice's P31 facts (its TSV, not SPARQL): no
     person (Q5) as a P740 subject ("Raven-Symoné was founded in"); no subject or object of a class named with
     "the" ("Rhine") where a pattern puts it after no "the" ("Haut-Rhin is named after Rhine")."""
-    import gzip
 
-    from ...conftest import SHARED_DATA
-
-    classes: dict[str, set[str]] = {}
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            s, p, o = line.split("\t")[:3]
-            if p == "P31":
-                classes.setdefault(s, set()).add(o)
+    classes = slice_classes()
     instances = table(read_paraphrases_build, "instances")
     patterns = table(read_paraphrases_build, "patterns")
     forms = {r: g["template"].to_list() for (r,), g in patterns.group_by("relation_id")}
@@ -714,17 +678,8 @@ def test_ninth_read_music_genres_and_wordings_over_every_instance(read_paraphras
     says "called after" (P138), "first introduced" (P495), "used to communicate" (P1412) or puts P27 in the
     present tense ("is a citizen of", "holds citizenship", "recognizes"); no person labelled with no capital
     ("w.r. hearst")."""
-    import gzip
 
-    from ...conftest import SHARED_DATA
-
-    classes: dict[str, set[str]] = {}
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            s, p, o = line.split("\t")[:3]
-            if p == "P31":
-                classes.setdefault(s, set()).add(o)
+    classes = slice_classes()
     instances = table(read_paraphrases_build, "instances")
     patterns = table(read_paraphrases_build, "patterns")
     forms = {r: g["template"].to_list() for (r,), g in patterns.group_by("relation_id")}

@@ -20,7 +20,7 @@ from probesmith.builders.families.rules import (
 )
 from probesmith.schemas.parquet import read_parquet
 
-from ...conftest import FIXTURES, SHARED_DATA
+from ...conftest import FIXTURES, SHARED_DATA, slice_classes, slice_relations
 
 PLANTED = {"born_in|city_in|citizen_of", "lives_in|city_in|resides_in"}
 TRIANGLES = [frozenset(rule.split("|")) for rule in PLANTED]
@@ -99,17 +99,6 @@ def test_a_conflicting_edit_is_caught():
         check_knowledge_set(rule, premises, implications)
     with pytest.raises(KnowledgeSetError, match="does not follow"):
         check_knowledge_set(rule, premises[:2], [(("x1", "c", "z"), False)])
-
-
-def slice_relations():
-    """The slice's facts, ``{relation: {subject: {objects}}}``, read from its TSV (not via the builder)."""
-    facts = defaultdict(lambda: defaultdict(set))
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            s, p, o = line.split("\t")[:3]
-            facts[p][s].add(o)
-    return facts
 
 
 @pytest.mark.integration
@@ -347,11 +336,6 @@ def test_every_rule_tier_is_defensible(small_rules_build):
     assert tiers.get("P463|P495|P27", "unlikely") != "must_be_true"  # a band's origin, a member's citizenship
     card = (small_rules_build.out / "README.md").read_text()
     assert "### Tiers" in card and "declared entailment" in card and "Wilson lower bound" in card
-
-
-def slice_classes() -> dict[str, set[str]]:
-    """Every entity's P31 classes, read from the slice's TSV."""
-    return {s: objects for s, objects in slice_relations()["P31"].items()}
 
 
 @pytest.mark.integration
