@@ -631,12 +631,12 @@ def test_seventh_read_aliases_labels_and_patterns(small_paraphrases_build):
 @pytest.fixture(scope="module")
 def read_paraphrases_build(tmp_path_factory, wikidata_store):
     """The relations of the eighth read (P740: a person as subject; P138: "named after Rhine"; P131) and the
-    ninth (P136: non-music genres; P138 "called after"; P27, P495, P1412 wordings), built once."""
+    ninth (P136: non-music genres; P138 "called after"; P27, P495, P1412, P449, P276 wordings), built once."""
     from probesmith.builders.build import build
 
     spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read.yaml"
     spec_path.write_text(
-        "include: paraphrases\nname: paraphrases-read\nrelations: [P740, P138, P131, P136, P27, P495, P1412]\n"
+        "include: paraphrases\nname: paraphrases-read\nrelations: [P740, P138, P131, P136, P27, P495, P1412, P449, P276]\n"
         "max_instances: 2000\n"
         f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
     )
@@ -740,3 +740,44 @@ def test_patterns_rewritten_by_the_fixes_keep_pararels_edges(read_paraphrases_bu
     joined = set(p27["source_pattern_id"]) | set(p27["target_pattern_id"])
     texts = dict(zip(patterns["pattern_id"], patterns["template"]))
     assert any("was a citizen of" in texts[i] for i in joined)
+
+
+FUTURE = re.compile(r"\b(is|are) to \w+|\bwill \w+|\bgoing to\b|\bpremieres\b")
+
+
+@pytest.mark.parametrize("which", ["small_paraphrases_build", "read_paraphrases_build"])
+def test_ninth_read_no_future_or_found_in_pattern_over_every_grid_row(which, request):
+    """Over every grid row of two real builds (the read build has P449 and P276): no statement in the future
+    ("Hur Jun is to debut on MBC", "will", "going to") or the present of a past premiere for a past fact, and
+    no P276 subject (events as well as things) "can be found in" a place; P131's places may be."""
+    result = request.getfixturevalue(which)
+    grid = table(result, "grid")
+    bad = [
+        text
+        for relation, text in zip(grid["relation_id"], grid["statement"])
+        if FUTURE.search(text) or (relation == "P276" and "can be found" in text)
+    ]
+    assert len(grid) and bad == [], (len(bad), bad[:5])
+    if which == "read_paraphrases_build":
+        assert "P449" in set(grid["relation_id"])
+
+
+def test_ninth_read_no_future_or_found_in_pattern_of_the_default_banks():
+    """Every pattern bank of the default paraphrases spec, read from the real sources through the template
+    fixes (P276 has no instance in the small read build): no future ("is to debut"), no present premiere, no
+    P276 "can be found in"; P449 and P276 keep min_patterns patterns (P276's is rewritten, not dropped)."""
+    from collections import Counter
+
+    from probesmith.builders.families.paraphrases import raw_patterns, resolve_pattern_sources
+
+    spec = load_spec("paraphrases")
+    sources = resolve_pattern_sources(spec.patterns)
+    bad, sizes = [], {}
+    for relation in spec.relations:
+        bank = pattern_bank(relation, raw_patterns(sources, relation), Counter(), spec.patterns.reject)
+        sizes[relation] = len(bank)
+        for pattern in bank:
+            text = pattern["template"]
+            if FUTURE.search(text) or (relation == "P276" and "can be found" in text):
+                bad.append((relation, text))
+    assert bad == [] and min(sizes["P449"], sizes["P276"]) >= spec.min_patterns, (bad, sizes)
