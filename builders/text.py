@@ -510,7 +510,7 @@ _DEFINITE_LAST = frozenset(
     "Khanate Dynasty States Emirates Islands Isles Mountains Alps Andes Himalayas Rockies Ocean Sea "
     "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company Line "
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
-    "Plateau Ghetto Basin Archipelago Glacier Nations Church".split()
+    "Plateau Ghetto Basin Archipelago Glacier Nations Church Renaissance".split()
 )
 _DEFINITE_OF = frozenset(
     "University Republic Kingdom Principality Duchy Grand County Margraviate Electorate Bank Church "
@@ -545,6 +545,11 @@ def takes_definite_article(name: str) -> bool:
     words = name.split()
     if not words or words[0].lower() in ("the", "a", "an") or "'s" in name or "’s" in name:
         return False
+    if name.startswith("art of "):
+        return True  # "the art of painting" (ninth read: "specialized in art of painting")
+    first_part = name.split(",")[0].split()
+    if len(first_part) >= 2 and first_part[-1] == "Penitentiary":
+        return True  # "the United States Penitentiary, Florence ADMAX" (ninth read: a prison and its place)
     connector = re.search(r" (of|for) ", name)
     head = name[: connector.start()] if connector else name
     head_last = head.split()[-1] if head.split() else ""

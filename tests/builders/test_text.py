@@ -367,3 +367,28 @@ def test_a_label_ending_in_apostrophe_s_takes_only_an_apostrophe():
         == "Nelly's place of death was Athens."
     )
     assert fill_template("[X]'s place of death was [Y].", "Nelly’s", "Athens").startswith("Nelly’s' place")
+
+
+@pytest.mark.parametrize(
+    ("template", "obj", "statement"),
+    [
+        (
+            "[X] was associated with [Y].",
+            "German Renaissance",
+            "Holbein was associated with the German Renaissance.",
+        ),
+        ("[X] specialized in [Y].", "art of painting", "Holbein specialized in the art of painting."),
+        (
+            "[X] was detained at [Y].",
+            "United States Penitentiary, Florence ADMAX",
+            "Holbein was detained at the United States Penitentiary, Florence ADMAX.",
+        ),
+        ("[X] was associated with [Y].", "surrealism", "Holbein was associated with surrealism."),
+        ("[X] was associated with [Y].", "Renaissance", "Holbein was associated with Renaissance."),
+    ],
+)
+def test_ninth_read_bare_labels_read_with_the(template, obj, statement):
+    """The ninth read's bare labels take "the" by their form (a final "Renaissance", "art of ...", a
+    "... Penitentiary, <place>" prison); a movement named by one word ("surrealism", and "Renaissance" alone,
+    not judged) takes none."""
+    assert fill_template(template, "Holbein", obj) == statement
