@@ -321,7 +321,9 @@ def validity_markdown(report: dict[str, Any]) -> str:
     lines = [
         "Checked on every item of every split (`validity.json` has the details and examples):",
         "",
-        "| config | items | " + " | ".join(rule_text) + " | gold longest | gold shortest | chance |",
+        "| config | items | "
+        + " | ".join(rule_text)
+        + " | gold alone longest | gold alone shortest | chance |",
         "|---|---|" + "---|" * (len(rule_text) + 3),
     ]
     for config, entry in report["configs"].items():
@@ -332,6 +334,12 @@ def validity_markdown(report: dict[str, Any]) -> str:
             f"{length['gold_is_shortest']:.3f} | {length['chance']:.3f} |"
         )
     lines += ["", "Rules: " + "; ".join(f"`{k}`: {v}" for k, v in rule_text.items()) + "."]
+    lines += [
+        "",
+        "*Gold alone longest/shortest*: the share of items, over every split, whose gold is the one longest "
+        "(shortest) choice in characters, ties not counted; with ties counted (a tie read as a random pick) "
+        "the share is higher.",
+    ]
     lines += ["", "Distractor slots by type:", ""]
     for config, entry in report["configs"].items():
         mix = ", ".join(f"{t} {s:.1%}" for t, s in entry["distributions"]["distractor_types"].items())
