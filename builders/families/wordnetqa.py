@@ -525,6 +525,16 @@ class _Builder:
             self._choice_stems[node] = self.stems.text_stems(self.isa_text(node))
         return not self._shown_stems[c] & self._choice_stems[node]
 
+    def not_random(self, probe: str, concept: int) -> set[int]:
+        """What ``probe`` never draws as a random distractor of ``concept``.
+
+        The concept itself, and where the probe's sisters are cousins (``sister_from_for(probe) > 1``)
+        its siblings too, so that no sibling comes in by another door.
+        """
+        if self.d.sister_from_for(probe) > 1:
+            return {concept} | self._siblings(concept)
+        return {concept}
+
     def _siblings(self, node: int) -> set[int]:
         """The synsets that share a direct hypernym with ``node`` (not ``node`` itself)."""
         return {m for p in self.g.parents[node] for m in self.g.children[p]} - {node}
@@ -923,8 +933,7 @@ class _Builder:
                         c,
                         lambda q: gloss,
                         {"sister": sisters_of_c("definitions"), "opposite": neighbours},
-                        # at cousin distance no sibling of the concept comes in as a random gloss either
-                        {c} | self._siblings(c) if self.d.sister_from_for("definitions") > 1 else {c},
+                        self.not_random("definitions", c),
                         lambda n: g.glosses[n],
                         lambda t: normalize_choice(t) != normalize_choice(gloss) and not names_word(t),
                         band=(self.definable(pos), lambda n: True)
@@ -939,7 +948,7 @@ class _Builder:
                 c,
                 lambda q: None if any(self.says(q, x) for x in g.lemmas[c]) else self.lemmas_text(c),
                 {"sister": sisters_of_c("synonymy"), "opposite": neighbours},
-                {c},
+                self.not_random("synonymy", c),
                 self.lemmas_text,
                 lambda t: not own & {x.strip().lower() for x in t.split(",")},
             )

@@ -78,6 +78,7 @@ def test_build_has_every_config_and_split(small_wordnet_build):
 def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph, morphy):
     g = wordnet_graph
     rows = items(small_wordnet_build)
+    spec = load_spec(FIXTURES / "wordnet_small.yaml")
     # 3,696 since no question shows a stem of its gold (WordNet-widened stems); 3,260 since hyponymy
     # refuses the concept's parent family whole (parent_family): in these two small subtrees most
     # popular and random candidates are in it, and hyponymy items find too few distractors
@@ -130,7 +131,7 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph, morphy):
             distractor_concepts, row["distractor_types"], row["distractor_hops"], strict=False
         ):
             node = g.index[concept]
-            if probe == "definitions":  # since v11 no distractor, of any type, is a sibling of the concept
+            if spec.distractors.sister_from_for(probe) > 1:  # no distractor of any type is a sibling
                 assert not set(g.parents[node]) & set(g.parents[c]), (row["id"], concept, kind)
             if kind == "isa_up":
                 assert node in g.ancestors_by_hops(c, hops)[hops]
@@ -138,7 +139,7 @@ def test_every_item_obeys_the_rules(small_wordnet_build, wordnet_graph, morphy):
                 assert node in g.descendants_by_hops(c, hops)[hops]
             elif kind == "sister":
                 anchor = g.index[gold_concept] if probe == "hypernymy" else c
-                if probe == "definitions":  # cousins since v11: no sibling of the concept
+                if spec.distractors.sister_from_for(probe) > 1:  # cousins: no sibling of the concept
                     assert is_cousin_family(g, anchor, node, hops), (row["id"], concept, hops)
                     assert not set(g.parents[node]) & set(g.parents[anchor]), (row["id"], concept)
                 else:
@@ -313,9 +314,11 @@ def test_a_bad_sister_from_by_probe_is_named_with_its_fix(tmp_path, setting, mes
         load_spec(spec_path)
 
 
-def test_the_default_spec_draws_definitions_sisters_at_cousin_distance():
+def test_the_default_spec_draws_definitions_and_synonymy_sisters_at_cousin_distance():
     spec = load_spec("wordnet")
-    assert spec.distractors.sister_from_for("definitions") == 2
+    assert (
+        spec.distractors.sister_from_for("definitions") == spec.distractors.sister_from_for("synonymy") == 2
+    )
     assert spec.distractors.sister_from_for("hypernymy") == spec.distractors.sister_from == 1
 
 
