@@ -561,3 +561,21 @@ def test_sixth_read_question_forms_filled():
             bands=frozenset({"Q1"} if band else ()),
         )
         assert expected in [item["question"], *item["rephrasings"]], item
+
+
+def test_ninth_read_no_question_or_cloze_plays_a_genre_or_represents_an_album():
+    """Every MQuAKE question and cloze template of the shared data, read through the template fixes: none asks
+    what music a subject "plays" ("What type of music does 50 Cent play?") and none says a label "represents"
+    its subject ("Join Hands is represented by ___")."""
+    from probesmith.builders.textcheck import apply_fixes
+
+    bad, read = [], 0
+    for kind, name in (("questions", "question_templates.json"), ("clozes", "cloze_templates.json")):
+        templates = json.loads((SHARED_DATA / "mquake" / name).read_text())
+        for relation, forms in templates.items():
+            for template in forms if isinstance(forms, list) else [forms]:
+                text = apply_fixes(kind, relation, template)
+                read += 1
+                if text and re.search(r"type of music|music that .* plays|represented by", text):
+                    bad.append((relation, text))
+    assert read > 20 and bad == []
