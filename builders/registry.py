@@ -66,22 +66,14 @@ class FamilyOutput:
 
     :class:`MultipleChoiceOutput` (items per config, which the build splits and places golds in)
     or :class:`TableOutput` (finished tables per (config, split) with their schemas). Both carry
-    card text, source versions, drop counts and manifest extras. Calling ``FamilyOutput`` itself
-    picks the kind from the fields given (``items=`` or ``tables=``), for generators written
-    before the split.
+    card text, source versions, drop counts and manifest extras; a generator returns one of the
+    two, never the base.
     """
 
     card: CardInfo
     sources: dict[str, dict]
     dropped: Counter = field(default_factory=Counter)
     manifest_extra: dict[str, Any] = field(default_factory=dict)
-
-    def __new__(cls, *args: Any, **fields: Any):
-        """``FamilyOutput(...)`` itself: the kind whose fields are given (items: multiple choice)."""
-        if cls is FamilyOutput:
-            table_fields = {"tables", "summary", "validity"}
-            cls = TableOutput if table_fields & set(fields) else MultipleChoiceOutput
-        return super().__new__(cls)
 
 
 @dataclass
@@ -113,7 +105,7 @@ class TableOutput(FamilyOutput):
 def single_split_tables(
     configs: dict[str, tuple[TableSchema, list[dict]]], split: str = "test"
 ) -> dict[tuple[str, str], tuple[pa.Table, TableSchema]]:
-    """``FamilyOutput.tables`` for families whose every config has one split: config -> (schema, rows)."""
+    """``TableOutput.tables`` for families whose every config has one split: config -> (schema, rows)."""
     return {(config, split): (schema.from_rows(rows), schema) for config, (schema, rows) in configs.items()}
 
 

@@ -16,7 +16,7 @@ import pytest
 from probesmith.builders.registry import (
     DraftChoice,
     DraftItem,
-    FamilyOutput,
+    MultipleChoiceOutput,
     get_family,
     load_spec,
     register_family,
@@ -40,7 +40,7 @@ class AntonymySpec(MultipleChoiceSpec):
     distractors: int = spec_field(3, help="Random adjectives per item.", minimum=1)
 
 
-def generate_antonymy(spec: AntonymySpec) -> FamilyOutput:
+def generate_antonymy(spec: AntonymySpec) -> MultipleChoiceOutput:
     """One item per adjective lemma with an antonym: the antonym among random adjectives."""
     wordnet = WordNetSource().reader()
     pairs = sorted(
@@ -77,7 +77,7 @@ def generate_antonymy(spec: AntonymySpec) -> FamilyOutput:
     card = CardInfo(
         pretty_name="WordNet antonyms", description="Adjectives and their WordNet antonyms.", license="other"
     )
-    return FamilyOutput(card, {"wordnet": WordNetSource().version()}, items={"antonymy": items})
+    return MultipleChoiceOutput(card, {"wordnet": WordNetSource().version()}, items={"antonymy": items})
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from functools import lru_cache
 from tqdm.auto import tqdm
 
 from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
-from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
+from probesmith.builders.registry import DraftChoice, DraftItem, MultipleChoiceOutput, register_family
 from probesmith.builders.sampling import assign_splits, item_rng, stable_hash
 from probesmith.builders.sources.gcide import GcideSource, Sense, definition_problem, example_residue
 from probesmith.builders.sources.wordnet import WordNetSource
@@ -124,7 +124,7 @@ has one, it is the gold in 0.19 of items, chance 0.20). Measure it on your build
     default_spec="dictionary",
     description="DictionaryQA: a word in a GCIDE usage example -> its sense's definition",
 )
-def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
+def generate_dictionary(spec: DictionarySpec) -> MultipleChoiceOutput:
     """Generate a DictionaryQA item per (sense, usage example, perturbation).
 
     Other senses of the word that a reader would also accept for the example
@@ -192,7 +192,7 @@ def generate_dictionary(spec: DictionarySpec) -> FamilyOutput:
         extra_sections=(("Known limitation", KNOWN_LIMITATION),),
     )
     versions = {"gcide": source.version(), "wordnet": wordnet.version()}
-    return FamilyOutput(card, versions, items={CONFIG: items}, dropped=dropped)
+    return MultipleChoiceOutput(card, versions, items={CONFIG: items}, dropped=dropped)
 
 
 # A general sense that covers the specific ones: "Of or pertaining to horses" beside "equestrian statue"

@@ -47,7 +47,7 @@ from probesmith.builders.families.relations import (
     unreadable_names,
 )
 from probesmith.builders.names import formatting_residue, generic_tokens, label_problem, name_key, name_leak
-from probesmith.builders.registry import FamilyOutput, register_family
+from probesmith.builders.registry import TableOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.sources.catalog import (
     DEFAULT_CATALOG,
@@ -610,7 +610,7 @@ def alias_bank(
     default_spec="paraphrases",
     description="ParaRel / Cao et al.: pattern bank, pattern graph, alias bank, probe grids",
 )
-def generate_paraphrases(spec: ParaphraseSpec) -> FamilyOutput:
+def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
     """Build the pattern and alias banks and the grids of every relation."""
     dropped: Counter = Counter()
     relations = list(spec.relations)

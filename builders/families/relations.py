@@ -64,7 +64,7 @@ from probesmith.builders.families.relations_validity import (
 from probesmith.builders.names import generic_tokens, label_problem, name_key, name_leak, spelled_out
 from probesmith.builders.registry import (
     Converter,
-    FamilyOutput,
+    TableOutput,
     register_exporter,
     register_family,
     register_importer,
@@ -955,7 +955,7 @@ RELATION_SUMMARY_SCHEMA = {
     default_spec="relations",
     description="Balanced relation sets (BEAR) from Wikidata: every answer gold equally often",
 )
-def generate_relations(spec: RelationsSpec) -> FamilyOutput:
+def generate_relations(spec: RelationsSpec) -> TableOutput:
     """Query every relation, balance it, and attach aliases and popularity."""
     catalog = load_catalog(spec.catalog)
     unknown = [p for p in spec.relations if p not in catalog]

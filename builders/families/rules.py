@@ -52,7 +52,7 @@ from pathlib import Path
 
 import polars as pl
 
-from probesmith.builders.registry import Converter, FamilyOutput, register_exporter, register_family
+from probesmith.builders.registry import Converter, TableOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog, load_name_classes
@@ -1262,7 +1262,7 @@ def _mining_subgraph(client, relations: list[str], spec: RulesSpec, labels: dict
     default_spec="rules",
     description="DepEdit-style rule cliques: mined If-Then rules and knowledge sets",
 )
-def generate_rules(spec: RulesSpec) -> FamilyOutput:
+def generate_rules(spec: RulesSpec) -> TableOutput:
     """Mine rules over the spec's relations and build checked knowledge sets."""
     catalog = load_catalog(spec.catalog)
     relations = [r for r in (spec.relations or catalog) if r not in spec.exclude_relations]

@@ -69,7 +69,7 @@ from probesmith.builders.families.wordnetqa_answers import (
     strip_domain_label,
 )
 from probesmith.builders.morphology import StemAnalyser
-from probesmith.builders.registry import DraftChoice, DraftItem, FamilyOutput, register_family
+from probesmith.builders.registry import DraftChoice, DraftItem, MultipleChoiceOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources.wordnet import WordNetGraph, WordNetSource
 from probesmith.builders.text import (
@@ -1102,7 +1102,7 @@ def balance_answers(
     default_spec="wordnet",
     description="WordNetQA: definitions, hypernymy, hyponymy, synonymy (WordNet 3.0)",
 )
-def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
+def generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
     """Generate every WordNetQA item ``spec`` asks for, grouped by probe type."""
     source = WordNetSource(spec.source_dir)
     graph = source.load(("noun", "verb"))
@@ -1137,7 +1137,7 @@ def generate_wordnet(spec: WordNetSpec) -> FamilyOutput:
         tags=("probing", "wordnet", "knowledge-probing", "multiple-choice"),
         citation=CITATION,
     )
-    return FamilyOutput(
+    return MultipleChoiceOutput(
         card,
         {"wordnet": source.version()},
         items=items,
