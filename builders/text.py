@@ -502,22 +502,35 @@ def _without_indefinite_article(text: str, slot: str) -> str:
 
 # Names read with "the" in running text: a head noun of a state, a body of water, a range or a
 # landform ("the United Kingdom", "the Czech Republic", "the Faroe Islands", "the North Sea", "the
-# Democratic Party", "the Allegheny Plateau", "the Theresienstadt Ghetto"), a plural country name,
-# and "X of Y" with such an X ("the University of Vienna", "the House of Zhu", "the Bank of
-# America"); a person's "of" ("Catherine of Aragon") is not one.
+# Democratic Party", "the Allegheny Plateau", "the Theresienstadt Ghetto"), a road or a railway ("the
+# Tauern Autobahn", "the Midland Railway", "the Shanghai Metro"), a war or a festival ("the Livonian War",
+# "the Tribeca Film Festival"), a plural country name, and "X of Y" with such an X ("the University of
+# Vienna", "the House of Zhu", "the Bank of America"); a person's "of" ("Catherine of Aragon") is not one.
 _DEFINITE_LAST = frozenset(
     "Republic Kingdom Union Empire Federation Confederation Commonwealth Caliphate Sultanate Emirate "
     "Khanate Dynasty States Emirates Islands Isles Mountains Alps Andes Himalayas Rockies Ocean Sea "
     "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company Line "
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
-    "Plateau Ghetto Basin Archipelago Glacier Nations Church Renaissance".split()
+    "Plateau Ghetto Basin Archipelago Glacier Nations Church Renaissance Penitentiary "
+    "Autobahn Motorway Expressway Freeway Highway Turnpike Railway Railroad Metro War Festival".split()
+)
+# two last words that take "the" where the last alone does not: South Africa's district and local
+# municipalities ("the ZF Mgcawu District Municipality"; Sweden's "Botkyrka Municipality" takes none)
+_DEFINITE_LAST_PAIRS = frozenset(
+    {("District", "Municipality"), ("Local", "Municipality"), ("Metropolitan", "Municipality")}
 )
 _DEFINITE_OF = frozenset(
     "University Republic Kingdom Principality Duchy Grand County Margraviate Electorate Bank Church "
     "Isle Bay Gulf Cape House Order Council Museum Institute Academy Commonwealth State Province City "
     "Sea Strait College School Society League Parliament Federation Union Emirate Sultanate Lake "
     "Court Ministry Department Government Congress Assembly Archdiocese Diocese Battle Treaty "
-    "Tower Palace".split()
+    "Tower Palace Hospital".split()
+)
+# names of one word read with "the": a doctrine, an age, a region or a scripture known by a common noun
+# made a name ("the Trinity", "the Renaissance", "the Holocaust", "the Caribbean", "the Vatican")
+_DEFINITE_SINGLE = frozenset(
+    "Trinity Renaissance Reformation Enlightenment Holocaust Internet Caribbean Vatican Kremlin Riviera "
+    "Levant Sahara Arctic Antarctic Quran Koran Torah Talmud".split()
 )
 _NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der den y".split())
 # heads of the names of bodies read with "the" ("the Royal Society", "the Lincean Academy", "the
@@ -534,22 +547,91 @@ _INSTITUTION_HEADS = frozenset(
 # Mount Kenya"); with an "of" the name takes it again ("the Lake of the Woods")
 _DEFINITE_FIRST = frozenset("River Académie Accademia Akademie".split())  # "the River Thames"
 _BARE_FIRST = frozenset("Lake Loch Lough Mount Lac Lago Mont Monte".split())
-# lower-case heads of a named place that takes "the" ("the Guantanamo Bay detention camp")
-_DEFINITE_LOWER_HEADS = frozenset("camp prison jail gaol ghetto penitentiary movement scene school".split())
+# lower-case heads of a name that takes "the" after capitalised or lower-case modifiers with no function
+# word among them: a place ("the Guantanamo Bay detention camp", "the Apulia region", "the Mecca-Medina
+# high-speed railway"), a people, a language, a dynasty, an age or a culture ("the Zulu people", "the Tamil
+# language", "the Shang dynasty", "the Cambrian period", "the Hallstatt culture"), a family ("the Weasley
+# family"), a class of ships or engines ("the Gearing class"), an event ("the Harrods bombing", "the
+# Quintinshill rail disaster"), a national team ("the Brazil national football team")
+_DEFINITE_LOWER_HEADS = frozenset(
+    "camp prison jail gaol ghetto penitentiary movement scene school "
+    "region kingdom empire dynasty period era culture people language languages dialect family clan tribe "
+    "class line railway motorway expressway highway canal river mountains islands desert quadrangle "
+    "massacre bombing shooting disaster war revolution uprising rebellion crisis campaign expedition "
+    "team calendar".split()
+)
+# lower-case heads of a field, an art or an activity read with "the" before a lower-case "of" ("the art of
+# painting", "the history of art", "the study of insects", "the theory of elasticity"); a role's ("member of
+# parliament", "director of photography", "justice of the peace") is read with "a"
+_DEFINITE_LOWER_OF = frozenset("art history philosophy study theory design evolution sense science".split())
 _DETERMINERS = frozenset("a an the this that these those his her its their our my your whose each".split())
 _FUNCTION_WORDS = _HEAD_ENDS | _DETERMINERS
+# words that make a name a title, not a place's or an event's name ("This Means War", "Tomorrow War")
+_TITLE_WORDS = (_DETERMINERS - {"the", "our"}) | frozenset(
+    "my your me you we it after before against without tomorrow today yesterday".split()
+)
+_POSSESSIVE = re.compile(r"([^\W\d_]+)(?:['’]s|(?<=s)['’])(?=\s|$)")
+
+
+def _possessor_is_a_class(word: str, apostrophe_after_s: bool) -> bool:
+    """Whether a possessive's possessor is a plural common noun of Link Grammar's dictionary.
+
+    "People's", "Children's", "Women's", "Barons'" name a class of people and read as part of a
+    description ("the People's Republic of China", "the Women's Army Corps", "the First Barons' War"); a
+    singular or a proper possessor ("St Mary's", "McDonald's", "King's") names one owner and takes the
+    place of the article ("King's College", "St Mary's Cathedral").
+    """
+    low = word.lower()
+    lexicon = english_lexicon()
+    if apostrophe_after_s:
+        return low.endswith("s") and (low in lexicon.plural_nouns or low[:-1] in lexicon.singular_nouns)
+    return low in lexicon.plural_nouns and low != "s"
 
 
 def takes_definite_article(name: str) -> bool:
-    """Whether a name is read with "the" in running text ("the United Kingdom", "the Bank of America")."""
+    """Whether a name is read with "the" in running text ("the United Kingdom", "the Bank of America").
+
+    Decided by the name's head: its last word, or the word before "of" ("the University of Vienna"), or
+    before a comma ("the United States Penitentiary, Florence ADMAX", "the University of California,
+    Berkeley"; "Paris, Texas" takes none), by tables of heads that take "the" (capitalised and lower-case:
+    "the Tauern Autobahn", "the Shang dynasty", "the art of painting"). A possessive of a plural common
+    noun reads as part of the name ("the People's Republic of China"); any other possessive is the
+    name's own determiner ("St Mary's Cathedral", "McDonald's").
+    """
     words = name.split()
-    if not words or words[0].lower() in ("the", "a", "an") or "'s" in name or "’s" in name:
+    if not words or words[0].lower() in ("the", "a", "an"):
         return False
-    if name.startswith("art of "):
-        return True  # "the art of painting" (ninth read: "specialized in art of painting")
-    first_part = name.split(",")[0].split()
-    if len(first_part) >= 2 and first_part[-1] == "Penitentiary":
-        return True  # "the United States Penitentiary, Florence ADMAX" (ninth read: a prison and its place)
+    head_part, comma, qualifier = name.partition(",")
+    if comma and qualifier.strip()[:1].isupper() and not re.search(r"&| and ", name):
+        # the head before a qualifier decides ("the United States Penitentiary, Florence ADMAX"); a list's
+        # comma ("Blood, Sweat & Tears") is none, and a town named for a landform or one word ("Fall River,
+        # Massachusetts", "Trinity, North Carolina") takes none
+        head_words = head_part.split()
+        return len(head_words) >= 2 and head_words[-1] != "River" and takes_definite_article(head_part)
+    if len(words) == 1:
+        return name in _DEFINITE_SINGLE or (name in _DEFINITE_LAST and name.endswith("s"))
+    if ":" in name:
+        return False  # a title with a subtitle ("Apocalypse: The Second World War")
+    last = words[-1]
+    if any(w.lower() in _TITLE_WORDS for w in words):
+        return False  # a title: "This Means War", "Love After War", "My War", "Tomorrow War"
+    for found in _POSSESSIVE.finditer(name):
+        owner_day = name[found.end() :].startswith(" Day")  # a feast's name: "St. Bartholomew's Day massacre"
+        if not owner_day and not _possessor_is_a_class(found.group(1), found.group(0)[-1] in "'’"):
+            return False  # "St Mary's Cathedral", "King's College", "SVT's Christmas calendar", "McDonald's"
+    lower_head = (
+        (words[0][:1].isupper() or words[0][:1].isdigit())
+        and last in _DEFINITE_LOWER_HEADS
+        and not any(w.lower() in _FUNCTION_WORDS | _NAME_PARTICLES for w in words[:-1])
+    )
+    if lower_head:
+        return True  # "the Guantanamo Bay detention camp", "the Shang dynasty", "the Harrods bombing"
+    if last.endswith(("'s", "’s", "s'", "s’")):
+        return False  # the whole name is a possessive ("McDonald's", "Harper's")
+    if name[:1].islower() and re.fullmatch(r"[a-z]+ of \S.*", name):
+        head_word, rest = name.split(" of ", 1)
+        # "the art of painting", "the death of John Lennon", "the canton of Fribourg"; "member of parliament"
+        return head_word in _DEFINITE_LOWER_OF or (rest[:1].isupper() and not rest.startswith("The "))
     connector = re.search(r" (of|for) ", name)
     head = name[: connector.start()] if connector else name
     head_last = head.split()[-1] if head.split() else ""
@@ -558,21 +640,19 @@ def takes_definite_article(name: str) -> bool:
     institution = bool(connector) and head_last in _INSTITUTION_HEADS
     of = bool(connector) and (connector.group(1) == "of" or institution)
     particles = _NAME_PARTICLES | {"and", "for", "in", "on"} if institution else _NAME_PARTICLES
-    if words[0][:1].isupper() and words[-1] in _DEFINITE_LOWER_HEADS:
-        return True  # "the Guantanamo Bay detention camp", "the Auschwitz concentration camp"
     if any(w[:1].islower() and w not in particles for w in words):
         return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
-    if len(words) >= 2 and words[0] in _DEFINITE_FIRST and words[1][:1].isupper():
+    if words[0] in _DEFINITE_FIRST and words[1][:1].isupper():
         return True  # "the River Thames", "the Académie Française"
-    if len(words) >= 2 and words[-1] == "Academy" and words[-2] in ("Naval", "Military"):
+    if words[-1] == "Academy" and words[-2] in ("Naval", "Military"):
         return True  # "the U.S. Naval Academy", "the United States Military Academy"
     if of:  # decided by the head alone: "Prince Constantijn of the Netherlands" takes none
         return head_last in _DEFINITE_OF | _DEFINITE_LAST | _INSTITUTION_HEADS
-    if len(words) >= 2 and words[-1] in _INSTITUTION_HEADS - {"University"}:
+    if words[-1] in _INSTITUTION_HEADS - {"University"}:
         return True  # "the Royal Society", "the Lincean Academy" ("Harvard University" takes none)
     if len(words) >= 3 and words[-1] == "Bank":
         return True  # "the Asian Development Bank" (a firm's "Deutsche Bank" takes none)
-    return words[-1] in _DEFINITE_LAST and (len(words) > 1 or words[-1].endswith("s"))
+    return words[-1] in _DEFINITE_LAST or tuple(words[-2:]) in _DEFINITE_LAST_PAIRS
 
 
 def _with_definite_article(text: str, slot: str) -> str:

@@ -103,7 +103,7 @@ from probesmith.builders.text import (
             "Which country is [X] located in?",
             "Pamir mountains",
             None,
-            "Which country are Pamir mountains located in?",
+            "Which country are the Pamir mountains located in?",
         ),
         (
             "What is [X]'s official language?",
@@ -384,7 +384,7 @@ def test_a_label_ending_in_apostrophe_s_takes_only_an_apostrophe():
             "Holbein was detained at the United States Penitentiary, Florence ADMAX.",
         ),
         ("[X] was associated with [Y].", "surrealism", "Holbein was associated with surrealism."),
-        ("[X] was associated with [Y].", "Renaissance", "Holbein was associated with Renaissance."),
+        ("[X] was associated with [Y].", "Renaissance", "Holbein was associated with the Renaissance."),
     ],
 )
 def test_ninth_read_bare_labels_read_with_the(template, obj, statement):
@@ -392,3 +392,65 @@ def test_ninth_read_bare_labels_read_with_the(template, obj, statement):
     "... Penitentiary, <place>" prison); a movement named by one word ("surrealism", and "Renaissance" alone,
     not judged) takes none."""
     assert fill_template(template, "Holbein", obj) == statement
+
+
+@pytest.mark.parametrize(
+    ("name", "takes_the"),
+    [
+        # the tenth read's bare labels: a possessive of a plural common noun is part of the name
+        ("People's Republic of China", True),
+        ("Children's Hospital of Philadelphia", True),
+        ("Women's Army Corps", True),
+        ("First Barons' War", True),
+        # a singular or proper possessor is the name's own determiner
+        ("St Mary's Cathedral", False),
+        ("McDonald's", False),
+        ("King's College", False),
+        ("SVT's Christmas calendar", False),
+        ("St. Bartholomew's Day massacre", True),  # a feast's name inside an event's
+        # heads of roads, railways, municipalities, wars; lower-case heads
+        ("Tauern Autobahn", True),
+        ("Midland Railway", True),
+        ("ZF Mgcawu District Municipality", True),
+        ("Botkyrka Municipality", False),
+        ("Livonian War", True),
+        ("This Means War", False),
+        ("Love After War", False),
+        ("Shang dynasty", True),
+        ("Tamil language", True),
+        ("Zulu people", True),
+        ("Brazil national football team", True),
+        ("Medusa and Gorgons in popular culture", False),
+        ("Trinity", True),
+        # "X of Y" in lower case: a field or an event of a named thing takes "the", a role none
+        ("art of painting", True),
+        ("history of art", True),
+        ("death of John Lennon", True),
+        ("member of parliament", False),
+        ("justice of the peace", False),
+        # the head before a comma decides
+        ("United States Penitentiary, Florence ADMAX", True),
+        ("University of California, Berkeley", True),
+        ("Paris, Texas", False),
+        ("Fall River, Massachusetts", False),
+        ("Trinity, North Carolina", False),
+        ("Blood, Sweat & Tears", False),
+        ("Ultima Online: Samurai Empire", False),
+    ],
+)
+def test_tenth_read_names_and_the(name, takes_the):
+    from probesmith.builders.text import takes_definite_article
+
+    assert takes_definite_article(name) is takes_the
+
+
+def test_tenth_read_fills_read_with_the():
+    assert fill_template("[X] is located in [Y].", "Hangzhou", "People's Republic of China") == (
+        "Hangzhou is located in the People's Republic of China."
+    )
+    assert fill_template("[X] was founded by [Y].", "Shang", "Shang dynasty").endswith(
+        "by the Shang dynasty."
+    )
+    assert fill_template("[X] is part of [Y].", "Ettringer Bridge", "Tauern Autobahn").endswith(
+        "part of the Tauern Autobahn."
+    )
