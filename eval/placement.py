@@ -25,8 +25,10 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch
 #: The token budget on a CPU (caches stay warm; larger batches are no faster there).
 CPU_BATCH_TOKENS = 4096
 #: Bounds of the automatic budget on a GPU: below it the device idles between kernels, above
-#: it nothing gets faster and a fragmented allocator can fail.
-MIN_AUTO_TOKENS, MAX_AUTO_TOKENS = 4096, 131072
+#: it nothing gets faster and a fragmented allocator can fail. Packed rows of GPT-2 124M on BEAR ran
+#: faster at 65,536 than at 131,072 or 262,144 on an H100 and an H200, and a Llama-3.2-1B shape no
+#: slower (BENCHMARKS.md, "GPU: one NVIDIA H100, packed rows").
+MIN_AUTO_TOKENS, MAX_AUTO_TOKENS = 4096, 65536
 #: Share of the free memory (after the LM head's working set) that the batches may take.
 MEMORY_SHARE = 0.5
 #: Rows of logits that scoring turns into log-probabilities at once on a GPU (scoring._Selected).
