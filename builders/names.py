@@ -191,7 +191,7 @@ def label_problem(label: str) -> str | None:
     namespace ("Category:Pink film"). Names with brackets of their own after a hyphen ("kukharenkoite-(Ce)")
     are names. Formatting residue (``formatting_residue``: 'Vladimír  Krajina', '... de Béarn , Princesse'), a
     survey's sky designation ("RAVE J051406.8-400245", whose name NGC 1851 is only an alias) and two words
-    glued at a full stop ("Dr.mark W tilden") are not the names a sentence writes either.
+    glued at a full stop ("Dr.mark W tilden", "Dr.Simpson") are not the names a sentence writes either.
     """
     if residue := formatting_residue(label):
         return f"label with {residue}"
@@ -217,7 +217,8 @@ def formatting_residue(text: str) -> str | None:
 
     Two spaces in a row ('Vladimír  Krajina'), a space before a comma or a semicolon ('de Béarn , Princesse'),
     space at either end, a direction mark (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: 'papa Clemente XIV'
-    with right-to-left marks) or quotes around the whole name ('"El profeta"').
+    with right-to-left marks), quotes around the whole name ('"El profeta"') or a double quote or a bracket
+    left open or closed alone ('"I Am The Actor', 'pre)Thing').
     """
     if _DIRECTION_MARKS.search(text):
         return "a right-to-left or left-to-right mark"
@@ -225,15 +226,35 @@ def formatting_residue(text: str) -> str | None:
         return "doubled or stray spaces"
     if len(text) > 2 and text[0] in "\"'“‘«„" and text[-1] in "\"'”’»“":
         return "quotes around the whole name"
+    if text.count('"') % 2 or sum(text.count(q) for q in "„“”") % 2 or not _brackets_balanced(text):
+        return "an unbalanced quote or bracket ('\"I Am The Actor', 'pre)Thing')"
     return None
+
+
+def _brackets_balanced(text: str) -> bool:
+    """Whether every bracket opened in ``text`` is closed, and none closed alone goes on into a word.
+
+    "pre)Thing" closes one it never opened inside a word; a band's "Sunn O)))" ends its name with them.
+    """
+    depth = 0
+    for i, char in enumerate(text):
+        depth += char in "(["
+        if char in ")]":
+            if depth == 0 and text[i + 1 : i + 2].isalnum():
+                return False
+            depth = max(depth - 1, 0)
+    return depth == 0
 
 
 _DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # a sky survey's designation by J2000 (or B1950) coordinates: "RAVE J051406.8-400245", "2MASS J05141+4002"
 _SKY_DESIGNATION = re.compile(r"\b[JB]\d{4,}(?:\.\d+)?[+\-−]\d{2,}")
-# a capitalised word, a full stop and a lower-case word of four letters or more with no space: "Dr.mark"
-# (a web name "Booking.com" ends in a top-level domain of two or three letters)
-_GLUED_WORDS = re.compile(r"\b[A-Z][a-z]+\.[a-z]{4,}\b")
+# a capitalised word, a full stop and a lower-case word of four letters or more with no space ("Dr.mark"),
+# or a title's abbreviation glued to a name ("Dr.Simpson"); a stylised name ("India.Arie", "Media.Vision")
+# is kept (a web name "Booking.com" ends in a top-level domain of two or three letters)
+_GLUED_WORDS = re.compile(
+    r"\b[A-Z][a-z]+\.[a-z]{4,}\b|\b(?:Dr|Mr|Mrs|Ms|Prof|St|Mt|Ft|Capt|Col|Gen|Lt|Sgt|Rev)\.[A-Z][a-z]+"
+)
 
 # a wiki namespace before a page's title: the label names a page, not the entity ("Category:Pink film")
 _NAMESPACE = re.compile(

@@ -46,7 +46,14 @@ from probesmith.builders.families.relations import (
     plural_teams,
     unreadable_names,
 )
-from probesmith.builders.names import formatting_residue, generic_tokens, label_problem, name_key, name_leak
+from probesmith.builders.names import (
+    fold,
+    formatting_residue,
+    generic_tokens,
+    label_problem,
+    name_key,
+    name_leak,
+)
 from probesmith.builders.registry import TableOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.sources.catalog import (
@@ -67,7 +74,14 @@ from probesmith.builders.sources.wikidata_queries import (
     source_view,
     subjects_in_key_order,
 )
-from probesmith.builders.text import fill_template, filled_problem, pattern_form, template_key, word_tokens
+from probesmith.builders.text import (
+    english_lexicon,
+    fill_template,
+    filled_problem,
+    pattern_form,
+    template_key,
+    word_tokens,
+)
 from probesmith.builders.textcheck import apply_fixes
 from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata_output import wikidata_output
@@ -397,6 +411,8 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "lower-cased form of a proper name ('j. diez' for Julius Diez)"
     if _lower_cased_proper_name(alias, label):
         return "all lower case under a capitalised label ('xiang gang' for Hong Kong)"
+    if _lower_cases_the_label_name(alias, label):
+        return "lower-cases the proper name its label opens with ('chola kingdom' for Chola dynasty)"
     if _name_then_code(words, label):
         return "label words then initials or a code ('Zeilinger A', 'Evanston IL')"
     return None
@@ -460,6 +476,32 @@ def _lower_cased_proper_name(alias: str, label: str) -> bool:
     if not re.search(r"[^\W\d_]", alias) or alias != alias.lower() or not _is_proper_name(label):
         return False
     return len(label.split()) >= 2 or name_key(alias) == name_key(label)
+
+
+# letters that Unicode does not decompose into a base letter and a mark ("Đàn môi" / "dan moi")
+_UNDECOMPOSED = str.maketrans(
+    {"đ": "d", "ø": "o", "ł": "l", "ħ": "h", "ı": "i", "æ": "ae", "œ": "oe", "ß": "ss"}
+)
+
+
+def _lower_cases_the_label_name(alias: str, label: str) -> bool:
+    """Whether an all lower-case alias writes the capitalised word its label opens with in lower case.
+
+    Wikidata writes an English label of a common noun in lower case ("dynasty", "rice"): a label of two
+    words or more that opens with a capital opens with a proper name ("Chola dynasty", "Bagna càuda",
+    "Đàn môi"), and an alias that writes that name in lower case ("chola kingdom", "bagna cauda", "dan
+    moi") is no form a sentence uses.
+    """
+    words, label_words = alias.split(), label.split()
+    if alias != alias.lower() or len(label_words) < 2 or not re.search(r"[^\W\d_]", alias):
+        return False
+    first = label_words[0]
+    if not first[:1].isupper() or first.isupper():  # an acronym ("BBC One") is no word to lower-case
+        return False
+    name = fold(first).translate(_UNDECOMPOSED)
+    if name in english_lexicon().known:  # a common noun with a capital ("Drug traffic", "drug trafficking")
+        return False
+    return any(fold(w).translate(_UNDECOMPOSED) == name for w in words)
 
 
 def _is_proper_name(label: str) -> bool:

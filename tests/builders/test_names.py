@@ -125,3 +125,16 @@ def test_ninth_read_labels_with_residue_or_a_designation_are_no_names(label):
 @pytest.mark.parametrize("label", ["Booking.com", "Amazon.com", "Washington, D.C.", "S.O.B.", "NGC 1851"])
 def test_names_with_full_stops_or_commas_of_their_own_stay(label):
     assert label_problem(label) is None
+
+
+@pytest.mark.parametrize("label", ['"I Am The Actor', "pre)Thing", "Dr.Simpson", "Mr.Pmn", "Frontier (s"])
+def test_tenth_read_unbalanced_quotes_brackets_and_glued_titles_are_no_names(label):
+    """The tenth read's verbalizations: a quote or a bracket left alone, a title glued to a name."""
+    assert label_problem(label) is not None
+
+
+@pytest.mark.parametrize(
+    "label", ["Sunn O)))", "India.Arie", "Media.Vision", "William „Bill“ Bailey", 'A "B" C']
+)
+def test_tenth_read_stylised_names_and_paired_quotes_stay(label):
+    assert label_problem(label) is None
