@@ -363,7 +363,8 @@ def alias_problem(alias: str, label: str) -> str | None:
     """Why an alias cannot stand for its entity in a statement, or None.
 
     Identifiers and codes ("00033522513 IPI", "THA", "gr", "US-TX"), inverted names ("Chadwick, John"),
-    disambiguated forms ("Irvine, California", "Mercury (planet)"), descriptions ("birthplace of
+    disambiguated forms ("Irvine, California", "Mercury (planet)"), the label without its "The" ("Colbert
+    Report": a sentence reads "the Colbert Report", the label again), descriptions ("birthplace of
     Rachel Carson"; a lower-case word beside a proper name: "Queen City of the Pacific and others"),
     initials only ("J. C." for John Cage, "U.S.S.R"), lower-cased forms of a proper name ("j. diez"),
     language-region codes ("en-uk"), descriptions with a label prefix ("Nickname: Phoenix of Wits") and
@@ -411,6 +412,9 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "lower-cased form of a proper name ('j. diez' for Julius Diez)"
     if _lower_cased_proper_name(alias, label):
         return "all lower case under a capitalised label ('xiang gang' for Hong Kong)"
+    if label.startswith("The ") and name_key(alias) == name_key(label[4:]):
+        # the article is the sentence's ("the Colbert Report"): read so, the alias is its label again
+        return "its label without its 'The' ('Colbert Report' for The Colbert Report): the label once read"
     if _lower_cases_the_label_name(alias, label):
         return "lower-cases the proper name its label opens with ('chola kingdom' for Chola dynasty)"
     if _name_then_code(words, label):
@@ -899,7 +903,8 @@ PARAPHRASE_RULES = {
     "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
     "York'), brackets inside a word ('Frontier(s)', 'f(x)'), a wiki namespace ('Category:Pink film'), "
     "coordinates, formatting residue (doubled or stray spaces, direction marks, quotes around the name), a "
-    "survey's sky designation ('RAVE J051406.8-400245'), words glued at a full stop ('Dr.mark W tilden'), "
+    "survey's sky designation ('RAVE J051406.8-400245'), words glued at a full stop ('Dr.mark W tilden', "
+    "'Dr.Simpson'), a quote or a bracket left alone ('pre)Thing'), "
     "or is a sentence",
     "alias_usable": "no kept alias is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
@@ -908,8 +913,10 @@ PARAPHRASE_RULES = {
     "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
     "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
     "lower-case web address or media type ('youtube.com'), formatting residue (doubled spaces, direction "
-    "marks, a name in quotes: '\"El profeta\"') or all lower case under a capitalised label of two "
-    "words or more, or its own label lower-cased ('xiang gang', 'loffler'); vandalism ('buttcrack') and "
+    "marks, a name in quotes: '\"El profeta\"', a quote or a bracket left alone: '\"I Am The Actor') or "
+    "all lower case under a capitalised label of two words or more, or its own label lower-cased ('xiang "
+    "gang', 'loffler'), or holding the proper name its label opens with in lower case ('chola kingdom' for "
+    "Chola dynasty), or its label without its 'The' ('Colbert Report'); vandalism ('buttcrack') and "
     "lower-case other names of a one-word label ('kudla' for Mangalore) are not checked",
     "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics, "
     "punctuation and spaces aside: 'M-Net' / 'Mnet')",
