@@ -327,6 +327,21 @@ class AnswerFrequency(Baseline):
         ]
 
 
+class NeverGold(AnswerFrequency):
+    """The answer-pool cue: a choice whose text was never a gold answer in train wins (ties share).
+
+    Where splits are disjoint by concept, a test gold is never a train gold, while distractors drawn
+    from the pool of golds are; this cue then beats chance though ``answer_frequency`` (the majority
+    class) falls below it, and the audit flags only cues above chance.
+    """
+
+    name = "never_gold"
+
+    def scores(self, data: pl.DataFrame) -> list[np.ndarray]:
+        """Minus the gold count in train of every choice's text."""
+        return [-counts for counts in super().scores(data)]
+
+
 class LengthCue(Baseline):
     """Untrained: the choice with the extreme length wins; ties share the credit (a random tie-break).
 
@@ -378,6 +393,7 @@ BASELINES: dict[str, type[Baseline]] = {
         QuestionToChoice,
         LexicalOverlap,
         AnswerFrequency,
+        NeverGold,
         Shortest,
         Longest,
         FewestWords,
@@ -390,6 +406,7 @@ DEFAULT_BASELINES = (
     "question_to_choice",
     "lexical_overlap",
     "answer_frequency",
+    "never_gold",
     "shortest",
     "longest",
     "fewest_words",

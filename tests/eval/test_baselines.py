@@ -9,6 +9,7 @@ from probesmith.eval.baselines import (
     LexicalOverlap,
     Longest,
     MostWords,
+    NeverGold,
     Shortest,
     item_credit,
     make_baseline,
@@ -39,6 +40,15 @@ def test_answer_frequency_is_the_majority_class():
     test = frame(["q", "q"], [["Rome", "Paris"], ["Oslo", "Rome"]], [1, 0])
     model = AnswerFrequency().fit(train)
     assert model.credits(test).tolist() == [1.0, 0.5]  # Paris 3x gold; Oslo and Rome never: a tie
+
+
+def test_never_gold_finds_the_answer_pool_cue():
+    # test golds never seen as train golds, distractors drawn from the train golds: the cue of a
+    # concept-disjoint split whose random distractors come from the pool of golds
+    train = frame(["q"] * 3, [["Paris", "Rome"], ["Rome", "Oslo"], ["Oslo", "Paris"]], [0, 0, 0])
+    test = frame(["q", "q", "q"], [["Lima", "Paris", "Rome"], ["Oslo", "Quito"], ["Bern", "Kyiv"]], [0, 1, 0])
+    assert AnswerFrequency().fit(train).credits(test).tolist() == [0.0, 0.0, 0.5]
+    assert NeverGold().fit(train).credits(test).tolist() == [1.0, 1.0, 0.5]
 
 
 def test_feature_models_learn_a_planted_cue_and_subset_matches():
