@@ -240,10 +240,11 @@ def main() -> None:
         return
 
     import probesmith.builders.sources  # noqa: F401
+    from probesmith.builders.families.wikidata_forms import forms_in_use
     from probesmith.builders.registry import load_spec
     from probesmith.builders.sources import open_wikidata
     from probesmith.builders.sources.catalog import load_catalog
-    from probesmith.builders.textcheck import check_forms, forms_in_use, grammar_checker, relation_samples
+    from probesmith.builders.textcheck import check_forms, grammar_checker, relation_samples
 
     started = time.perf_counter()
     forms = forms_in_use()

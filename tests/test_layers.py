@@ -83,17 +83,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     # Plugin discovery, by design: the registry imports the families package (an __init__ with no
     # imports) to list its modules, then imports each by name.
     ("probesmith.builders.registry", "probesmith.builders.families"): "plugin discovery (by design)",
-    # issue 26: textcheck reads the families' template banks to check them (upward), and rules
-    # imports textcheck's fixes (a cycle rules <-> textcheck).
-    (
-        "probesmith.builders.textcheck",
-        "probesmith.builders.families.paraphrases",
-    ): "issue 26: textcheck reads family banks",
-    (
-        "probesmith.builders.textcheck",
-        "probesmith.builders.families.rules",
-    ): "issue 26: textcheck reads family banks",
-    ("probesmith.builders.families.rules", "probesmith.builders.textcheck"): "issue 26: cycle with textcheck",
 }
 
 

@@ -4,6 +4,7 @@ Wikidata specs use (issue 25)."""
 import pytest
 
 import probesmith.builders.sources  # noqa: F401 -- builders.data and the sources import each other
+from probesmith.builders.families.wikidata_forms import forms_in_use
 from probesmith.builders.textcheck import (
     EnglishToolMissing,
     GrammarChecker,
@@ -12,7 +13,6 @@ from probesmith.builders.textcheck import (
     check_forms,
     check_template,
     fill_form,
-    forms_in_use,
     frame_words,
     load_template_fixes,
     relation_samples,
