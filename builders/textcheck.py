@@ -25,8 +25,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from probesmith.builders.sources.wikidata_queries import popularity_predicate
 from probesmith.builders.text import LINK_GRAMMAR_ENGLISH, EnglishToolMissing, fill_template
 from probesmith.errors import SpecError
+from probesmith.probes.spec import read_spec_yaml, resolve_spec_path
 
 HUNSPELL_LIBRARY = "libhunspell-1.7.so.0"
 HUNSPELL_DICTIONARY = Path("/usr/share/hunspell/en_US")
@@ -308,8 +310,6 @@ def sample_pairs(
 
     One pair per subject where the source has enough subjects, so that the samples differ.
     """
-    from probesmith.builders.sources.wikidata_queries import popularity_predicate
-
     rows = client.select(
         sample_pairs_query(pid, subject_types, object_types, popularity_predicate(client), limit * 4)
     )
@@ -346,8 +346,6 @@ def load_template_fixes(name_or_path: str = DEFAULT_FIXES) -> dict[tuple[str, st
     The catalog holds, under ``patterns:``, ``questions:`` and ``clozes:``, lists of entries
     ``{relation, template, replace_with (optional), reason}``; no ``replace_with`` drops the template.
     """
-    from probesmith.probes.spec import read_spec_yaml, resolve_spec_path
-
     if not name_or_path:
         return {}
     path = resolve_spec_path(name_or_path)

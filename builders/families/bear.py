@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from probesmith.errors import SourceError
+from probesmith.schemas.output import OutputFolder, path_under
 
 # BEAR's 60 relations (lm-pub-quiz/BEAR, metadata_relations.json): the card's coverage table
 BEAR_RELATIONS = (
@@ -95,8 +96,6 @@ def _check_metadata(metadata, path: Path) -> None:
 
 def write_bear(folder: str | Path, relations: dict[str, dict], *, force: bool = False) -> Path:
     """Write relations in BEAR's layout into ``folder``, atomically (see ``OutputFolder``)."""
-    from probesmith.schemas.output import OutputFolder
-
     with OutputFolder(folder, "export:bear", force=force) as staging:
         write_bear_files(staging, relations)
     return Path(folder)
@@ -108,8 +107,6 @@ def write_bear_files(folder: Path, relations: dict[str, dict]) -> None:
     A relation id must be a Wikidata property id (P and digits): it names a file, and no file is
     written outside ``folder``.
     """
-    from probesmith.schemas.output import path_under
-
     metadata = {}
     for relation, data in relations.items():
         if not RELATION_ID.fullmatch(str(relation)):
