@@ -223,7 +223,7 @@ def families() -> dict[str, Family]:
     """Every registered family, after importing every module of ``probesmith.builders.families``."""
     global _DISCOVERED
     if not _DISCOVERED:
-        import probesmith.builders.families as package  # plugin discovery: the families sit above
+        import probesmith.builders.families as package  # deferred: plugin discovery, the families sit above
 
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"probesmith.builders.families.{module.name}")

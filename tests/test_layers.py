@@ -257,6 +257,29 @@ def test_the_allow_list_only_names_imports_that_exist():
     assert not stale, f"remove these from ALLOWED in tests/test_layers.py (the import is gone): {stale}"
 
 
+def deferral_reason(found: Import) -> str:
+    """The comment that says why an in-function import waits: on its line or the lines just above."""
+    lines = found.path.read_text(encoding="utf-8").splitlines()
+    index = found.line - 1
+    said = [lines[index].partition("#")[2]]
+    while index > 0 and lines[index - 1].strip().startswith(("#", "from ", "import ")):
+        index -= 1
+        said.append(lines[index].partition("#")[2])
+    return " ".join(part.strip() for part in said if part.strip())
+
+
+def test_in_function_imports_say_why_they_wait():
+    # issue 26: an import inside a function hides a cycle or an upward import unless it defers a heavy
+    # one (torch, transformers, scipy, ...); each says so in a comment ("deferred: imports torch")
+    problems = [
+        f"{found.where()}: {found.importer} imports {found.imported} inside a function with no comment "
+        "saying why: move it to the top of the module, or say what it defers (# deferred: imports torch)"
+        for found in all_imports()
+        if found.in_function and "deferred" not in deferral_reason(found)
+    ]
+    assert not problems, "\n".join(problems)
+
+
 def test_the_checker_finds_an_upward_import_and_a_cycle(tmp_path):
     known = {"probesmith.schemas.x": tmp_path / "x.py", "probesmith.eval.y": tmp_path / "y.py"}
     known["probesmith.schemas.x"].write_text("def f():\n    from probesmith.eval import y\n")
