@@ -28,7 +28,9 @@ Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
    skipped, with a counted reason: a label twin, an answer bearing the label or an alias of a
    better supported one ("Russian Empire", alias "Russia", beside "Russia"), an answer nested
    in a better supported one (by containment, or by name: "BBC One" / "BBC"; ``nested_answers:
-   gold`` keeps the former and counts every implied answer as gold), and any answer that is gold
+   gold`` keeps the former and counts every implied answer as gold), in a space of countries and places
+   an answer neither typed a country nor placed by the source (P131/P17/P30/P361: "Goiás" beside
+   "Brazil", ``places_of``), and any answer that is gold
    for more than 1/A + ``constant_margin`` of the instances (always answering it would beat chance);
 4. instances sampled so that every answer is the gold of exactly ``k`` instances, subjects unique
    within the relation, subjects with fewer golds inside the space first, then by the sample key.
@@ -117,6 +119,13 @@ SPLIT = "test"
 # part of, located in (administrative), subclass of, parent taxon, country, continent, owned by,
 # parent organization: each makes its object a container of its subject.
 CONTAINMENT = ("P361", "P131", "P279", "P171", "P17", "P30", "P127", "P749")
+# relations whose object is a place where the subject is, was or comes from: country, place of birth and of
+# death, country of citizenship, continent, capital, located in, headquarters, endemic to, location, place of
+# publication, country of origin, residence, location of formation, work location, jurisdiction, capital of
+PLACE_RELATIONS = (
+    "P17", "P19", "P20", "P27", "P30", "P36", "P131", "P159", "P183", "P276", "P291", "P495", "P551", "P740",
+    "P937", "P1001", "P1376",
+)  # fmt: skip
 # subclass of, instance of: the direct classes of a gold of ``superclass_golds`` relations
 SUPERCLASS = ("P279", "P31")
 
@@ -166,6 +175,14 @@ class RelationsSpec(ProbeSpec):
         "is a gold too ('Writer' for a poet); the subjects of the class itself do not take the "
         "subclass as gold.",
     )
+    place_relations: tuple[str, ...] = spec_field(
+        PLACE_RELATIONS,
+        help="Relations whose object is where the subject is, was or comes from (endemic to, located in, "
+        "born in, country of citizenship): true of a place, true of every place around it. Where two or "
+        "more, and a tenth or more, of the best supported candidates are countries, an answer neither a "
+        "country nor placed by the source (P131/P17/P30/P361) leaves the space: it may lie inside another "
+        "answer ('Goiás' beside 'Brazil'), a second true answer no containment fact marks.",
+    )
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
         help="Facts whose subject (label or any alias) shares a name token or a name stem "
@@ -210,6 +227,9 @@ class RelationPool:
     templates: tuple[str, ...] = ()  # the relation's templates: a subject they misread is not asked
     generic: frozenset[str] = frozenset()  # name tokens of many candidate answers: no leak (names.py)
     superclasses: dict[str, set[str]] = field(default_factory=dict)  # superclass_golds: object -> classes
+    countries: set[str] = field(default_factory=set)  # candidate answers typed a country or a continent
+    placed: set[str] = field(default_factory=set)  # candidate answers the source places (P131/P17/P30/P361)
+    of_places: bool = False  # the candidates are countries and places (``places_of``)
 
     @property
     def pid(self) -> str:
@@ -239,10 +259,25 @@ class RelationPool:
             self.ranked.append(o)
             self.labels[o], self.support[o] = label, n
         self._add_containers(self.ranked)
+        self._place(self.spec.one_to_one_answers if one_to_one else self.spec.max_answers)
         self.lookups.aliases_of(self.client, self.ranked)
         self._spell_out_acronyms(self.ranked)
         self.generic = generic_tokens(self.names(o) for o in self.ranked)
         return self
+
+    def _place(self, max_answers: int) -> None:
+        """Mark the candidates that are countries and those the source places; decide ``of_places``.
+
+        ``places_of`` over the best supported ``max_answers`` candidates.
+        """
+        with timeout_names_relation(self.pid, "classes and places of the answers", self.view):
+            self.countries = {
+                o for o, _, kind in facts_of(self.client, self.ranked, ["P31"]) if kind in COUNTRY_CLASSES
+            }
+            self.placed = {o for o, _, _ in facts_of(self.client, self.ranked, list(GEOGRAPHIC_CONTAINMENT))}
+        self.of_places = self.pid in self.spec.place_relations and places_of(
+            self.ranked[:max_answers], self.countries
+        )
 
     def _spell_out_acronyms(self, entities) -> None:
         """Answers labelled by an acronym their alias spells out are shown by that alias ("RSL")."""
@@ -567,6 +602,34 @@ EXCLUDED_ANSWER_CLASSES = {
     "P1303": (frozenset({"Q7390"}), "answer a voice (P31 human voice): 'plays the voice' is no instrument"),
 }
 
+# classes (P31) of an answer that is a whole country or a continent: the source's P30 places it, and no other
+# answer of a space of places lies around it (country, sovereign state, continent, state with limited
+# recognition, historical country, dependent territory, constituent country)
+COUNTRY_CLASSES = frozenset(
+    {"Q6256", "Q3624078", "Q5107", "Q1763527", "Q3024240", "Q161243", "Q15634554", "Q7275"}
+)
+# the relations by which the source places one place inside another
+GEOGRAPHIC_CONTAINMENT = ("P131", "P17", "P30", "P361")
+UNPLACED = (
+    "answer neither a country nor placed by the source (no P131/P17/P30/P361) in a space of countries and "
+    "places: it may lie inside another answer, a second true answer no fact marks ('Goiás' beside 'Brazil')"
+)
+
+
+def places_of(candidates: list[str], countries: set[str]) -> bool:
+    """Whether a relation's answers are places of several levels: countries beside places inside them.
+
+    Two or more, and a tenth or more, of its best supported candidates are countries (or continents,
+    ``COUNTRY_CLASSES``): P183 (endemic to: Brazil, Goiás, Tasmania), P131, P27. Asked of the spec's
+    ``place_relations`` only (a family's houses beside two countries are no places). Such a space is sound
+    only if every answer is a country or placed by the source (P131/P17/P30/P361): an answer the source does
+    not place ("Goiás", no fact of it but its species) may lie inside another (Brazil), and a species
+    endemic to it would have a second true answer that no containment marks.
+    """
+    # P36's capitals beside a city-state or two are all cities; P53's houses beside one country are no places
+    return sum(o in countries for o in candidates) >= max(2, len(candidates) / 10)
+
+
 # rows of one query fetching the subjects of several small answers whole (a few answers' worth)
 SMALL_ANSWER_ROWS = 500
 
@@ -744,6 +807,9 @@ def _admit(
         if any(kind in reason[0] for _, _, kind in facts_of(pool.client, [o], ["P31"])):
             dropped[f"{pid}: {reason[1]}"] += 1
             return
+    if pool.of_places and o not in pool.countries and o not in pool.placed:
+        dropped[f"{pid}: {UNPLACED}"] += 1
+        return
     if pid == FAMILY_RELATION and not FAMILY_HEADS.search(labels[o]):
         dropped[f"{pid}: {FAMILY_WITHOUT_HEAD}"] += 1
         return
@@ -970,6 +1036,8 @@ def generate_relations(spec: RelationsSpec) -> TableOutput:
     built: dict[str, RelationSet] = {}
     names: dict[str, list[str]] = {}  # label and aliases of every subject, gold and answer written
     generic: dict[str, frozenset[str]] = {}
+    containers: dict[str, set[str]] = {}  # every gold's containers (the spec's containment, transitively)
+    unplaced: dict[str, list[str]] = {}  # answers of a space of places that are no country and not placed
     lookups = EntityLookups()
     with open_wikidata(spec.wikidata) as (client, source):
         for relation in tqdm(chosen, desc="relations", unit="relation", disable=None):
@@ -997,6 +1065,13 @@ def generate_relations(spec: RelationsSpec) -> TableOutput:
             for row in relation_set.instances:
                 for entity in (row["sub_id"], *row["gold_obj_ids"]):
                     names[entity] = pool.names(entity)
+                for gold in row["gold_obj_ids"]:
+                    containers[gold] = set(pool.containers.get(gold, ()))
+            unplaced[relation.pid] = [
+                a["obj_id"]
+                for a in relation_set.answers
+                if pool.of_places and a["obj_id"] not in pool.countries | pool.placed
+            ]
             instances += relation_set.instances
             answers += relation_set.answers
         subjects = sorted({row["sub_id"] for row in instances})
@@ -1042,6 +1117,8 @@ def generate_relations(spec: RelationsSpec) -> TableOutput:
         dropped=dropped,
         names=names,
         generic=generic,
+        containers=containers,
+        unplaced=unplaced,
     )
     card = CardInfo(
         pretty_name="Balanced relation sets from Wikidata (probesmith)",

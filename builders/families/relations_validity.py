@@ -30,6 +30,12 @@ RELATION_RULES = {
     "aside) of one of the instance's golds is left out of its golds",
     "distinct_answers": "no two answers of a space share a name (label or alias) or nest one label in "
     "the other",
+    "nested_answers": "every answer of the space that contains a gold of the instance by the source's "
+    "containment facts (the spec's `containment`, transitively: Dortmund -> Germany) is one of its golds",
+    "answers_placed": "in a space of countries and places (a relation of the spec's `place_relations`, "
+    "two or more, and a tenth or more, of its best supported candidates countries or continents), every "
+    "answer is a country or continent (P31) or placed by the source (P131/P17/P30/P361): no answer the "
+    "source cannot tell to lie inside another ('Goiás' beside 'Brazil')",
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
     "templates": "every relation has at least 3 distinct templates",
     "templates_read": "no template doubles a word or an article when filled with an instance as probesmith "
@@ -48,12 +54,18 @@ def relation_validity_report(
     dropped: dict[str, int],
     names: dict[str, list[str]] | None = None,
     generic: dict[str, frozenset[str]] | None = None,
+    containers: dict[str, set[str]] | None = None,
+    unplaced: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """The validity report of a relations build, computed from its rows (see the module docstring).
 
     ``names`` holds the label and aliases of every subject, gold and answer (without it, the
-    rows' labels and subject aliases), ``generic`` each relation's generic name tokens.
+    rows' labels and subject aliases), ``generic`` each relation's generic name tokens, ``containers``
+    every gold's containers as the source gives them, ``unplaced`` per relation the answers of a space of
+    places that the source neither types as a country nor places.
     """
+    containers = containers or {}
+    unplaced = unplaced or {}
     names = dict(names or {})
     for row in instances:
         names.setdefault(row["sub_id"], [row["sub_label"], *row["sub_aliases"]])
@@ -95,12 +107,18 @@ def relation_validity_report(
                 violations["no_leak"] += 1
                 g, shared = next((g, t) for g, t in leaks.items() if t)
                 examples["no_leak"].append([row["sub_label"], names[g][0], sorted(shared)])
+            containing = set().union(*(containers.get(g, set()) for g in row["gold_obj_ids"]))
+            if containing & set(ids) - set(row["gold_obj_ids"]):
+                violations["nested_answers"] += 1
+                examples["nested_answers"].append([row["sub_label"], row["obj_label"]])
             gold_keys = {name_key(n) for g in golds for n in names[g]} - {""}
             unmarked = [a for a in ids if a not in row["gold_obj_ids"] and name_key(names[a][0]) in gold_keys]
             if unmarked:
                 violations["equal_answers"] += 1
                 examples["equal_answers"].append([row["sub_label"], row["obj_label"], names[unmarked[0]][0]])
         violations["unique_subjects"] = len(rows) - len({row["sub_id"] for row in rows})
+        violations["answers_placed"] = len(unplaced.get(pid, ()))
+        examples["answers_placed"] = [names[a][0] for a in unplaced.get(pid, ())]
         for a, b in itertools.combinations(space, 2):
             if answer_keys[a["obj_id"]] & answer_keys[b["obj_id"]] or names_nested(
                 a["obj_label"], b["obj_label"]
@@ -168,8 +186,10 @@ def relation_validity_markdown(report: dict[str, Any], popularity_note: str) -> 
         f"space that contain one of them by a containment fact the source records (the spec's `containment` "
         f"relations, transitively: Dortmund -> Germany; where the source records none, as for Trinity "
         f"College, Cambridge and the University of Cambridge in the shared slice, the answer is no gold; "
-        f"not checked: two answers of one space nested in the world but not in the source, as P4552's "
-        f"Catskill Mountains in the Appalachian Mountains or P171's Lamiaceae in Lamiales), "
+        f"in a space of countries and places every answer is a country or placed by the source "
+        f"(`answers_placed`); not checked: two answers of one space nested in the world but not in the "
+        f"source elsewhere, as P4552's Catskill Mountains in the Appalachian Mountains or P171's Lamiaceae "
+        f"in Lamiales), "
         f"bear one of their names (label or alias) "
         f"or, for occupations, are a direct class of one (Writer for a poet). "
         f"{report['multi_gold_instances']:,} "
