@@ -1,0 +1,149 @@
+"""Wall time, user CPU and peak memory of one WordNetQA build, and of the same build at an older commit.
+
+    python benchmarks/wordnet_build_speed.py [--spec wordnet] [--before COMMIT] [--out DIR]
+
+Builds ``--spec`` (a spec name or YAML path; default: the default spec, ``probesmith build
+wordnet``) in a fresh process with the working tree's code and prints its wall time, user and
+system CPU, peak RSS, the build's own split (generate / assemble / write) and its logical hash.
+With ``--before COMMIT`` the same spec is first built, back to back, with that commit's code
+(``git archive`` into a temporary folder, imported ahead of the installed package), and the
+two logical hashes are compared: a speed-up must not change a row. The load average before and
+after each build is printed too, since other processes on the machine slow a build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# the installed package maps these names to the repository's folders (pyproject's package-dir)
+PACKAGE_DIRS = {"builders": "builders", "schemas": "schemas", "probes": "probes", "eval": "eval"}
+
+# runs in the child: one build, its own timings and logical hash as one JSON line
+CHILD = """
+import json, sys
+from probesmith.builders.build import build
+from probesmith.builders.registry import load_spec
+import probesmith.builders.families.wordnetqa as family
+result = build(load_spec(sys.argv[1]), sys.argv[2])
+print(json.dumps({
+    "code": family.__file__,
+    "build_s": result.seconds,
+    **result.timings,
+    "logical_hash": result.manifest["logical_hash"],
+    "rows": sum(t["rows"] for t in result.manifest["tables"].values()),
+}))
+"""
+
+
+def checkout(commit: str, into: Path) -> Path:
+    """``commit``'s tracked files under ``into/tree`` and an import folder whose ``probesmith`` is them.
+
+    Returns the folder to put first on ``PYTHONPATH``. Nothing in the repository changes.
+    """
+    tree, site = into / "tree", into / "site"
+    tree.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", commit], capture_output=True, check=True
+    ).stdout
+    archive_path = into / "tree.tar"
+    archive_path.write_bytes(archive)
+    with tarfile.open(archive_path) as tar:
+        tar.extractall(tree, filter="data")
+    package = site / "probesmith"
+    package.mkdir(parents=True)
+    for entry in (tree / "probesmith").iterdir():
+        (package / entry.name).symlink_to(entry)
+    for name, folder in PACKAGE_DIRS.items():
+        (package / name).symlink_to(tree / folder)
+    return site
+
+
+def run_build(spec: str, out: Path, python_path: Path | None) -> dict:
+    """One build in a child process: wall, CPU and peak RSS (from ``wait4``) and the child's report."""
+    env = dict(os.environ)
+    if python_path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(python_path), env.get("PYTHONPATH")]))
+    load_before = os.getloadavg()[0]
+    started = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as stdout:
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, spec, str(out)],
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            cwd=python_path or REPO,  # `python -c` imports from its working folder first
+            env=env,
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - started
+        if child.returncode:
+            raise SystemExit(f"the build of {spec} into {out} failed (exit {child.returncode})")
+        stdout.seek(0)
+        report = json.loads(stdout.read().strip().splitlines()[-1])
+    return {
+        "wall_s": wall,
+        "user_s": usage.ru_utime,
+        "sys_s": usage.ru_stime,
+        "peak_rss_mb": usage.ru_maxrss / 1024,
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
+        **report,
+    }
+
+
+def describe(label: str, r: dict) -> str:
+    return (
+        f"{label:8} wall {r['wall_s']:6.1f} s  user {r['user_s']:6.1f} s  sys {r['sys_s']:4.1f} s  "
+        f"peak RSS {r['peak_rss_mb']:6.0f} MB  (generate {r['generate_s']:.1f}, assemble "
+        f"{r['assemble_s']:.1f}, write {r['write_s']:.1f})  rows {r['rows']:,}  "
+        f"load {r['load_before']:.2f}->{r['load_after']:.2f}  logical hash {r['logical_hash'][:16]}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spec", default="wordnet", help="spec name or YAML path (default: wordnet)")
+    parser.add_argument("--before", help="a commit to build the same spec with first, back to back")
+    parser.add_argument("--out", type=Path, help="folder for the builds (default: a temporary one)")
+    args = parser.parse_args()
+    spec = str(Path(args.spec).resolve()) if Path(args.spec).is_file() else args.spec
+    out = args.out or Path(tempfile.mkdtemp(prefix="wordnet-speed-"))
+    out.mkdir(parents=True, exist_ok=True)
+    print(
+        f"machine: {platform.machine()}, {len(os.sched_getaffinity(0))} cores, "
+        f"Python {platform.python_version()}; spec {args.spec}"
+    )
+    results = {}
+    if args.before:
+        with tempfile.TemporaryDirectory(prefix="wordnet-speed-before-") as folder:
+            site = checkout(args.before, Path(folder))
+            results["before"] = run_build(spec, out / "before", site)
+            if not results["before"]["code"].startswith(folder):
+                raise SystemExit(f"the 'before' build ran {results['before']['code']}, not {args.before}")
+        print(describe("before", results["before"]))
+    results["after"] = run_build(spec, out / "after", None)
+    print(describe("after", results["after"]))
+    if args.before:
+        before, after = results["before"], results["after"]
+        same = before["logical_hash"] == after["logical_hash"]
+        print(
+            f"speed-up: wall {before['wall_s'] / after['wall_s']:.2f}x, user CPU "
+            f"{before['user_s'] / after['user_s']:.2f}x; logical hashes "
+            + ("equal" if same else f"DIFFER ({before['logical_hash']} / {after['logical_hash']})")
+        )
+        if not same:
+            raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
