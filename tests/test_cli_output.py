@@ -119,3 +119,17 @@ def test_a_progress_bar_changes_nothing_a_build_writes(relations_spec, tmp_path,
         assert {k: v["logical_hash"] for k, v in ours.items()} == {
             k: v["logical_hash"] for k, v in theirs.items()
         }
+
+
+@needs_gcide
+def test_the_family_bars_follow_the_progress_setting(tmp_path, capsys):
+    # -q / a terminal decide every bar, the families' own too (issue 26): with bars forced on, the
+    # GCIDE family's word bar is drawn though stderr is not a terminal (a bar of its own, left to
+    # tqdm's default, would not be)
+    before = progress_shown()
+    try:
+        show_progress(True)
+        build(load_spec(FIXTURES / "dictionary_small.yaml"), tmp_path / "with")
+    finally:
+        show_progress(before)
+    assert "gcide words" in capsys.readouterr().err

@@ -23,8 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tqdm.auto import tqdm
-
 from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
 from probesmith.builders.registry import DraftChoice, DraftItem, MultipleChoiceOutput, register_family
 from probesmith.builders.sampling import assign_splits, item_rng, stable_hash
@@ -32,6 +30,7 @@ from probesmith.builders.sources.gcide import GcideSource, Sense, definition_pro
 from probesmith.builders.sources.wordnet import WordNetSource
 from probesmith.builders.text import find_in_examples, mentions_word, near_duplicate
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
+from probesmith.progress import progress
 from probesmith.schemas.card import CardInfo
 
 log = logging.getLogger(__name__)
@@ -151,7 +150,7 @@ def generate_dictionary(spec: DictionarySpec) -> MultipleChoiceOutput:
     wordnet = WordNetSource()
     stems = default_stems()
     candidates: list[tuple[Sense, list[Sense], list[tuple]]] = []  # (sense, other senses, questions)
-    for word in tqdm(words, desc="gcide words", unit="word", mininterval=1.0, disable=None):
+    for word in progress(words, desc="gcide words", unit="word"):
         word_senses = _distinct_senses(by_word[word], dropped)
         if len(word_senses) < spec.min_senses:
             continue
