@@ -345,6 +345,21 @@ class WordNetSpec(MultipleChoiceSpec):
                     )
 
 
+def _may_contain(text: str, word: str) -> bool:
+    """False only where ``contains_word(text, word)`` is sure to be False: a quick test before the regex.
+
+    For ASCII text and word (all of WordNet 3.0), a case-insensitive match is a substring of the
+    lower-cased text; other text always goes on to the regex, whose Unicode case folding differs.
+    """
+    return not (text.isascii() and word.isascii()) or word.lower() in text.lower()
+
+
+@lru_cache(maxsize=1 << 16)
+def _lemma_words(lemma: str) -> tuple[str, ...]:
+    """A lemma's words as :meth:`_Builder.says` matches them ("spitz-like": spitz, like)."""
+    return tuple(lemma.lower().replace("-", " ").split())
+
+
 def with_article(word: str, capital: bool = False) -> str:
     """The word with its indefinite article ("an owl", "a unicorn"); a proper noun takes none."""
     if word[:1].isupper() and not re.fullmatch(r"[A-Z]{2,}\w*", word.split()[0]):
@@ -382,6 +397,10 @@ class _Builder:
         self.spec = spec
         self.g = graph
         self.morphy = lru_cache(maxsize=1 << 18)(reader.morphy) if reader else None
+        # what `says` reads of a text, once per text (choices and questions recur across items)
+        self._tokens = lru_cache(maxsize=1 << 17)(self._tokens_uncached)
+        self._token_forms = lru_cache(maxsize=1 << 18)(self._token_forms_uncached)
+        self._text_forms = lru_cache(maxsize=1 << 17)(self._text_forms_uncached)
         self.stems = StemAnalyser(reader) if reader else None
         self.second_answers = SecondAnswers(graph, self.stems)
         self.d = spec.distractors
@@ -389,10 +408,12 @@ class _Builder:
         self.slots_delivered: dict[tuple, Counter] = defaultdict(Counter)
         self.dropped: Counter = Counter()
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
+        self._below = lru_cache(maxsize=1 << 15)(self._below_uncached)
         self.popular: dict[tuple[str, int, str], WeightedSampler] = {}
         self.depth = graph.depths()
         self._by_depth_cache: dict[WeightedSampler, dict[int, list[int]]] = {}
         self._popular_band_cache: dict[tuple, WeightedSampler] = {}
+        self._band_cache: dict[tuple, tuple[list[int], Callable[[int], bool]]] = {}
         self._definable: dict[str, list[int]] = {}
         self._shown_stems: dict[int, frozenset[str]] = {}
         self._choice_stems: dict[int, frozenset[str]] = {}
@@ -413,13 +434,19 @@ class _Builder:
             pool = list(answers.nodes) if self.d.random_from_answers and answers else self.g.by_pos[pos]
             return pool or self.g.by_pos[pos], lambda node: True
         low, high = self.depth[gold] - band, self.depth[gold] + band
-        by_depth = self._answers_by_depth(answers) if self.d.random_from_answers and answers else None
-        pool = [
-            n
-            for d in range(max(0, low), high + 1)
-            for n in (by_depth.get(d, ()) if by_depth is not None else self.by_pos_depth.get((pos, d), ()))
-        ]
-        return pool or self.g.by_pos[pos], lambda node: low <= self.depth[node] <= high
+        from_answers = answers if self.d.random_from_answers and answers else None
+        key = (from_answers, pos, low, high)  # many golds share a band: the same pool, built once
+        if key not in self._band_cache:
+            by_depth = self._answers_by_depth(from_answers) if from_answers is not None else None
+            by_pos_depth = self.by_pos_depth
+            pool = [
+                n
+                for d in range(max(0, low), high + 1)
+                for n in (by_depth.get(d, ()) if by_depth is not None else by_pos_depth.get((pos, d), ()))
+            ]
+            depth = self.depth
+            self._band_cache[key] = (pool or self.g.by_pos[pos], lambda node: low <= depth[node] <= high)
+        return self._band_cache[key]
 
     def definable(self, pos: str) -> list[int]:
         """The synsets of ``pos`` that could be definitions golds: an example sentence contains their word."""
@@ -535,6 +562,10 @@ class _Builder:
             return {concept} | self._siblings(concept)
         return {concept}
 
+    def _below_uncached(self, node: int, hops: int) -> frozenset[int]:
+        """The synsets exactly ``hops`` ISA hops below ``node`` on some path (a cousin family's pool)."""
+        return frozenset(self.g.descendants_by_hops(node, hops)[hops])
+
     def _siblings(self, node: int) -> set[int]:
         """The synsets that share a direct hypernym with ``node`` (not ``node`` itself)."""
         return {m for p in self.g.parents[node] for m in self.g.children[p]} - {node}
@@ -543,17 +574,18 @@ class _Builder:
         # the nodes `up` hops below the anchor's ancestors `up` hops up: siblings (1), cousins (2),
         # ...; never the anchor, its ancestors, or (beyond 1) a sibling of it
         top = self.g.ancestors_by_hops(anchor, up)[up]
-        siblings = {m for t in top for m in self.g.descendants_by_hops(t, up)[up]} - {anchor}
+        siblings = set().union(*(self._below(t, up) for t in top)) - {anchor}
+        node_parents = self.g.parents
         if up > 1:
-            parents = set(self.g.parents[anchor])
-            siblings = {n for n in siblings if not parents & set(self.g.parents[n])}
+            parents = frozenset(node_parents[anchor])
+            siblings = {n for n in siblings if parents.isdisjoint(node_parents[n])}
             siblings -= self.g.all_ancestors(anchor)
         members: list[tuple[int, int]] = []
         level = sorted(siblings)
         rng = random.Random(stable_hash(self.spec.seed, "family", anchor))
         for depth in range(1, self.d.sister_depth + 1):
             if up > 1:  # nor, through a second parent, a child of a cousin that is a sibling of it
-                level = [n for n in level if n != anchor and not parents & set(self.g.parents[n])]
+                level = [n for n in level if n != anchor and parents.isdisjoint(node_parents[n])]
             if len(level) > _FAMILY_LEVEL_CAP:
                 level = sorted(rng.sample(level, _FAMILY_LEVEL_CAP))
             members.extend((n, depth) for n in level)
@@ -669,8 +701,10 @@ class _Builder:
         def listed(kind: str) -> list:
             candidates = list(pools.get(kind, []))
             rng.shuffle(candidates)
-            if answers:  # sisters and opposite hops that are answers elsewhere come first
-                candidates.sort(key=lambda candidate: candidate[0] not in answers)
+            if answers:  # sisters and opposite hops that are answers elsewhere come first (stable)
+                return [c for c in candidates if c[0] in answers] + [
+                    c for c in candidates if c[0] not in answers
+                ]
             return candidates
 
         remaining: dict[str, list] = {}
@@ -739,20 +773,33 @@ class _Builder:
         flatworm, "Soviet space stations" -> space station); regular inflections only when no
         morphology is given.
         """
-        if contains_word(text, lemma):
+        if _may_contain(text, lemma) and contains_word(text, lemma):
             return True
         if self.morphy is None:
             return mentions_word(text, lemma)
-        words = lemma.lower().replace("-", " ").split()
-        tokens = [t.lower() for t in re.findall(r"[A-Za-z][A-Za-z']*", text)]  # "spitz-like": spitz, like
+        words = _lemma_words(lemma)
+        if len(words) == 1:  # most lemmas: one word, any token or a base form of one
+            return words[0] in self._text_forms(text)
+        tokens = self._tokens(text)
         n = len(words)
         for i in range(len(tokens) - n + 1):
             if tokens[i : i + n - 1] != words[:-1]:
                 continue
-            token, last = tokens[i + n - 1], words[-1]
-            if token == last or any(self.morphy(token, pos) == last for pos in ("n", "v")):
+            if words[-1] in self._token_forms(tokens[i + n - 1]):
                 return True
         return False
+
+    def _tokens_uncached(self, text: str) -> tuple[str, ...]:
+        """A text's word tokens, lower-cased ("spitz-like": spitz, like)."""
+        return tuple(t.lower() for t in re.findall(r"[A-Za-z][A-Za-z']*", text))
+
+    def _token_forms_uncached(self, token: str) -> frozenset[str | None]:
+        """A token and its base forms by WordNet's morphology (noun and verb; None where it has none)."""
+        return frozenset((token, self.morphy(token, "n"), self.morphy(token, "v")))
+
+    def _text_forms_uncached(self, text: str) -> frozenset[str | None]:
+        """Every token of a text and their base forms: what :meth:`says` matches a one-word lemma with."""
+        return frozenset().union(*(self._token_forms(t) for t in self._tokens(text)))
 
     def lemmas_text(self, node: int) -> str:
         return ", ".join(self.g.lemmas[node])
@@ -976,7 +1023,9 @@ class _Builder:
             return None
 
         def ask_isa(probe: str, levels: list[set[int]], invalid: set[int], opposite, sisters_of) -> None:
-            # one item per hop k: a concept k ISA hops away is the gold
+            # one item per hop k: a concept k ISA hops away is the gold. A pool the probe's mix gives
+            # no slot is never read (pick_distractors fills only the mix's types and random): not built
+            mix = self.d.mix_for(probe)
             for k in range(1, spec.max_hops + 1):
                 if not levels[k]:
                     break
@@ -989,8 +1038,8 @@ class _Builder:
                     gold,
                     self._gold_isa_text(gold, names_asked),
                     {
-                        "sister": sisters_of(gold),
-                        "opposite": opposite,
+                        "sister": sisters_of(gold) if "sister" in mix else [],
+                        "opposite": opposite() if "opposite" in mix else [],
                         "popular": self.popular_near((probe, k, pos), gold),
                     },
                     invalid,
@@ -1004,7 +1053,7 @@ class _Builder:
                 "hypernymy",
                 g.ancestors_by_hops(c, spec.max_hops),
                 {c} | g.all_ancestors(c),
-                self._isa_pool(c, "down"),
+                lru_cache(maxsize=1)(lambda: self._isa_pool(c, "down")),
                 lambda gold: [
                     (n, d, "sister")
                     for n, d in self._sister_family(gold, self.d.sister_from_for("hypernymy"))
@@ -1019,7 +1068,7 @@ class _Builder:
                     "hyponymy",
                     levels,
                     {c} | g.all_descendants(c),
-                    self._isa_pool(c, "up"),
+                    lru_cache(maxsize=1)(lambda: self._isa_pool(c, "up")),
                     lambda gold: sisters_of_c("hyponymy"),
                 )
         return out
@@ -1145,5 +1194,5 @@ def generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
         distractor_mixes={probe: spec.distractors.mix_for(probe) for probe in spec.probes},
         mix_tolerance=spec.distractors.mix_tolerance,
         rebalance=rebalance,  # again on what the build keeps: the rule holds on the tables written
-        item_checks=WordNetItemChecks(graph, stems=builder.stems),
+        item_checks=WordNetItemChecks(graph, stems=builder.stems, answers=builder.second_answers),
     )

@@ -115,9 +115,12 @@ class SecondAnswers:
         self._gloss_words = lru_cache(maxsize=1 << 17)(self._gloss_words_uncached)
         self._widened_stems = lru_cache(maxsize=1 << 17)(self._widened_stems_uncached)
         self._gloss_named = lru_cache(maxsize=1 << 17)(self._gloss_named_uncached)
+        self._named_or_above = lru_cache(maxsize=1 << 16)(self._named_or_above_uncached)
+        self._gloss_stems = lru_cache(maxsize=1 << 17)(self._gloss_stems_uncached)
         self._genus_stems = lru_cache(maxsize=1 << 17)(self._genus_stems_uncached)
 
-    def _gloss_stems(self, node: int) -> frozenset[str]:
+    def _gloss_stems_uncached(self, node: int) -> frozenset[str]:
+        """A gloss's content stems less the generic stems of its part of speech (computed on first use)."""
         assert self.stems is not None
         pos = self.g.pos[node]
         if pos not in self._generic_stems:
@@ -172,9 +175,14 @@ class SecondAnswers:
             return any(s == concept or s in above or concept in self._ancestors(s) for s in senses)
         return False
 
+    def _named_or_above_uncached(self, node: int) -> frozenset[int]:
+        """The senses ``node``'s gloss names and all their ancestors: what those senses are at or below."""
+        named = self._gloss_named(node)
+        return named.union(*(self._ancestors(s) for s in named))
+
     def _names_at_or_below(self, text_node: int, target: int) -> bool:
         """Whether ``text_node``'s gloss names a word with a sense that is ``target`` or below it."""
-        return any(s == target or target in self._ancestors(s) for s in self._gloss_named(text_node))
+        return target in self._named_or_above(text_node)
 
     def reader_reason(
         self, probe: str, concept: int, gold: int, choice: int, shown: Sequence[str]
@@ -470,10 +478,23 @@ class WordNetItemChecks:
     rules = ITEM_RULES
     columns = ("probe", "question", "concept", "choices", "answer_index", "choice_concepts", "framing")
 
-    def __init__(self, graph: WordNetGraph, reader=None, stems: StemAnalyser | None = None):
+    def __init__(
+        self,
+        graph: WordNetGraph,
+        reader=None,
+        stems: StemAnalyser | None = None,
+        answers: SecondAnswers | None = None,
+    ):
+        """The rules over ``graph``; ``answers``: the builder's own :class:`SecondAnswers`.
+
+        Given the same graph and stems, its caches, filled during the build, answer again without
+        recomputing (the same answers).
+        """
         self.graph = graph
         self.stems = stems or StemAnalyser(reader)
-        self.answers = SecondAnswers(graph, self.stems)
+        if answers is not None and (answers.g is not graph or answers.stems is not self.stems):
+            raise ValueError("WordNetItemChecks: `answers` must read the same graph and stems")
+        self.answers = answers or SecondAnswers(graph, self.stems)
 
     def check(self, rows: Sequence[dict]) -> list[list[tuple[str, str]]]:
         """Per row of one config: the (rule, detail) pairs it violates.
