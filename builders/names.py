@@ -193,6 +193,8 @@ def label_problem(label: str) -> str | None:
     survey's sky designation ("RAVE J051406.8-400245", whose name NGC 1851 is only an alias) and two words
     glued at a full stop ("Dr.mark W tilden", "Dr.Simpson") are not the names a sentence writes either.
     """
+    if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
+        return "label is a sentence"  # before its residue: 'Dingiswayo real meaning is "The Exile as ...'
     if residue := formatting_residue(label):
         return f"label with {residue}"
     if _SKY_DESIGNATION.search(label):
@@ -207,8 +209,6 @@ def label_problem(label: str) -> str | None:
         return "label in a wiki namespace ('Category:Pink film')"
     if _COORDINATES.search(label):
         return "label with coordinates"
-    if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
-        return "label is a sentence"
     return None
 
 

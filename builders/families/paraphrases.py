@@ -39,10 +39,15 @@ from tqdm.auto import tqdm
 from probesmith.builders.data import data_path
 from probesmith.builders.families.relations import (
     CONTAINMENT,
+    COUNTRY_CLASSES,
+    GEOGRAPHIC_CONTAINMENT,
     LOWER_CASE_PERSON,
+    PLACE_RELATIONS,
     PLURAL_TEAM,
+    UNPLACED,
     bare_slot,
     lower_case_people,
+    places_of,
     plural_teams,
     unreadable_names,
 )
@@ -185,6 +190,14 @@ class ParaphraseSpec(ProbeSpec):
         help="Relations through which a true answer implies others, followed transitively as relation sets "
         "do (Catholicism -> Christianity, Interscope Records -> Universal Music Group): an answer of the "
         "space containing a gold is a gold too (empty: none).",
+    )
+    place_relations: tuple[str, ...] = spec_field(
+        PLACE_RELATIONS,
+        help="Relations whose object is where the subject is, was or comes from, as relation sets read them: "
+        "where one of a relation's objects is a country or a continent, an instance whose "
+        "object is neither a country nor placed by the source (P131/P17/P30/P361) is dropped, and with it "
+        "the answer: it may lie inside a country of the space ('Aleppo' beside 'Syria', no fact placing "
+        "it), a second true answer no containment marks.",
     )
     name_objects: tuple[str, ...] = spec_field(
         ("P138",),
@@ -733,9 +746,14 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             if spec.containment
             else {}
         )
+        place_objects = sorted({o for r in spec.place_relations for _, o in per_relation.get(r, ())})
+        countries = {o for o, _, kind in facts_of(client, place_objects, ["P31"]) if kind in COUNTRY_CLASSES}
+        placed = {o for o, _, _ in facts_of(client, place_objects, list(GEOGRAPHIC_CONTAINMENT))}
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
+    unplaced: dict[str, list[str]] = {}  # per relation, the answers neither a country nor placed, if any
     for relation, pairs in per_relation.items():
+        of_places = relation in spec.place_relations and places_of(sorted({o for _, o in pairs}), countries)
         # a label with a disambiguator or a sentence is no verbalization: its instance is not asked
         usable = []
         for s, o in pairs:
@@ -761,6 +779,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: object {unreadable[relation][o]}"] += 1
             elif relation in spec.name_objects and not labels[o][:1].isupper():
                 dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1
+            elif of_places and o not in countries and o not in placed:
+                dropped[f"{relation}: {UNPLACED}"] += 1
             else:
                 usable.append((s, o))
         # two answers labelled alike ("Norfolk" the county and the city) are one to a reader: the one
@@ -774,6 +794,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 1 for _, o in usable if o not in shown
             )
         per_relation[relation] = pairs = [(s, o) for s, o in usable if o in shown]
+        unplaced[relation] = sorted(
+            {o for _, o in pairs if of_places and o not in countries and o not in placed}
+        )
         objects = sorted({o for _, o in pairs})
         generic[relation] = generic_tokens([labels[o], *raw_aliases[o]] for o in objects)
         if spec.leakage == "drop":
@@ -853,7 +876,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
     ]
     summary = _summary(patterns, instances, verbalizations, grid)
     validity = paraphrase_validity(
-        patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic, containers
+        patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic, containers, unplaced
     )
     card = CardInfo(
         pretty_name="Paraphrase and alias banks with probe grids (probesmith)",
@@ -900,6 +923,9 @@ PARAPHRASE_RULES = {
     "nested_answers": "every answer of the space that contains a gold through the spec's `containment` "
     "relations (P361, P131, P279, ..., transitively, as the source says: Christianity for Catholicism) is "
     "one of its golds",
+    "answers_placed": "in a place relation's space (`place_relations`) where one of the objects is a "
+    "country or a continent (P31), every answer is a country or continent or placed by the "
+    "source (P131/P17/P30/P361): none the source cannot tell to lie inside another ('Aleppo' beside 'Syria')",
     "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
     "York'), brackets inside a word ('Frontier(s)', 'f(x)'), a wiki namespace ('Category:Pink film'), "
     "coordinates, formatting residue (doubled or stray spaces, direction marks, quotes around the name), a "
@@ -926,10 +952,24 @@ PARAPHRASE_RULES = {
 
 
 def paraphrase_validity(
-    patterns, edges, instances, kept_aliases, raw_aliases, labels, spec, generic=None, containers=None
+    patterns,
+    edges,
+    instances,
+    kept_aliases,
+    raw_aliases,
+    labels,
+    spec,
+    generic=None,
+    containers=None,
+    unplaced=None,
 ) -> dict:
-    """Each rule of the family checked on every row, and where each pattern stands in the graph."""
+    """Each rule of the family checked on every row, and where each pattern stands in the graph.
+
+    ``unplaced``: per relation, the answers of a space of countries and places that are neither a country
+    nor placed by the source (``answers_placed``).
+    """
     violations: Counter = Counter()
+    violations["answers_placed"] = sum(len(answers) for answers in (unplaced or {}).values())
     generic = generic or {}
     containers = containers or {}
     spaces: dict[str, set[str]] = defaultdict(set)

@@ -119,12 +119,12 @@ SPLIT = "test"
 # part of, located in (administrative), subclass of, parent taxon, country, continent, owned by,
 # parent organization: each makes its object a container of its subject.
 CONTAINMENT = ("P361", "P131", "P279", "P171", "P17", "P30", "P127", "P749")
-# relations whose object is a place where the subject is, was or comes from: country, place of birth and of
-# death, country of citizenship, continent, capital, located in, headquarters, endemic to, location, place of
-# publication, country of origin, residence, location of formation, work location, jurisdiction, capital of
+# relations whose object is a place where the subject is, was or comes from, true of every place around it
+# too: country, place of birth and of death, country of citizenship, continent, located in, headquarters,
+# endemic to, location, place of publication, country of origin, residence, location of formation, work
+# location (a capital, P36 / P1376, or a jurisdiction, P1001, is none: Lyon is no capital of France)
 PLACE_RELATIONS = (
-    "P17", "P19", "P20", "P27", "P30", "P36", "P131", "P159", "P183", "P276", "P291", "P495", "P551", "P740",
-    "P937", "P1001", "P1376",
+    "P17", "P19", "P20", "P27", "P30", "P131", "P159", "P183", "P276", "P291", "P495", "P551", "P740", "P937",
 )  # fmt: skip
 # subclass of, instance of: the direct classes of a gold of ``superclass_golds`` relations
 SUPERCLASS = ("P279", "P31")
@@ -178,8 +178,8 @@ class RelationsSpec(ProbeSpec):
     place_relations: tuple[str, ...] = spec_field(
         PLACE_RELATIONS,
         help="Relations whose object is where the subject is, was or comes from (endemic to, located in, "
-        "born in, country of citizenship): true of a place, true of every place around it. Where two or "
-        "more, and a tenth or more, of the best supported candidates are countries, an answer neither a "
+        "born in, country of citizenship): true of a place, true of every place around it. Where one of the "
+        "candidate answers is a country or a continent, an answer neither a "
         "country nor placed by the source (P131/P17/P30/P361) leaves the space: it may lie inside another "
         "answer ('Goiás' beside 'Brazil'), a second true answer no containment fact marks.",
     )
@@ -259,25 +259,20 @@ class RelationPool:
             self.ranked.append(o)
             self.labels[o], self.support[o] = label, n
         self._add_containers(self.ranked)
-        self._place(self.spec.one_to_one_answers if one_to_one else self.spec.max_answers)
+        self._place()
         self.lookups.aliases_of(self.client, self.ranked)
         self._spell_out_acronyms(self.ranked)
         self.generic = generic_tokens(self.names(o) for o in self.ranked)
         return self
 
-    def _place(self, max_answers: int) -> None:
-        """Mark the candidates that are countries and those the source places; decide ``of_places``.
-
-        ``places_of`` over the best supported ``max_answers`` candidates.
-        """
+    def _place(self) -> None:
+        """Mark the candidates that are countries and those the source places; decide ``of_places``."""
         with timeout_names_relation(self.pid, "classes and places of the answers", self.view):
             self.countries = {
                 o for o, _, kind in facts_of(self.client, self.ranked, ["P31"]) if kind in COUNTRY_CLASSES
             }
             self.placed = {o for o, _, _ in facts_of(self.client, self.ranked, list(GEOGRAPHIC_CONTAINMENT))}
-        self.of_places = self.pid in self.spec.place_relations and places_of(
-            self.ranked[:max_answers], self.countries
-        )
+        self.of_places = self.pid in self.spec.place_relations and places_of(self.ranked, self.countries)
 
     def _spell_out_acronyms(self, entities) -> None:
         """Answers labelled by an acronym their alias spells out are shown by that alias ("RSL")."""
@@ -617,17 +612,16 @@ UNPLACED = (
 
 
 def places_of(candidates: list[str], countries: set[str]) -> bool:
-    """Whether a relation's answers are places of several levels: countries beside places inside them.
+    """Whether a relation's answers are places of several levels: a country beside places that may lie in it.
 
-    Two or more, and a tenth or more, of its best supported candidates are countries (or continents,
-    ``COUNTRY_CLASSES``): P183 (endemic to: Brazil, Goiás, Tasmania), P131, P27. Asked of the spec's
-    ``place_relations`` only (a family's houses beside two countries are no places). Such a space is sound
-    only if every answer is a country or placed by the source (P131/P17/P30/P361): an answer the source does
-    not place ("Goiás", no fact of it but its species) may lie inside another (Brazil), and a species
-    endemic to it would have a second true answer that no containment marks.
+    One of its candidate answers is a country or a continent (``COUNTRY_CLASSES``): P183 (endemic
+    to: Brazil beside Goiás, Tasmania), P131, P19. Asked of the spec's ``place_relations`` only (whose truth
+    goes up the containment: a species endemic to Goiás is endemic to Brazil; a capital's does not). Such a
+    space is sound only if every answer is a country or placed by the source (P131/P17/P30/P361): an answer
+    the source does not place ("Goiás", no fact of it but its species) may lie inside another (Brazil), and
+    a species endemic to it would have a second true answer that no containment marks.
     """
-    # P36's capitals beside a city-state or two are all cities; P53's houses beside one country are no places
-    return sum(o in countries for o in candidates) >= max(2, len(candidates) / 10)
+    return any(o in countries for o in candidates)
 
 
 # rows of one query fetching the subjects of several small answers whole (a few answers' worth)

@@ -33,7 +33,7 @@ RELATION_RULES = {
     "nested_answers": "every answer of the space that contains a gold of the instance by the source's "
     "containment facts (the spec's `containment`, transitively: Dortmund -> Germany) is one of its golds",
     "answers_placed": "in a space of countries and places (a relation of the spec's `place_relations`, "
-    "two or more, and a tenth or more, of its best supported candidates countries or continents), every "
+    "one of its candidate answers a country or a continent), every "
     "answer is a country or continent (P31) or placed by the source (P131/P17/P30/P361): no answer the "
     "source cannot tell to lie inside another ('Goiás' beside 'Brazil')",
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
