@@ -13,7 +13,7 @@ from probesmith.schemas.parquet import read_parquet
 from probesmith.stats import paired_bootstrap
 
 #: Options that change what an evaluation measures: runs compared must agree on them.
-COMPARABLE_OPTIONS = ("max_candidates", "max_verbalizations", "max_items", "seed", "split")
+COMPARABLE_OPTIONS = ("family", "max_items", "seed", "split")  # family: the build family's own options
 
 
 def load_runs_for_comparison(

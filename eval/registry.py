@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from probesmith.builders.registry import MULTIPLE_CHOICE_KIND, families
-from probesmith.errors import ArtifactError
+from probesmith.errors import ArtifactError, UsageError
+from probesmith.probes.spec import from_dict
 from probesmith.schemas.tables import add_schema_finder
 
 #: (context, build folder, manifest) -> None: scores the build and fills ``context.result``.
@@ -44,6 +45,9 @@ class Evaluation:
     # (build folder, manifest, staging folder, task prefix) -> summary: a table family's
     # lm-evaluation-harness tasks (multiple-choice families share one export)
     lm_eval_tasks: Callable[..., dict] | None = None
+    # a frozen dataclass of the family's own ``probesmith eval`` options (spec fields with help text),
+    # set with ``--option NAME=VALUE`` and read by its runner as ``context.family_options``
+    options: type | None = None
 
 
 _EVALUATIONS: dict[str, Evaluation] = {}
@@ -53,6 +57,22 @@ def register_evaluation(evaluation: Evaluation) -> Evaluation:
     """Register ``evaluation`` for the family (or kind) ``evaluation.name``."""
     _EVALUATIONS[evaluation.name] = evaluation
     return evaluation
+
+
+def family_options(evaluation: Evaluation, given: Mapping[str, Any]) -> Any:
+    """``evaluation``'s own options (its ``options`` dataclass) from ``given`` names and values.
+
+    Names, types and ranges are checked as a spec's are: a name the family does not take is an
+    error that lists the ones it does.
+    """
+    if evaluation.options is None:
+        if given:
+            raise UsageError(
+                f"{evaluation.name} builds take no options of their own; drop --option "
+                f"{', '.join(map(repr, given))}."
+            )
+        return None
+    return from_dict(evaluation.options, dict(given), f"--option ({evaluation.name} builds)")
 
 
 def unregister_evaluation(name: str) -> None:

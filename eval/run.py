@@ -13,7 +13,8 @@ What is scored per family (each family's evaluation is registered in ``registry.
 * ``relations`` — ``families/relations.py``: every template x every answer of the relation's answer
   space, as whole statements (BEAR's convention);
 * ``paraphrases`` — ``families/paraphrases.py``: every grid statement (pattern x verbalization) with each
-  candidate object: the gold and up to ``max_candidates - 1`` other answers of the space;
+  candidate object: the gold and up to ``max_candidates - 1`` other answers of the space (the
+  family's own options: ``EvalOptions.family``);
 * ``rules`` — ``families/rules.py``: the DepEdit protocol per knowledge set and editor:
   establish the init facts, then each update variant; answers by greedy generation.
 """
@@ -23,8 +24,10 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import torch.distributed as dist
@@ -40,10 +43,10 @@ from probesmith.eval.editors import (
 )
 from probesmith.eval.models import LanguageModel
 from probesmith.eval.placement import auto_batch_tokens
-from probesmith.eval.registry import evaluation_for
+from probesmith.eval.registry import evaluation_for, family_options
 from probesmith.eval.report import render_report
 from probesmith.eval.scoring import score_statements
-from probesmith.probes.spec import spec_field, to_dict
+from probesmith.probes.spec import describe_fields, spec_field, to_dict
 from probesmith.schemas.manifest import MANIFEST_NAME, read_manifest
 from probesmith.schemas.output import OutputFolder, SharedReadLock, check_destination, check_unchanged
 from probesmith.schemas.parquet import write_parquet
@@ -58,7 +61,10 @@ def make_editors(names: tuple[str, ...], seed: int = 0) -> list[Editor]:
     """The built-in editors by name (``in_context``, ``fine_tune``)."""
     unknown = [n for n in names if n not in EDITORS]
     if unknown:
-        raise ValueError(f"unknown editor(s) {unknown}: built-in editors are {sorted(EDITORS)}")
+        raise UsageError(
+            f"unknown editor(s) {unknown}: built-in editors are {sorted(EDITORS)} "
+            "(e.g. --option editors=[in_context])"
+        )
     return [FineTuneEditor(seed=seed) if n == "fine_tune" else EDITORS[n]() for n in names]
 
 
@@ -85,14 +91,12 @@ class EvalOptions:
         help="At most this many items per config (multiple choice, whole clusters), instances per "
         "relation (relation sets, grids) or knowledge sets; a seeded sample. None: all.",
     )
-    max_candidates: int | None = spec_field(
-        20, help="Grids: candidates per instance (gold + distractors from the answer space); None: all."
-    )
-    max_verbalizations: int | None = spec_field(None, help="Grids: verbalizations per instance; None: all.")
-    editors: tuple[str, ...] = spec_field(
-        ("in_context", "fine_tune"), help="Knowledge sets: editors to run (in_context, fine_tune)."
-    )
     seed: int = spec_field(0, help="Seed of the samples above and of the fine-tuning editor.")
+    family: Mapping[str, Any] = spec_field(
+        default_factory=dict,
+        help="The build family's own options by name (its evaluation's ``options`` dataclass; "
+        "`probesmith eval --probes BUILD --list-options` lists them); unset ones keep their defaults.",
+    )
 
 
 @dataclass
@@ -106,6 +110,17 @@ class EvalResult:
     metrics: dict = field(default_factory=dict)
     seconds: float = 0.0
     statements: int = 0
+
+
+def family_option_fields(probes: str | Path) -> list[tuple[str, str, str]]:
+    """(name, default, help) of each option of the family of the build ``probes`` (its ``options``)."""
+    probes = Path(probes)
+    if (probes / MANIFEST_NAME).is_file():
+        family = read_manifest(probes).get("family")
+    else:  # AI2 multiple-choice JSONL
+        family = MULTIPLE_CHOICE_KIND
+    options = evaluation_for(family).options
+    return describe_fields(options) if options else []
 
 
 def evaluate(
@@ -132,8 +147,10 @@ def evaluate(
     batch_tokens = resolved_batch_tokens(lm, options.batch_tokens)
     context = EvalContext(lm, options, progress, result, batch_tokens=batch_tokens)
     context.token_cache = token_cache_folder(manifest.get("logical_hash"))
+    context.family_options = family_options(evaluation, options.family)
     if evaluation.uses_editors:
-        context.editors = editors if editors is not None else make_editors(options.editors, options.seed)
+        names = context.family_options.editors
+        context.editors = editors if editors is not None else make_editors(tuple(names), options.seed)
     evaluation.run(context, probes, manifest)
     result.seconds = time.perf_counter() - start
     result.metrics["run"] = {
@@ -142,7 +159,8 @@ def evaluate(
         "probes": str(probes),
         "family": family,
         "build_hash": manifest.get("logical_hash"),
-        "options": to_dict(options),
+        # the family's own options as run, defaults included (eval-compare compares them)
+        "options": {**to_dict(options), "family": to_dict(context.family_options or {})},
         "dtype": lm.dtype,
         "dtype_reason": lm.dtype_reason,
         "batch_tokens": batch_tokens,
@@ -165,6 +183,7 @@ class EvalContext:
     result: EvalResult
     editors: list[Editor] = field(default_factory=list)
     batch_tokens: int = 4096
+    family_options: Any = None  # the family's own options (its evaluation's ``options`` dataclass)
     token_cache: Path | None = None
 
     def score(self, statements: list[str], answer_starts: list[int] | None = None):

@@ -16,6 +16,8 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+import yaml
+
 from probesmith import __version__
 from probesmith.builders.build import BuildResult, build, build_all, result_line, summary_markdown_table
 from probesmith.builders.data import check_sources, prepare_sources
@@ -23,7 +25,7 @@ from probesmith.builders.registry import Converter, families, get_family, resolv
 from probesmith.builders.sources import snapshot_wikidata
 from probesmith.builders.sources.wikidata import load_store
 from probesmith.builders.sources.wikidata_dump import slice_dump
-from probesmith.errors import OutputError, ProbesmithError, SpecError
+from probesmith.errors import OutputError, ProbesmithError, SpecError, UsageError
 from probesmith.eval.harness import export_lm_eval
 from probesmith.eval.review import read_review_sheet, write_review_sheet
 from probesmith.probes.spec import describe_fields, spec_to_yaml
@@ -46,7 +48,7 @@ EPILOG_EVAL = """\
 examples:
   probesmith eval --model gpt2 --probes artifacts/wordnetqa            hub id, GPU when present
   probesmith eval --model ./my-bert --probes artifacts/relations --dtype bfloat16 --out runs/bert
-  probesmith eval --model ./gpt2 --probes artifacts/paraphrases --max-items 50 --max-candidates 20
+  probesmith eval --model ./gpt2 --probes artifacts/paraphrases --max-items 50 --option max_candidates=20
   probesmith eval --model ./gpt2 --probes obqa/ --split test          AI2 JSONL (train/dev/test.jsonl)
   torchrun --nproc-per-node 4 -m probesmith eval --model gpt2 --probes artifacts/relations   data-parallel
   probesmith eval-compare runs/gpt2 runs/bert runs/opt     paired differences (and grids' rank consistency)
@@ -309,7 +311,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG_EVAL,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    evaluation.add_argument("--model", required=True, help="Hub id or local folder (save_pretrained).")
+    evaluation.add_argument("--model", help="Hub id or local folder (save_pretrained); required to score.")
     evaluation.add_argument(
         "--probes",
         required=True,
@@ -358,16 +360,16 @@ def _parser() -> argparse.ArgumentParser:
         "--max-items", type=_positive_int, help="Items per config / instances per relation / sets."
     )
     evaluation.add_argument(
-        "--max-candidates", type=_positive_int, default=20, help="Grids: candidates per instance."
-    )
-    evaluation.add_argument(
-        "--max-verbalizations", type=_positive_int, help="Grids: verbalizations per instance."
-    )
-    evaluation.add_argument(
-        "--editor",
+        "--option",
         action="append",
-        choices=["in_context", "fine_tune"],
-        help="Knowledge-set editors (default: both).",
+        type=_family_option,
+        default=[],
+        metavar="NAME=VALUE",
+        help="An option of the build's family (a YAML value: 10, null, [in_context]); repeat for more. "
+        "--list-options shows those of the build given by --probes.",
+    )
+    evaluation.add_argument(
+        "--list-options", action="store_true", help="Print the options of --probes' family and exit."
     )
     evaluation.add_argument("--seed", type=int, default=0)
     evaluation.set_defaults(run=_run_eval)
@@ -554,21 +556,38 @@ def _run_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _family_option(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` of ``--option``, the value read as YAML (``20``, ``null``, ``[in_context]``)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip().isidentifier():
+        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=VALUE, e.g. --option max_candidates=10")
+    try:
+        return name.strip(), yaml.safe_load(value)
+    except yaml.YAMLError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: the value is not YAML ({exc})") from None
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     from probesmith.eval.placement import parse_max_memory  # deferred: imports torch
-    from probesmith.eval.run import EvalOptions, run_evaluation  # deferred: imports torch
+    from probesmith.eval.run import EvalOptions, family_option_fields, run_evaluation  # deferred: torch
 
-    defaults = EvalOptions()
+    if args.list_options:
+        found = family_option_fields(args.probes)
+        for name, default, help_text in found:
+            print(f"{name:22} {default:24} {help_text}")
+        if not found:
+            print(f"{args.probes}: its family takes no options of its own")
+        return 0
+    if not args.model:
+        raise UsageError("probesmith eval: give --model (a hub id or a local folder) to score a build")
     options = EvalOptions(
         split=args.split,
         pll=args.pll,
         batch_tokens=args.batch_tokens,
         bos=args.bos,
         max_items=args.max_items,
-        max_candidates=args.max_candidates,
-        max_verbalizations=args.max_verbalizations,
-        editors=tuple(args.editor or defaults.editors),
         seed=args.seed,
+        family=dict(args.option),
     )
     result, out, reports = run_evaluation(
         args.model,

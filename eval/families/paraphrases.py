@@ -12,6 +12,7 @@ import logging
 import random
 import statistics
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -23,6 +24,7 @@ from probesmith.eval.registry import Evaluation, register_evaluation
 from probesmith.eval.report import bar_chart, fmt, with_ci
 from probesmith.eval.run import EvalContext, argmax, sample_instances, sample_keys
 from probesmith.eval.statements import answer_spaces
+from probesmith.probes.spec import spec_field
 from probesmith.schemas.artifact import read_table
 from probesmith.schemas.tables import TableSchema
 
@@ -49,6 +51,18 @@ GRID_SCORES = TableSchema(
 )
 
 
+@dataclass(frozen=True)
+class GridOptions:
+    """The paraphrase family's own ``probesmith eval`` options (``--option NAME=VALUE``)."""
+
+    max_candidates: int | None = spec_field(
+        20, help="candidates per instance (the gold + distractors of the answer space); None: all", minimum=1
+    )
+    max_verbalizations: int | None = spec_field(
+        None, help="verbalizations of the subject per instance; None: all", minimum=1
+    )
+
+
 def _grids(ctx: EvalContext, probes: Path, manifest: dict) -> None:
     instances = sample_instances(ctx, read_table(probes, "instances"))
     spaces = answer_spaces(probes)
@@ -58,14 +72,14 @@ def _grids(ctx: EvalContext, probes: Path, manifest: dict) -> None:
     for inst in instances.iter_rows(named=True):
         rid, golds = inst["relation_id"], set(inst["gold_obj_ids"])
         others = [o for o, _ in spaces[rid] if o not in golds]
-        limit = None if ctx.options.max_candidates is None else ctx.options.max_candidates - 1
+        limit = None if ctx.family_options.max_candidates is None else ctx.family_options.max_candidates - 1
         chosen = sample_keys(others, limit, ctx.options.seed, rid, inst["sub_id"]) | {inst["obj_id"]}
         candidates[(rid, inst["sub_id"])] = (sorted(chosen, key=order[rid].__getitem__), golds)
     grid = read_table(probes, "grid").join(
         instances.select("relation_id", "sub_id"), on=["relation_id", "sub_id"]
     )
-    if ctx.options.max_verbalizations is not None:
-        grid = grid.filter(pl.col("verbalization_rank") < ctx.options.max_verbalizations)
+    if ctx.family_options.max_verbalizations is not None:
+        grid = grid.filter(pl.col("verbalization_rank") < ctx.family_options.max_verbalizations)
     grid = grid.sort("relation_id", "sub_id", "pattern_id", "verbalization_rank")
     statements = []
     for row in grid.iter_rows(named=True):
@@ -306,5 +320,6 @@ register_evaluation(
         ("relation_id", "sub_id", "pattern_id", "verbalization_rank"),
         "correct",
         compare=lambda runs, **options: {"rank_consistency": rank_consistency(runs, **options)},
+        options=GridOptions,
     )
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -26,6 +27,7 @@ from probesmith.eval.registry import Evaluation, register_evaluation
 from probesmith.eval.report import bar_chart, fmt, with_ci
 from probesmith.eval.run import EvalContext, sample_keys
 from probesmith.eval.scoring import is_distributed
+from probesmith.probes.spec import spec_field
 from probesmith.schemas.artifact import read_table
 from probesmith.schemas.tables import TableSchema
 
@@ -57,6 +59,15 @@ EDIT_SCORES = TableSchema(
         },
     ),
 )
+
+
+@dataclass(frozen=True)
+class KnowledgeSetOptions:
+    """The rules family's own ``probesmith eval`` options (``--option NAME=VALUE``)."""
+
+    editors: tuple[str, ...] = spec_field(
+        ("in_context", "fine_tune"), help="the knowledge editors to run: in_context, fine_tune"
+    )
 
 
 def _fact(row: dict) -> Fact:
@@ -203,5 +214,6 @@ register_evaluation(
         ("editor", "set_id", "variant", "metric", "question"),
         "alias",
         uses_editors=True,
+        options=KnowledgeSetOptions,
     )
 )

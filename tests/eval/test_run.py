@@ -129,7 +129,7 @@ def test_relation_sets_end_to_end(tmp_path, request, model, small_relations_buil
 
 
 def test_paraphrase_grids_and_rank_consistency(tmp_path, tiny_gpt2_dir, small_paraphrases_build, capsys):
-    args = ("--max-items", "2", "--max-candidates", "5", "--max-verbalizations", "2")
+    args = ("--max-items", "2", "--option", "max_candidates=5", "--option", "max_verbalizations=2")
     out, items, metrics = run_eval(tmp_path, tiny_gpt2_dir, small_paraphrases_build.out, *args)
     assert items["candidates"].list.len().max() <= 5
     assert all(r["obj_id"] in r["candidates"] for r in items.iter_rows(named=True))
@@ -188,6 +188,29 @@ def test_knowledge_sets_end_to_end(tmp_path, tiny_gpt2_dir, small_rules_build):
     assert set(metrics["editors"]) == {"in_context", "fine_tune"}
     assert set(items["metric"].unique().to_list()) >= {"Est.S", "Upd.S", "Cons.U"}
     assert metrics["knowledge_sets"] == 1
+
+
+def test_a_familys_own_options_are_listed_checked_and_recorded(
+    tmp_path, tiny_gpt2_dir, small_rules_build, small_wordnet_build, capsys
+):
+    # issue 26: the family's options come from its evaluation (--option, --list-options), not the CLI
+    assert main(["eval", "--probes", str(small_rules_build.out), "--list-options"]) == 0
+    assert "editors" in capsys.readouterr().out
+    _, _, metrics = run_eval(
+        tmp_path, tiny_gpt2_dir, small_rules_build.out, "--max-items", "1", "--option", "editors=[in_context]"
+    )
+    assert set(metrics["editors"]) == {"in_context"}
+    assert metrics["run"]["options"]["family"] == {"editors": ["in_context"]}
+    bad = [
+        (small_rules_build.out, "editor=[in_context]", "did you mean 'editors'"),
+        (small_rules_build.out, "editors=[in_memory]", "in_context"),
+        (small_wordnet_build.out, "editors=[in_context]", "take no options of their own"),
+    ]
+    for build, option, said in bad:
+        argv = ["eval", "--model", str(tiny_gpt2_dir), "--probes", str(build), "--device", "cpu"]
+        assert main([*argv, "--out", str(tmp_path / "bad"), "--option", option]) != 0
+        assert said in capsys.readouterr().err
+        assert not (tmp_path / "bad").exists()
 
 
 def test_knowledge_sets_refuse_a_masked_model(tmp_path, tiny_bert_dir, small_rules_build, capsys):
