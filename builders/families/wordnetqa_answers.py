@@ -59,6 +59,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from probesmith.builders.batch import cyclic_gc_paused
 from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetGraph
 from probesmith.builders.text import normalize_choice
@@ -499,10 +500,16 @@ class WordNetItemChecks:
     def check(self, rows: Sequence[dict]) -> list[list[tuple[str, str]]]:
         """Per row of one config: the (rule, detail) pairs it violates.
 
+        Run with the cyclic garbage collector paused (:func:`probesmith.builders.batch.cyclic_gc_paused`).
+
         A template's words are the stems found in half or more of the questions of its framing
         (rows without a ``framing`` are one framing), so a word every such question shows gives
         nothing away.
         """
+        with cyclic_gc_paused():
+            return self._check(rows)
+
+    def _check(self, rows: Sequence[dict]) -> list[list[tuple[str, str]]]:
         by_framing: dict[str, list[str]] = {}
         for row in rows:
             by_framing.setdefault(row.get("framing", ""), []).append(row["question"])
