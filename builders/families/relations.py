@@ -58,7 +58,8 @@ from typing import Literal
 import polars as pl
 from tqdm.auto import tqdm
 
-from probesmith.builders.families.bear import BEAR_RELATIONS
+import probesmith
+from probesmith.builders.families.bear import BEAR_RELATIONS, read_bear, write_bear_files
 from probesmith.builders.families.relations_validity import (
     relation_validity_markdown,
     relation_validity_report,
@@ -110,7 +111,10 @@ from probesmith.builders.text import (
 from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.schemas.artifact import DatasetFolderWriter, read_table, require_family
 from probesmith.schemas.card import CardInfo
+from probesmith.schemas.manifest import file_sha256
+from probesmith.schemas.output import OutputFolder, check_destination
 from probesmith.schemas.tables import ANSWER_SPACES, PATTERNS, RELATION_INFO, RELATION_INSTANCES
 
 log = logging.getLogger(__name__)
@@ -1195,9 +1199,6 @@ def export_bear(build_folder: str | Path, out: str | Path, *, force: bool = Fals
     ``out`` is checked before the build is read, written atomically, and replaces only an
     earlier BEAR export of ours.
     """
-    from probesmith.builders.families.bear import write_bear_files
-    from probesmith.schemas.output import OutputFolder
-
     with OutputFolder(out, "export:bear", force=force) as staging:
         relations, left_out, needs_agreement = _bear_relations(Path(build_folder))
         write_bear_files(staging, relations)
@@ -1218,7 +1219,6 @@ def export_bear(build_folder: str | Path, out: str | Path, *, force: bool = Fals
 
 
 def _bear_relations(build_folder: Path) -> tuple[dict[str, dict], dict[str, int]]:
-    from probesmith.schemas.artifact import read_table, require_family
 
     manifest = require_family(build_folder, ("relations",), "export bear")
     instances, answers, templates = (
@@ -1269,12 +1269,6 @@ def import_bear(bear_folder: str | Path, out: str | Path, *, force: bool = False
 
     ``out`` must be new, empty or a relations build (checked before BEAR is read).
     """
-    import probesmith
-    from probesmith.builders.families.bear import read_bear
-    from probesmith.schemas.artifact import DatasetFolderWriter
-    from probesmith.schemas.manifest import file_sha256
-    from probesmith.schemas.output import check_destination
-
     check_destination(out, "build:relations", folder=True, force=force)
     bear_folder = Path(bear_folder)
     relations = read_bear(bear_folder)

@@ -52,6 +52,9 @@ from pathlib import Path
 
 import polars as pl
 
+from probesmith.builders.data import data_path
+from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
+from probesmith.builders.names import generic_tokens, name_leak
 from probesmith.builders.registry import Converter, TableOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -71,11 +74,14 @@ from probesmith.builders.sources.wikidata_queries import (
     timeout_names_relation,
 )
 from probesmith.builders.text import fill_template, is_plural_band_name
+from probesmith.builders.textcheck import apply_fixes
 from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import ProbesmithError, SourceError, SpecError
 from probesmith.probes.spec import ProbeSpec, read_spec_yaml, resolve_spec_path, spec_field
+from probesmith.schemas.artifact import read_table, require_family
 from probesmith.schemas.card import CardInfo
+from probesmith.schemas.output import OutputFile
 from probesmith.schemas.tables import ALIASES, KNOWLEDGE_ITEMS, RULE_GROUNDINGS, RULES
 from probesmith.stats import wilson_interval
 
@@ -427,8 +433,6 @@ class _World:
 
         Generic tokens: those of 10%+ of the relation's objects' labels (``names.generic_tokens``).
         """
-        from probesmith.builders.names import generic_tokens, name_leak
-
         s, r, o = fact
         if r not in self._generic:
             objects = [e for e in self.pool.get(r, ()) if e in self.labels]
@@ -1062,8 +1066,6 @@ def load_questions(name_or_path: str) -> dict[str, str]:
 
 def read_question_sources(spec: RulesSpec) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """MQuAKE's questions and clozes as the template fixes have them, and probesmith's own questions."""
-    from probesmith.builders.textcheck import apply_fixes
-
     read = {"questions": spec.question_templates, "clozes": spec.cloze_templates}
     fixed = {}
     for kind, path in read.items():
@@ -1079,8 +1081,6 @@ def read_question_sources(spec: RulesSpec) -> tuple[dict[str, str], dict[str, st
 
 def _read_templates(path: str, key: str) -> dict:
     """A JSON file of templates named by the spec (``''`` = none)."""
-    from probesmith.builders.data import data_path
-
     if not path:
         return {}
     found = data_path(path, f"`{key}`")
@@ -1096,8 +1096,6 @@ def export_depedit(build_folder: str | Path, out: str | Path, *, force: bool = F
     ``out`` is written atomically and only over an earlier export of ours (see
     :class:`~probesmith.schemas.output.OutputFile`).
     """
-    from probesmith.schemas.output import OutputFile
-
     with OutputFile(out, "export:depedit", force=force) as tmp:
         lines = _depedit_lines(Path(build_folder))
         tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -1105,7 +1103,6 @@ def export_depedit(build_folder: str | Path, out: str | Path, *, force: bool = F
 
 
 def _depedit_lines(build_folder: Path) -> list[str]:
-    from probesmith.schemas.artifact import read_table, require_family
 
     manifest = require_family(build_folder, ("rules",), "export depedit")
     items = read_table(build_folder, "knowledge_items", manifest=manifest)
@@ -1154,8 +1151,6 @@ def _depedit_lines(build_folder: Path) -> list[str]:
 
 def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[dict]:
     """The alias bank of every answer entity, for alias-aware matching of model answers."""
-    from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
-
     entities = sorted({item["object"] for item in items})
     raw: dict[str, list[str]] = defaultdict(list)
     for row in batched_select(client, aliases_query, entities):
