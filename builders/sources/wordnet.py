@@ -16,6 +16,7 @@ import re
 import shutil
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from probesmith.errors import SourceError
@@ -190,7 +191,6 @@ class WordNetSource:
     def reader(self):
         """An NLTK ``WordNetCorpusReader`` over the prepared copy (prepared on first use)."""
         import nltk
-        from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
         root = prepare_wordnet(self.source_dir, self.home)
         key = tuple((n, (root / n).stat().st_size, (root / n).stat().st_mtime_ns) for n in REQUIRED_FILES)
@@ -202,7 +202,7 @@ class WordNetSource:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                reader = WordNetCorpusReader(str(root), None)
+                reader = _english_reader_class()(str(root), None)
         except Exception as exc:  # NLTK raises bare asserts and ValueErrors on bad files
             raise self._corrupt(exc) from None
         _READER_CACHE.clear()  # one reader at a time, like the graph
@@ -259,7 +259,7 @@ class WordNetSource:
         try:
             for pos in parts_of_speech:
                 ids = graph.by_pos.setdefault(pos, [])
-                for synset in wn.all_synsets(POS_CODES[pos]):
+                for synset in _all_synsets(wn, POS_CODES[pos]):
                     graph.index[synset.name()] = len(graph.names)
                     ids.append(len(graph.names))
                     synsets.append(synset)
@@ -306,6 +306,50 @@ class WordNetSource:
         graph.near = [frozenset(n - {node}) for node, n in enumerate(neighbours)]
         log.info("read %d WordNet synsets (%s)", len(graph), ", ".join(parts_of_speech))
         return graph
+
+
+def _all_synsets(reader, pos: str):
+    """NLTK's ``reader.all_synsets(pos)`` for nouns or verbs, its lines read by Python's own file reading.
+
+    The same synsets in the same order, parsed by NLTK's own line parser and kept in its synset cache
+    as ``all_synsets`` does; NLTK's seekable stream reader, which read each line and its offset in
+    pure Python, took seconds of every build. Falls back to ``all_synsets`` where the NLTK version
+    lacks the parser or cache.
+    """
+    parse = getattr(reader, "_synset_from_pos_and_line", None)
+    caches = getattr(reader, "_synset_offset_cache", None)
+    if parse is None or caches is None:
+        yield from reader.all_synsets(pos)
+        return
+    cache = caches[pos]
+    offset = 0
+    with open(reader.abspath(f"data.{reader._FILEMAP[pos]}").path, "rb") as data_file:
+        for line in data_file:
+            if not line[:1].isspace():  # the licence's lines begin with spaces
+                if offset in cache:
+                    synset = cache[offset]
+                else:
+                    synset = cache[offset] = parse(pos, line.decode(reader._ENCODING))
+                yield synset
+            offset += len(line)
+
+
+@lru_cache(maxsize=1)
+def _english_reader_class() -> type:
+    """NLTK's ``WordNetCorpusReader`` less its mapping to Open Multilingual Wordnet senses.
+
+    On opening, NLTK maps WordNet 3.0's sense keys onto "the" WordNet it finds in its data path (our
+    own copy again) for multilingual lookups, which probesmith never makes (no OMW reader is given):
+    a few seconds of every build. Every English lookup is NLTK's own. Deferred: importing NLTK
+    costs ~80 MB.
+    """
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class EnglishWordNetReader(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> None:
+            return None  # the OMW mapping (``map30``) is read by multilingual lookups only
+
+    return EnglishWordNetReader
 
 
 # a part of a gloss that NLTK left when it took the quoted examples out: an attribution
