@@ -19,6 +19,7 @@ import polars as pl
 import pyarrow as pa
 
 import probesmith
+from probesmith.builders.batch import cyclic_gc_paused
 from probesmith.builders.registry import (
     DraftItem,
     MultipleChoiceOutput,
@@ -71,8 +72,15 @@ def build(
     ``out`` is checked and locked before anything is generated: it must be new, empty, or a
     build of the same family (``force`` also replaces a probesmith output of another kind). The
     folder appears complete or not at all, and a build with no rows is refused unless
-    ``allow_empty``.
+    ``allow_empty``. Python's cyclic garbage collector is paused meanwhile
+    (:func:`probesmith.builders.batch.cyclic_gc_paused`: a build makes few reference cycles, and
+    the collector's passes over a large heap, such as WordNet's, cost seconds).
     """
+    with cyclic_gc_paused():
+        return _build(spec, out, force=force, allow_empty=allow_empty)
+
+
+def _build(spec: ProbeSpec, out: str | Path | None, *, force: bool, allow_empty: bool) -> BuildResult:
     started = time.perf_counter()
     out = Path(out) if out is not None else DEFAULT_OUT_ROOT / spec.name
     family = get_family(spec.family)
