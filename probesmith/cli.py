@@ -8,7 +8,9 @@ so a notebook can do the same without the command line.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
+import gc
 import logging
 import re
 import signal
@@ -76,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     signal.signal(signal.SIGTERM, _interrupt)  # `kill`: clean up as for Ctrl-C
+    # at exit, Python's cyclic garbage collector would traverse everything a command leaves (a
+    # WordNet build's graph and caches: seconds); frozen, the operating system frees it at once
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
     try:
         _refuse_inputs_as_outputs(args)
         return args.run(args) or 0
