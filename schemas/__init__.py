@@ -9,9 +9,14 @@ from probesmith.schemas.manifest import (
 )
 from probesmith.schemas.parquet import read_parquet, schema_by_id, write_parquet
 from probesmith.schemas.tables import MULTIPLE_CHOICE, SCHEMAS, TableSchema
+from probesmith.schemas.wikidata import ALIASES, ANSWER_SPACES, PATTERNS, RELATION_INSTANCES
 
 __all__ = [
+    "ALIASES",
+    "ANSWER_SPACES",
     "MULTIPLE_CHOICE",
+    "PATTERNS",
+    "RELATION_INSTANCES",
     "SCHEMAS",
     "CardInfo",
     "DatasetFolderWriter",

@@ -34,6 +34,7 @@ from typing import Literal
 
 import networkx as nx
 import polars as pl
+import pyarrow as pa
 from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
@@ -93,19 +94,64 @@ from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
 from probesmith.schemas.card import CardInfo
-from probesmith.schemas.tables import (
-    ALIAS_DROPS,
-    ALIASES,
-    ANSWER_SPACES,
-    GRID,
-    PATTERN_EDGES,
-    PATTERNS,
-    RELATION_INSTANCES,
-)
+from probesmith.schemas.tables import TableSchema, unique_columns
+from probesmith.schemas.wikidata import ALIASES, ANSWER_SPACES, PATTERNS, RELATION_INSTANCES
 
 log = logging.getLogger(__name__)
 
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf]")
+
+
+# the family's own tables (the shared Wikidata ones are in probesmith.schemas.wikidata)
+PATTERN_EDGES = TableSchema(
+    name="pattern_edges",
+    version=1,
+    description="The paraphrase graph of a relation: directed edges between patterns, typed.",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("source_pattern_id", pa.string(), nullable=False),
+            pa.field("target_pattern_id", pa.string(), nullable=False),
+            pa.field("lexical", pa.bool_(), nullable=False),
+            pa.field("syntactic", pa.bool_(), nullable=False),
+            pa.field("determiner", pa.bool_(), nullable=False),
+        ]
+    ),
+    checks=(unique_columns("relation_id", "source_pattern_id", "target_pattern_id"),),
+)
+
+ALIAS_DROPS = TableSchema(
+    name="alias_drops",
+    version=1,
+    description="Aliases left out of the bank, each with the reason.",
+    schema=pa.schema(
+        [
+            pa.field("entity_id", pa.string(), nullable=False),
+            pa.field("alias", pa.string(), nullable=False),
+            pa.field("reason", pa.string(), nullable=False),
+        ]
+    ),
+)
+
+GRID = TableSchema(
+    name="grid",
+    version=1,
+    description="Statements of every (instance x pattern x verbalization); [Y] is left for the "
+    "candidates of the relation's answer space.",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("sub_id", pa.string(), nullable=False),
+            pa.field("obj_id", pa.string(), nullable=False),
+            pa.field("answer_idx", pa.int32(), nullable=False),
+            pa.field("pattern_id", pa.string(), nullable=False),
+            pa.field("verbalization_rank", pa.int32(), nullable=False),
+            pa.field("verbalization", pa.string(), nullable=False),
+            pa.field("statement", pa.string(), nullable=False),
+        ]
+    ),
+    checks=(unique_columns("relation_id", "sub_id", "pattern_id", "verbalization_rank"),),
+)
 
 
 @dataclass(frozen=True)

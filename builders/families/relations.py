@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Literal
 
 import polars as pl
+import pyarrow as pa
 from tqdm.auto import tqdm
 
 import probesmith
@@ -115,7 +116,8 @@ from probesmith.schemas.artifact import DatasetFolderWriter, read_table, require
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.manifest import file_sha256
 from probesmith.schemas.output import OutputFolder, check_destination
-from probesmith.schemas.tables import ANSWER_SPACES, PATTERNS, RELATION_INFO, RELATION_INSTANCES
+from probesmith.schemas.tables import TableSchema, unique_columns
+from probesmith.schemas.wikidata import ANSWER_SPACES, PATTERNS, RELATION_INSTANCES
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +134,31 @@ PLACE_RELATIONS = (
 )  # fmt: skip
 # subclass of, instance of: the direct classes of a gold of ``superclass_golds`` relations
 SUPERCLASS = ("P279", "P31")
+
+
+# the family's own tables (the shared Wikidata ones are in probesmith.schemas.wikidata)
+RELATION_INFO = TableSchema(
+    name="relation_info",
+    version=2,
+    description="Per relation, what the build decided about it: the cardinality it was balanced "
+    "as, its catalog domains, the size of its set, and whether its truth changes with time. "
+    "Evaluation reads these; it never re-reads a catalog or re-derives a decision.",
+    schema=pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("cardinality", pa.string(), nullable=False),
+            pa.field("domains", pa.list_(pa.string()), nullable=False),
+            pa.field("answers", pa.int32(), nullable=False),
+            pa.field("instances", pa.int32(), nullable=False),
+            pa.field("changes_over_time", pa.bool_(), nullable=False),
+        ],
+        metadata={
+            "changes_over_time": "a fact of the relation can stop being true (heads of government, "
+            "sports teams, spouses): true only as of the build's snapshot (see the card)"
+        },
+    ),
+    checks=(unique_columns("relation_id"),),
+)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 
 from probesmith.builders.data import data_path
 from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
@@ -82,12 +83,90 @@ from probesmith.probes.spec import ProbeSpec, read_spec_yaml, resolve_spec_path,
 from probesmith.schemas.artifact import read_table, require_family
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.output import OutputFile
-from probesmith.schemas.tables import ALIASES, KNOWLEDGE_ITEMS, RULE_GROUNDINGS, RULES
+from probesmith.schemas.tables import TableSchema, unique_columns
+from probesmith.schemas.wikidata import ALIASES
 from probesmith.stats import wilson_interval
 
 log = logging.getLogger(__name__)
 
 INVERSE = "^-1"
+
+
+# the family's own tables (the shared Wikidata ones are in probesmith.schemas.wikidata)
+RULES = TableSchema(
+    name="rules",
+    version=3,
+    description="Mined If-Then rules r1(x,y) ∧ r2(y,z) ⇒ r3(x,z) with AMIE-style scores.",
+    schema=pa.schema(
+        [
+            pa.field("rule_id", pa.string(), nullable=False),
+            pa.field("r1", pa.string(), nullable=False),
+            pa.field("r2", pa.string(), nullable=False),
+            pa.field("r3", pa.string(), nullable=False),
+            pa.field("pattern", pa.string(), nullable=False),
+            pa.field("support", pa.int64(), nullable=False),
+            pa.field("body", pa.int64(), nullable=False),
+            pa.field("pca_body", pa.int64(), nullable=False),
+            pa.field("head_facts", pa.int64(), nullable=False),
+            pa.field("std_confidence", pa.float64(), nullable=False),
+            pa.field("pca_confidence", pa.float64(), nullable=False),
+            pa.field("head_coverage", pa.float64(), nullable=False),
+            pa.field("wilson_lower", pa.float64(), nullable=False),
+            pa.field("heldout_predictions", pa.int64(), nullable=False),
+            pa.field("heldout_precision", pa.float64(), nullable=True),
+            pa.field("heldout_wilson_lower", pa.float64(), nullable=True),
+            pa.field("entailment", pa.string(), nullable=False),
+            pa.field("tier", pa.string(), nullable=False),
+        ],
+        metadata={
+            "r1": "relation id; a ^-1 suffix reads it backwards",
+            "wilson_lower": "Wilson lower bound (95%) of the PCA confidence, on the mined facts",
+            "heldout_precision": "share of the rule's predictions found among facts hidden from mining "
+            "(AMIE's test; null when none could be judged)",
+            "heldout_wilson_lower": "Wilson lower bound (95%) of heldout_precision over "
+            "heldout_predictions (null when none could be judged)",
+            "entailment": "why the head follows from the relations' definitions; empty for a "
+            "correlation (which is never must_be_true)",
+            "tier": "must_be_true (an entailment with held-out Wilson lower bound >= the spec's "
+            "threshold), likely, plausible, unlikely",
+        },
+    ),
+    checks=(unique_columns("rule_id"),),
+)
+
+RULE_GROUNDINGS = TableSchema(
+    name="rule_groundings",
+    version=1,
+    description="Groundings (x, y, z) of a rule used by one knowledge set.",
+    schema=pa.schema(
+        [pa.field(n, pa.string(), nullable=False) for n in ("set_id", "rule_id", "x", "y", "z")]
+    ),
+)
+
+KNOWLEDGE_ITEMS = TableSchema(
+    name="knowledge_items",
+    version=1,
+    description="Question-answer items of DepEdit knowledge sets: establish phase and update variants.",
+    schema=pa.schema(
+        [
+            pa.field("set_id", pa.string(), nullable=False),
+            pa.field("rule_id", pa.string(), nullable=False),
+            pa.field("variant", pa.string(), nullable=False),
+            pa.field("role", pa.string(), nullable=False),
+            pa.field("is_update", pa.bool_(), nullable=False),
+            pa.field("question", pa.string(), nullable=False),
+            pa.field("rephrasings", pa.list_(pa.string()), nullable=False),
+            pa.field("answer", pa.string(), nullable=False),
+            pa.field("subject", pa.string(), nullable=False),
+            pa.field("relation", pa.string(), nullable=False),
+            pa.field("object", pa.string(), nullable=False),
+        ],
+        metadata={
+            "variant": "init (establish) or 0, 1, 2 (update variants)",
+            "role": "specific, unrelated or implication",
+        },
+    ),
+)
 
 
 @dataclass(frozen=True)
