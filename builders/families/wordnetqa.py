@@ -58,6 +58,7 @@ from typing import Literal
 
 from tqdm.auto import tqdm
 
+from probesmith.builders import random_draws
 from probesmith.builders.batch import cyclic_gc_paused
 from probesmith.builders.families.wordnetqa_answers import (
     GIVEN_AWAY,
@@ -699,9 +700,12 @@ class _Builder:
                 wanted[side(chosen[-1].text)] -= 1
             return True
 
+        def shuffle(candidates: list) -> None:
+            random_draws.shuffle(rng, candidates)
+
         def listed(kind: str) -> list:
             candidates = list(pools.get(kind, []))
-            rng.shuffle(candidates)
+            shuffle(candidates)  # rng.shuffle's permutation and state, drawn in batches
             if answers:  # sisters and opposite hops that are answers elsewhere come first (stable)
                 return [c for c in candidates if c[0] in answers] + [
                     c for c in candidates if c[0] not in answers
