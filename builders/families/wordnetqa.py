@@ -411,6 +411,7 @@ class _Builder:
         self.dropped: Counter = Counter()
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
         self._below = lru_cache(maxsize=1 << 15)(self._below_uncached)
+        self._cousins = lru_cache(maxsize=1 << 14)(self._cousins_uncached)
         self.popular: dict[tuple[str, int, str], WeightedSampler] = {}
         self.depth = graph.depths()
         self._by_depth_cache: dict[WeightedSampler, dict[int, list[int]]] = {}
@@ -564,6 +565,23 @@ class _Builder:
             return {concept} | self._siblings(concept)
         return {concept}
 
+    def _cousins_uncached(self, parents: frozenset[int], up: int) -> tuple[int, ...]:
+        """The first level (``up`` > 1) of the sister family of a synset with direct hypernyms ``parents``.
+
+        The synsets ``up`` hops below its ancestors ``up`` hops up, less any that shares a direct
+        hypernym with it (the synset itself among them) and its ancestors, sorted: all of which
+        depend on its direct hypernyms only, so siblings share one computation.
+        """
+        top = set(parents)  # the ancestors 1 hop up; then `up` - 1 more hops
+        for _ in range(up - 1):
+            top = {m for n in top for m in self.g.parents[n]}
+        node_parents = self.g.parents
+        cousins = {
+            n for n in set().union(*(self._below(t, up) for t in top)) if parents.isdisjoint(node_parents[n])
+        }
+        ancestors = set().union(*(self.g.all_ancestors(p) for p in parents), parents)
+        return tuple(sorted(cousins - ancestors))
+
     def _below_uncached(self, node: int, hops: int) -> frozenset[int]:
         """The synsets exactly ``hops`` ISA hops below ``node`` on some path (a cousin family's pool)."""
         return frozenset(self.g.descendants_by_hops(node, hops)[hops])
@@ -575,18 +593,17 @@ class _Builder:
     def _sister_family_uncached(self, anchor: int, up: int) -> tuple[tuple[int, int], ...]:
         # the nodes `up` hops below the anchor's ancestors `up` hops up: siblings (1), cousins (2),
         # ...; never the anchor, its ancestors, or (beyond 1) a sibling of it
-        top = self.g.ancestors_by_hops(anchor, up)[up]
-        siblings = set().union(*(self._below(t, up) for t in top)) - {anchor}
         node_parents = self.g.parents
-        if up > 1:
+        if up > 1:  # the cousins: the same for every synset with these direct hypernyms
             parents = frozenset(node_parents[anchor])
-            siblings = {n for n in siblings if parents.isdisjoint(node_parents[n])}
-            siblings -= self.g.all_ancestors(anchor)
+            level = list(self._cousins(parents, up))
+        else:
+            top = self.g.ancestors_by_hops(anchor, up)[up]
+            level = sorted(set().union(*(self._below(t, up) for t in top)) - {anchor})
         members: list[tuple[int, int]] = []
-        level = sorted(siblings)
         rng = random.Random(stable_hash(self.spec.seed, "family", anchor))
         for depth in range(1, self.d.sister_depth + 1):
-            if up > 1:  # nor, through a second parent, a child of a cousin that is a sibling of it
+            if up > 1 and depth > 1:  # nor, through a second parent, a child of a cousin that is a sibling
                 level = [n for n in level if n != anchor and parents.isdisjoint(node_parents[n])]
             if len(level) > _FAMILY_LEVEL_CAP:
                 level = sorted(rng.sample(level, _FAMILY_LEVEL_CAP))
