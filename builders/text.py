@@ -192,19 +192,45 @@ def fill_template(
             text = _verbs_agreeing_in_plural(text, slot)
         if label.split()[0] in _BARE_FIRST and " of " not in label:
             text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)  # "next to the Lake Michigan"
-        appositive = re.search(r", (?:[^\W\d_]|\d+(?:st|nd|rd|th)\b)", label)
+        # an appositive or a qualifier opens with a capital, an ordinal, "the", a title of nobility or a part
+        # of a work ("Armand, duc d'Aiguillon", "Ed, Edd n Eddy, season 2"); another lower-case word after the
+        # comma goes on a title ("Goede tijden, slechte tijden", "Non, je ne regrette rien": no comma follows)
+        appositive = re.search(rf", (?:[^\W\d_a-z]|(?:{_QUALIFIER_OPENINGS})\b|\d+(?:st|nd|rd|th)\b)", label)
         if appositive and not re.search(r"&| and ", label):
             # an appositive or a qualifier closes with a comma before the sentence goes on:
             # "Edward, the Black Prince, held", "Paris, Texas, is", "Hussey Vivian, 3rd Baron Vivian, was" (an
             # ordinal opens one too), after its own full stop too ("Sir Walter Calverley-Blackett, 2nd Bt.,
             # worked", "Washington, D.C., is"); a list's is none ("Blood, Sweat & Tears")
             text = re.sub(rf"{re.escape(slot)}(?= [^\W\d_])", slot + ",", text)
-        if label.endswith(("'s", "’s")):  # "Nelly's' place of death", not "Nelly's's"
+        if label.endswith(("'s", "’s")) or plural_in_form(label):  # "Nelly's' place", "Absent Friends' label"
             text = re.sub(rf"{re.escape(slot)}['’]s\b", slot + "'", text)
         if label.endswith((".", "?", "!")):  # "S.O.B.", "¿Quién es quién?": its own mark ends the sentence
             text = text.replace(slot + ".", slot)
         text = text.replace(slot, label)
     return capitalize_sentences(text)
+
+
+# lower-case words that open a qualifier after a name's comma: "the", titles of nobility, parts of a work
+_QUALIFIER_OPENINGS = "|".join(
+    "the comte comtesse duc duchesse vicomte vicomtesse baron baronne marquis marquise prince princesse "
+    "senhor senhora count countess duke duchess earl lord lady king queen sieur seigneur heir heiress season "
+    "series volume vol part episode chapter book".split()
+)
+
+
+def plural_in_form(label: str) -> bool:
+    """Whether a label ends in a plural noun of Link Grammar's dictionary ("Absent Friends", "The Doors").
+
+    Its possessive takes only an apostrophe, as a plural's does ("Absent Friends' label", not "Friends's");
+    a singular noun in "s" ("Genesis", "Atlas", "Texas") or a word the dictionary lacks ("Dickens") keeps
+    "'s".
+    """
+    last = label.split()[-1] if label.split() else ""
+    low = last.lower()
+    if not re.fullmatch(r"[^\W\d_]+s", last) or low.endswith("ss"):
+        return False
+    lexicon = english_lexicon()
+    return low in lexicon.plural_nouns and low not in lexicon.singular_nouns | lexicon.mass_nouns
 
 
 def capitalize_sentences(text: str) -> str:
@@ -512,7 +538,8 @@ _DEFINITE_LAST = frozenset(
     "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company Line "
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
     "Plateau Ghetto Basin Archipelago Glacier Nations Church Renaissance Penitentiary "
-    "Autobahn Motorway Expressway Freeway Highway Turnpike Railway Railroad Metro War Festival".split()
+    "Autobahn Motorway Expressway Freeway Highway Turnpike Railway Railroad Metro War Festival "
+    "Facility".split()
 )
 # two last words that take "the" where the last alone does not: South Africa's district and local
 # municipalities ("the ZF Mgcawu District Municipality"; Sweden's "Botkyrka Municipality" takes none)
@@ -524,7 +551,9 @@ _DEFINITE_OF = frozenset(
     "Isle Bay Gulf Cape House Order Council Museum Institute Academy Commonwealth State Province City "
     "Sea Strait College School Society League Parliament Federation Union Emirate Sultanate Lake "
     "Court Ministry Department Government Congress Assembly Archdiocese Diocese Battle Treaty "
-    "Tower Palace Hospital".split()
+    "Tower Palace Hospital "
+    # a church, an abbey or a castle named by its head and its dedication ("the Basilica of Santa Croce")
+    "Basilica Cathedral Abbey Monastery Priory Convent Chapel Temple Shrine Mosque Castle".split()
 )
 # names of one word read with "the": a doctrine, an age, a region or a scripture known by a common noun
 # made a name ("the Trinity", "the Renaissance", "the Holocaust", "the Caribbean", "the Vatican")
@@ -569,6 +598,13 @@ _FUNCTION_WORDS = _HEAD_ENDS | _DETERMINERS
 # words that make a name a title, not a place's or an event's name ("This Means War", "Tomorrow War")
 _TITLE_WORDS = (_DETERMINERS - {"the", "our"}) | frozenset(
     "my your me you we it after before against without tomorrow today yesterday".split()
+)
+# a ship named as encyclopaedias title it, by its navy's nationality and its type before its own name
+# ("Japanese battleship Mikasa", "German submarine U-47", "French frigate Hermione"): read with "the"
+_SHIP_NAME = re.compile(
+    r"^[A-Z][^\W\d_]+ (?:aircraft carrier|battleship|battlecruiser|cruiser|destroyer|frigate|submarine|"
+    r"corvette|warship|ironclad|sloop|gunboat|minesweeper|ship|steamship|schooner|monitor|ocean liner)"
+    r" [A-Z0-9]"
 )
 _POSSESSIVE = re.compile(r"([^\W\d_]+)(?:['’]s|(?<=s)['’])(?=\s|$)")
 
@@ -640,6 +676,8 @@ def takes_definite_article(name: str) -> bool:
     institution = bool(connector) and head_last in _INSTITUTION_HEADS
     of = bool(connector) and (connector.group(1) == "of" or institution)
     particles = _NAME_PARTICLES | {"and", "for", "in", "on"} if institution else _NAME_PARTICLES
+    if _SHIP_NAME.match(name):
+        return True  # "the Japanese battleship Mikasa", "the German submarine U-47"
     if any(w[:1].islower() and w not in particles for w in words):
         return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
     if words[0] in _DEFINITE_FIRST and words[1][:1].isupper():

@@ -109,7 +109,7 @@ from probesmith.builders.text import (
             "What is [X]'s official language?",
             "Palestinian territories",
             None,
-            "What is Palestinian territories's official language?",
+            "What is Palestinian territories' official language?",
         ),
         (
             "The capital of [X] is [Y].",
@@ -454,3 +454,58 @@ def test_tenth_read_fills_read_with_the():
     assert fill_template("[X] is part of [Y].", "Ettringer Bridge", "Tauern Autobahn").endswith(
         "part of the Tauern Autobahn."
     )
+
+
+@pytest.mark.parametrize(
+    ("template", "subject", "obj", "statement"),
+    [
+        # a title's comma before a lower-case word is no appositive: no comma is added after it
+        (
+            "[X] was created in [Y].",
+            "Goede tijden, slechte tijden",
+            "Netherlands",
+            "Goede tijden, slechte tijden was created in the Netherlands.",
+        ),
+        ("[X] was composed by [Y].", "Non, je ne regrette rien", "Charles Dumont", None),
+        # an appositive or a qualifier still closes with one: "the", a title of nobility, a part of a work
+        ("[X] died in [Y].", "Armand, duc d'Aiguillon", "Paris", "Armand, duc d'Aiguillon, died in Paris."),
+        (
+            "[X] died in [Y].",
+            "Edward, the Black Prince",
+            "London",
+            "Edward, the Black Prince, died in London.",
+        ),
+        ("[X] was created in [Y].", "Ed, Edd n Eddy, season 2", "Canada", None),
+        # a name plural in form takes only an apostrophe as a possessive
+        ("[X]'s label is [Y].", "Absent Friends", "Parlophone", "Absent Friends' label is Parlophone."),
+        ("[X]'s label is [Y].", "Genesis", "Atlantic Records", "Genesis's label is Atlantic Records."),
+        # a ship titled by its navy and type, a church "of" its dedication, a facility take "the"
+        (
+            "[X] is a product of [Y].",
+            "Japanese battleship Mikasa",
+            "Vickers",
+            "The Japanese battleship Mikasa is a product of Vickers.",
+        ),
+        (
+            "[X] is in [Y].",
+            "Basilica of Santa Croce",
+            "Florence",
+            "The Basilica of Santa Croce is in Florence.",
+        ),
+        (
+            "[X] was detained at [Y].",
+            "Iuliu Hossu",
+            "Parwan Detention Facility",
+            "Iuliu Hossu was detained at the Parwan Detention Facility.",
+        ),
+    ],
+)
+def test_eleventh_read_commas_possessives_and_articles(template, subject, obj, statement):
+    """The eleventh read (issue 25): "Goede tijden, slechte tijden, was created", "Absent Friends's label",
+    "Japanese battleship Mikasa is a product", "Basilica of Santa Croce is in", a gold "at the Sighet prison"
+    beside "at Parwan Detention Facility"."""
+    filled = fill_template(template, subject, obj)
+    if statement is None:  # a title: no comma after it; a season: one
+        assert (f"{subject}, " in filled) is subject.endswith("season 2"), filled
+    else:
+        assert filled == statement
