@@ -105,6 +105,7 @@ from probesmith.builders.text import (
     fill_template,
     filled_problem,
     is_plural_band_name,
+    is_plural_noun,
     names_nested,
     pattern_form,
     takes_definite_article,
@@ -448,7 +449,9 @@ class RelationPool:
         asked_subjects = set(asked)
         if bare_slot(self.templates, "[Y]"):
             asked |= {o: self.labels[o] for objs in found.values() for o in objs}
-        unreadable = unreadable_names(self.client, asked)
+        unreadable = unreadable_names(self.client, asked, self.aliases)
+        # a work's label read by its form as a place, a body or a plural ("the Café Society was directed")
+        unreadable.update(works_misread(pid, asked, asked_subjects))
         if not bare_slot(self.templates, "[X]"):  # "The [X] flows into": a river subject has its "the"
             unreadable = {e: why for e, why in unreadable.items() if e not in asked_subjects}
         for s in subjects:
@@ -574,6 +577,37 @@ DEFINITE_CLASSES = frozenset(
     }
 )
 NEEDS_THE = "named without the 'the' its class takes (a river, sea, mountain range: 'named after Rhine')"
+ALIAS_WITH_THE = (
+    "named without the 'the' an alias gives it ('Iliad' beside 'the Iliad', 'Rhins of Galloway' beside "
+    "'The Rhins of Galloway')"
+)
+# relations whose subjects ([X]) or objects ([Y]) are creative works by the property's definition (a film is
+# directed, a show aired, a character appears in a work): a label whose form would read it as a place, a body
+# or a plural ("Café Society": "the Café Society", as "the Royal Society") is a title that takes neither
+WORK_SLOTS = {
+    **dict.fromkeys("P50 P57 P58 P86 P87 P98 P162 P175 P179 P272 P344 P364 P449 P676 P7937".split(), "[X]"),
+    "P1441": "[Y]",
+}
+WORK_MISREAD = (
+    "a work (by the relation) whose label reads by its form as a place, a body or a plural ('Café Society': "
+    "'the Café Society was directed')"
+)
+
+
+def works_misread(pid: str, labels: dict[str, str], subjects: set[str]) -> dict[str, str]:
+    """The works of ``pid``'s work slot (``WORK_SLOTS``) whose label ``fill_template`` would misread."""
+    slot = WORK_SLOTS.get(pid)
+    if slot is None:
+        return {}
+    return {
+        e: WORK_MISREAD
+        for e, label in labels.items()
+        if (e in subjects) == (slot == "[X]")
+        and label[:4] != "The "
+        and (takes_definite_article(label) or is_plural_noun(label))
+    }
+
+
 # classes of a group whose name, plural in form, English reads with "the" ("a member of the X-Men", "the Bee
 # Gees"): teams and bands (TEAM_CLASSES) and groups of fictional characters
 GROUP_CLASSES = TEAM_CLASSES | {"Q14514600"}  # group of fictional characters
@@ -597,14 +631,18 @@ def bare_slot(templates, slot: str) -> bool:
     return any(slot in t and not re.search(rf"(?i)\bthe {re.escape(slot)}", t) for t in templates)
 
 
-def unreadable_names(client: SparqlClient, labels: dict[str, str]) -> dict[str, str]:
-    """Entities whose label, filled alone, misreads them by their class (P31): the reason, per entity.
+def unreadable_names(
+    client: SparqlClient, labels: dict[str, str], aliases: dict[str, list[str]] | None = None
+) -> dict[str, str]:
+    """Entities whose label, filled alone, misreads them by their class (P31) or an alias: the reason of each.
 
     A label that takes no "the" by its form (``takes_definite_article``) of a class English names with one
-    (``DEFINITE_CLASSES``: "Rhine"). A label plural in form is not judged here: over the v7 builds' subject
-    labels, a last word that is a plural noun marks 292 of 56,851, nearly all one company, game, event or
-    work ("Bad Boy Records", "Halo 5: Guardians"); those with no class in the slice, 68, of which 1 names
-    several things ("Ancient Livestock Pens"): no rule from the label or the slice's classes tells them apart.
+    (``DEFINITE_CLASSES``: "Rhine"), or whose alias is the label with a leading "the" (``ALIAS_WITH_THE``:
+    "the Iliad", "The Rhins of Galloway", "the White House"; a country's "the Sudan" is an older usage).
+    A label plural in form is not judged here: over the v7 builds' subject labels, a last word that is a
+    plural noun marks 292 of 56,851, nearly all one company, game, event or work ("Bad Boy Records", "Halo
+    5: Guardians"); those with no class in the slice, 68, of which 1 names several things ("Ancient
+    Livestock Pens"): no rule from the label or the slice's classes tells them apart.
     """
     bare = {e for e, label in labels.items() if label[:4] != "The " and not takes_definite_article(label)}
     classes: dict[str, set[str]] = defaultdict(set)
@@ -618,7 +656,26 @@ def unreadable_names(client: SparqlClient, labels: dict[str, str]) -> dict[str, 
             if e not in unreadable and classes[e] & GROUP_CLASSES and group_named_in_plural(labels[e])
         }
     )
+    unreadable.update(
+        {
+            e: ALIAS_WITH_THE
+            for e in bare
+            if e not in unreadable and alias_gives_the(labels[e], (aliases or {}).get(e, ()), classes[e])
+        }
+    )
     return unreadable
+
+
+def alias_gives_the(label: str, aliases, classes: set[str]) -> bool:
+    """Whether an alias is the label with a leading "the" ("the Iliad", "The Rhins of Galloway").
+
+    Not a country's ("the Sudan", "the Ukraine": older usage) nor a university's ("The Johns Hopkins
+    University", "The Ohio State University": a style of its charter; "at Johns Hopkins University" reads
+    bare), nor a lower-case label's.
+    """
+    if not label[:1].isupper() or classes & COUNTRY_CLASSES or label.split()[-1] == "University":
+        return False
+    return any(alias.casefold() == f"the {label}".casefold() for alias in aliases)
 
 
 # answers of a relation that its templates misstate, by the answer's class (P31), with the reason: Wikidata
@@ -632,8 +689,8 @@ EXCLUDED_ANSWER_CLASSES = {
 # answer of a space of places lies around it (country, sovereign state, continent, state with limited
 # recognition, historical country, dependent territory, constituent country)
 COUNTRY_CLASSES = frozenset(
-    {"Q6256", "Q3624078", "Q5107", "Q1763527", "Q3024240", "Q161243", "Q15634554", "Q7275"}
-)
+    {"Q6256", "Q3624078", "Q5107", "Q1763527", "Q3024240", "Q15634554", "Q7275"}
+)  # not a dependent territory (Q161243): it lies in another state ("New Caledonia" in France)
 # the relations by which the source places one place inside another
 GEOGRAPHIC_CONTAINMENT = ("P131", "P17", "P30", "P361")
 UNPLACED = (

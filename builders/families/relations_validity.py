@@ -34,7 +34,9 @@ RELATION_RULES = {
     "containment facts (the spec's `containment`, transitively: Dortmund -> Germany) is one of its golds",
     "answers_placed": "in a space of countries and places (a relation of the spec's `place_relations`, "
     "one of its candidate answers a country or a continent), every "
-    "answer is a country or continent (P31) or placed by the source (P131/P17/P30/P361): no answer the "
+    "answer is a country or continent (P31: country, sovereign state, continent, historical country, state "
+    "with limited recognition; a dependent territory such as 'New Caledonia' is none) or placed by the "
+    "source (P131/P17/P30/P361): no answer the "
     "source cannot tell to lie inside another ('Goiás' beside 'Brazil')",
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
     "templates": "every relation has at least 3 distinct templates",
