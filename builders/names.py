@@ -191,7 +191,8 @@ def label_problem(label: str) -> str | None:
     namespace ("Category:Pink film"). Names with brackets of their own after a hyphen ("kukharenkoite-(Ce)")
     are names. Formatting residue (``formatting_residue``: 'Vladimír  Krajina', '... de Béarn , Princesse'), a
     survey's sky designation ("RAVE J051406.8-400245", whose name NGC 1851 is only an alias) and two words
-    glued at a full stop ("Dr.mark W tilden", "Dr.Simpson") are not the names a sentence writes either.
+    glued at a full stop ("Dr.mark W tilden", "Dr.Simpson", an initial: "D.Daly") are not the names a sentence
+    writes either.
     """
     if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
         return "label is a sentence"  # before its residue: 'Dingiswayo real meaning is "The Exile as ...'
@@ -200,7 +201,7 @@ def label_problem(label: str) -> str | None:
     if _SKY_DESIGNATION.search(label):
         return "label is a survey's sky designation ('RAVE J051406.8-400245'), not the object's name"
     if _GLUED_WORDS.search(label):
-        return "label with two words glued at a full stop ('Dr.mark W tilden')"
+        return "label with two words glued at a full stop ('Dr.mark W tilden', 'D.Daly')"
     if re.search(r"\s\([^()]*\)", label):
         return "label with a disambiguator (parentheses)"
     if re.search(r"[^\W\d_]\(", label):
@@ -252,8 +253,10 @@ _SKY_DESIGNATION = re.compile(r"\b[JB]\d{4,}(?:\.\d+)?[+\-−]\d{2,}")
 # a capitalised word, a full stop and a lower-case word of four letters or more with no space ("Dr.mark"),
 # or a title's abbreviation glued to a name ("Dr.Simpson"); a stylised name ("India.Arie", "Media.Vision")
 # is kept (a web name "Booking.com" ends in a top-level domain of two or three letters)
+# or an initial glued to a name ("D.Daly", "K.Bakker": a catalogue's form; "J.R.R. Tolkien" has its space)
 _GLUED_WORDS = re.compile(
     r"\b[A-Z][a-z]+\.[a-z]{4,}\b|\b(?:Dr|Mr|Mrs|Ms|Prof|St|Mt|Ft|Capt|Col|Gen|Lt|Sgt|Rev)\.[A-Z][a-z]+"
+    r"|(?<![\w.])[A-Z]\.[A-Z][a-z]{2,}"
 )
 
 # a wiki namespace before a page's title: the label names a page, not the entity ("Category:Pink film")
@@ -264,9 +267,10 @@ _NAMESPACE = re.compile(
 _COORDINATES = re.compile(r"\d\s*°\s*\d+\s*['′]|\d\s*['′]\s*[NSEW]\b|\d\s*°\s*[NSEW]\b")
 
 
-# heads of a learned or professional body's name: such a body is known by its name, its acronym is
-# read by few ("RSL"); a firm or a broadcaster is known by its acronym ("IBM", "NBC", "HBO") and keeps it
-LEARNED_BODY_HEADS = frozenset("Society Academy Institute Institution Association College".split())
+# heads of a learned or professional body's name, or a school's: such a body is known by its name, its acronym
+# is read by few or is another's too ("RSL"; "RCA", the Royal College of Art or RCA Records; "RISD"); a firm
+# or a broadcaster is known by its acronym ("IBM", "NBC", "HBO") and keeps it
+LEARNED_BODY_HEADS = frozenset("Society Academy Institute Institution Association College School".split())
 
 
 def spelled_out(label: str, aliases: Iterable[str]) -> str:

@@ -138,3 +138,27 @@ def test_tenth_read_unbalanced_quotes_brackets_and_glued_titles_are_no_names(lab
 )
 def test_tenth_read_stylised_names_and_paired_quotes_stay(label):
     assert label_problem(label) is None
+
+
+@pytest.mark.parametrize("label", ["D.Daly", "K.Bakker", "R.Betis Energía Plus"])
+def test_eleventh_read_an_initial_glued_to_a_name_is_no_name(label):
+    """The eleventh read's 'D.Daly', kept though labels_usable said "words glued at a full stop"."""
+    assert label_problem(label) is not None
+
+
+@pytest.mark.parametrize("label", ["J.R.R. Tolkien", "A. R. Rahman", "U.S. Naval Academy", "S.O.B."])
+def test_eleventh_read_initials_with_their_space_stay(label):
+    assert label_problem(label) is None
+
+
+@pytest.mark.parametrize(
+    ("label", "aliases", "shown"),
+    [
+        ("RISD", ["RIZ-dee", "Rhode Island School of Design", "risd"], "Rhode Island School of Design"),
+        ("RCA", ["Government School of Design", "Royal College of Art"], "Royal College of Art"),
+        ("IBM", ["International Business Machines Corporation"], "IBM"),
+    ],
+)
+def test_eleventh_read_a_schools_acronym_is_spelled_out(label, aliases, shown):
+    """The eleventh read's "Which country is RCA located in?" (the Royal College of Art, read as RCA Records)."""
+    assert spelled_out(label, aliases) == shown
