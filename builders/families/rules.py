@@ -55,7 +55,7 @@ import pyarrow as pa
 
 from probesmith.builders.data import data_path
 from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
-from probesmith.builders.names import generic_tokens, name_leak
+from probesmith.builders.names import generic_tokens, name_leak, spelled_out
 from probesmith.builders.registry import Converter, TableOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -492,6 +492,7 @@ class _World:
 
     def __init__(self, facts: pl.DataFrame, labels: dict[str, str], fit: FactTypes | None = None):
         self.labels = labels
+        self.aliases: dict[str, list[str]] = {}  # English aliases of the objects, for the name-leak rule
         self.fit = fit
         self.objects: dict[tuple[str, str], list[str]] = defaultdict(list)
         self.pool: dict[str, list[str]] = defaultdict(list)
@@ -508,16 +509,25 @@ class _World:
         self.unnamed: frozenset[str] = frozenset()  # named things labelled in lower case ("w.r. hearst")
 
     def gives_away(self, fact: tuple[str, str, str]) -> bool:
-        """Whether the subject's label shares a name token with the object's (``names.name_leak``).
+        """Whether the subject's label shares a name token with the object's names (``names.name_leak``).
 
-        Generic tokens: those of 10%+ of the relation's objects' labels (``names.generic_tokens``).
+        The subject's label is what its questions show; the object's names are its label and English aliases,
+        any of which a model may answer with ("U.S. Naval Academy" names the United States, alias "U.S.").
+        A subject's aliases are not shown: "Texas, United States" or "39th President of the United States"
+        qualify the subject, and would drop "Where is Texas located?" for a question that names nothing.
+        Generic tokens: those of 10%+ of the relation's objects' names (``names.generic_tokens``).
         """
         s, r, o = fact
         if r not in self._generic:
             objects = [e for e in self.pool.get(r, ()) if e in self.labels]
-            self._generic[r] = generic_tokens([self.labels[e]] for e in objects)
-        names = [[self.labels[e]] if e in self.labels else [] for e in (s, o)]
-        return bool(name_leak(*names, self._generic[r]))
+            self._generic[r] = generic_tokens(self.names(e) for e in objects)
+        shown = [self.labels[s]] if s in self.labels else []
+        return bool(name_leak(shown, self.names(o), self._generic[r]))
+
+    def names(self, entity: str) -> list[str]:
+        """The entity's label (if any) and English aliases."""
+        label = [self.labels[entity]] if entity in self.labels else []
+        return [*label, *self.aliases.get(entity, ())]
 
     def range_of(self, relation: str) -> set[str]:
         """Entities the source has at the second argument of ``relation`` (read backwards for P^-1)."""
@@ -694,8 +704,12 @@ def knowledge_sets(
     forms: dict[str, list[str]],
     spec: RulesSpec,
     fit: FactTypes | None = None,
+    aliases: dict[str, list[str]] | None = None,
 ) -> tuple[list[dict], list[dict], Counter]:
     """Groundings and knowledge-set items of the best rules; every set checked.
+
+    ``aliases``: the English aliases of the facts' objects (and of the acronyms' subjects), read by the
+    name-leak rule beside their labels.
 
     With ``fit``, a grounding or unrelated fact whose question does not suit its subject's or its
     answer's class is not used, and an update's new object must suit both edited relations (and be
@@ -703,6 +717,7 @@ def knowledge_sets(
     """
     fit = fit or FactTypes({}, {}, permissive=True)
     world = _World(facts, labels, fit)
+    world.aliases = aliases or {}
     world.build_reverse()
     name_classes = load_name_classes()
     names = frozenset(e for e, classes in fit.types.items() if classes & name_classes)
@@ -1228,6 +1243,23 @@ def _depedit_lines(build_folder: Path) -> list[str]:
     return lines
 
 
+def _entity_aliases(client, facts: pl.DataFrame, labels: dict[str, str]) -> dict[str, list[str]]:
+    """The English aliases of the facts' objects and of the entities labelled by an acronym.
+
+    The name-leak rule reads an answer's every name; ``names.spelled_out`` reads an acronym's aliases.
+    A qualifier after a comma or in brackets says where or what the answer is, not what it is called: it is
+    cut ("Austin, Texas" is "Austin" here, or "What is the capital of Texas?" would give itself away).
+    """
+    acronyms = {e for e, label in labels.items() if re.fullmatch(r"[A-Z]{2,5}", label)}
+    entities = sorted(set(facts["o"].to_list()) | acronyms)
+    found: dict[str, list[str]] = defaultdict(list)
+    for row in batched_select(client, aliases_query, entities):
+        name = re.sub(r"\s*\([^()]*\)", "", row["alias"]).partition(",")[0].strip()
+        if name:
+            found[entity_id(row["e"])].append(name)
+    return dict(found)
+
+
 def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[dict]:
     """The alias bank of every answer entity, for alias-aware matching of model answers."""
     entities = sorted({item["object"] for item in items})
@@ -1355,7 +1387,10 @@ def generate_rules(spec: RulesSpec) -> TableOutput:
         }
         askable = sorted(r for r, f in forms.items() if f.questions and len(f.all) >= 2)
         fit = fact_types(client, facts, askable, mined)
-        groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec, fit)
+        entity_aliases = _entity_aliases(client, facts, labels)
+        for entity, label in labels.items():  # "RCA" is asked as the Royal College of Art (names.spelled_out)
+            labels[entity] = spelled_out(label, entity_aliases.get(entity, ()))
+        groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec, fit, entity_aliases)
         aliases = _answer_aliases(client, items, labels)
         queries = query_log(client)
     dropped.update({f"relation {s} merged into {r} read backwards": 1 for s, r in inverses.items()})

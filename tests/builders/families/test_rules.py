@@ -579,3 +579,71 @@ def test_ninth_read_no_question_or_cloze_plays_a_genre_or_represents_an_album():
                 if text and re.search(r"type of music|music that .* plays|represented by", text):
                     bad.append((relation, text))
     assert read > 20 and bad == []
+
+
+def _slice_names() -> dict[str, list[str]]:
+    """Label and English aliases of every entity, read straight from the slice's TSV."""
+    names = {}
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            qid, label, aliases = line.rstrip("\n").split("\t")
+            names[qid] = ([label] if label else []) + json.loads(aliases)
+    return names
+
+
+def _tokens(text: str) -> set[str]:
+    """Words of two letters or more, case-folded, and runs of initials ("u.s." of "U.S. Naval Academy")."""
+    folded = text.casefold()
+    words = {w for w in re.findall(r"[^\W_]+", folded) if len(w) >= 2}
+    return words | {re.sub(r"\s+", "", m) for m in re.findall(r"(?<!\w)(?:\w\.\s*){2,}", folded)}
+
+
+RULES_FUNCTION_WORDS = set(
+    "the of and for from with in on at by to an as or de la le da do di du van von der".split()
+)
+
+
+def test_eleventh_read_no_question_names_its_answer_and_no_acronym_is_misread(small_rules_build):
+    """Over every item of the small build, read from the slice's TSV apart from the builder: the name a
+    question shows for its subject shares no word and no run of initials with any name of its answer (its
+    label, its aliases with a qualifier after a comma or in brackets cut: "Austin, Texas" is "Austin"),
+    function words and words of a tenth (and five or more) of the relation's objects in the slice aside (the
+    eleventh read: "Which country is the U.S. Naval Academy located in?", alias "U.S." of the United States);
+    and no subject is shown by an acronym that an alias spells out as a school's, a college's or a society's
+    name ("Which country is RCA located in?": the Royal College of Art, read as RCA Records; "RISD")."""
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    names = _slice_names()
+    relations = slice_relations()
+
+    def answer_names(entity):
+        return [re.sub(r"\s*\([^()]*\)", "", n).partition(",")[0] for n in names.get(entity, [])]
+
+    generic = {}
+    for r in set(items["relation"].to_list()):
+        facts = relations.get(r.removesuffix("^-1"), {})
+        objects = set(facts) if r.endswith("^-1") else {o for objs in facts.values() for o in objs}
+        counts = Counter(t for o in objects for t in set().union(*map(_tokens, answer_names(o) or [""])))
+        generic[r] = {t for t, n in counts.items() if n >= max(5, 0.1 * len(objects))}
+    leaks, acronyms = [], []
+    for row in items.iter_rows(named=True):
+        asked = row["question"].casefold()  # "do the Breeders come from?" shows "The Breeders"
+        shown = max((n for n in names.get(row["subject"], []) if n.casefold() in asked), key=len, default="")
+        assert shown, row["question"]
+        answer = set().union(*map(_tokens, answer_names(row["object"]) or [row["answer"]]))
+        shared = _tokens(shown) & answer - RULES_FUNCTION_WORDS - generic[row["relation"]]
+        if shared:
+            leaks.append((row["question"], row["answer"], shared))
+        if re.fullmatch(r"[A-Z]{2,5}", shown) and any(
+            re.search(r"\b(School|College|Society|Academy|Institute)\b", alias)
+            and shown
+            in {
+                "".join(w[0] for w in part.split() if w[0].isupper())
+                for part in (alias, alias.split(" of ")[0])
+            }
+            for alias in names[row["subject"]][1:]
+        ):
+            acronyms.append(row["question"])
+    assert items.height and leaks == [] and acronyms == [], (leaks[:5], acronyms[:5])
