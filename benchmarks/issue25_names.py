@@ -1,10 +1,11 @@
-"""Issue 25, the tenth read: "the" before names, unusable verbalizations, answers the source does not place.
+"""Issue 25, the tenth and eleventh reads: "the" before names, unusable verbalizations, unplaced answers, cues.
 
     git show REV:builders/text.py > /tmp/text_before.py      # text.py before the change
     python benchmarks/issue25_names.py labels BUILDS --text-module /tmp/text_before.py
     python benchmarks/issue25_names.py fills BUILDS --text-module /tmp/text_before.py [--sample 40]
     python benchmarks/issue25_names.py aliases BUILDS
     python benchmarks/issue25_names.py unplaced BUILDS
+    python benchmarks/issue25_names.py articles BUILDS
 
 ``BUILDS`` holds default ``relations``, ``paraphrases`` and ``rules`` builds (``probesmith build X --out
 BUILDS/X``). ``labels``: every label the builds fill into templates (subjects and answers of relations and
@@ -13,7 +14,11 @@ paraphrases, every kept verbalization, rules' answers), with ``takes_definite_ar
 statement, and the answer side of every row x answer), a seeded sample of them, and Link Grammar's verdicts
 (``builders/textcheck.py``) on every distinct changed fill before and after; ``aliases``: kept verbalizations
 that ``label_problem`` / ``alias_problem`` now fail, by reason; ``unplaced``: per place relation whose space
-holds a country, the answers the slice neither types as a country nor places (P131/P17/P30/P361).
+holds a country, the answers the slice neither types as a country nor places (P131/P17/P30/P361);
+``articles`` (the eleventh read: gold "detained at the Sighet prison" beside "at Parwan Detention Facility"):
+over every relations instance x template and every paraphrases instance x pattern (its label), how often the
+gold's fill and a distractor's differ in the article before the answer (paraphrases: ``--sample`` instances), and how a guesser that reads only
+that article scores: it picks at random among the answers with (or without) "the", against chance 1/A.
 """
 
 import argparse
@@ -178,9 +183,68 @@ def unplaced(builds: Path) -> None:
         )
 
 
+def _article(text: str, answer: str) -> str:
+    """The article just before the answer in a filled sentence: "the", "a" (a or an) or "" (none)."""
+    at = text.find(answer)
+    before = text[:at].split()[-1].lower() if at > 0 and text[:at].split() else ""
+    return {"the": "the", "a": "a", "an": "a"}.get(before, "")
+
+
+def articles(builds: Path, sample: int) -> None:
+    from probesmith.builders.text import fill_template
+
+    for family, forms_table, form_column in (
+        ("relations", "templates", "template"),
+        ("paraphrases", "patterns", "template"),
+    ):
+        instances, spaces = _table(builds, f"{family}/instances"), _table(builds, f"{family}/answer_spaces")
+        forms = defaultdict(list)
+        for r, t in _table(builds, f"{family}/{forms_table}").select("relation_id", form_column).rows():
+            forms[r].append(t)
+        space = defaultdict(list)
+        for r, o, label in spaces.select("relation_id", "obj_id", "obj_label").rows():
+            space[r].append((o, label))
+        pairs = differ = 0
+        scored = Counter()  # guesser -> summed expected accuracy
+        chance = 0.0
+        asked = 0
+        golds_column = "gold_obj_ids" if "gold_obj_ids" in instances.columns else "obj_id"
+        per_relation = defaultdict(lambda: [0, 0])
+        rows = list(instances.iter_rows(named=True))
+        if family == "paraphrases":  # 45k instances x 8 patterns x up to 364 answers: a seeded sample
+            rows = random.Random(0).sample(rows, min(sample, len(rows)))
+        for row in rows:
+            r = row["relation_id"]
+            golds = set(row[golds_column]) if golds_column == "gold_obj_ids" else {row["obj_id"]}
+            for template in forms[r]:
+                states = {o: _article(fill_template(template, row["sub_label"], a), a) for o, a in space[r]}
+                gold_states = {states[o] for o in golds if o in states}
+                for o, state in states.items():
+                    if o not in golds:
+                        pairs += 1
+                        per_relation[r][0] += 1
+                        if state not in gold_states:
+                            differ += 1
+                            per_relation[r][1] += 1
+                asked += 1
+                chance += len(golds & states.keys()) / len(states)
+                for wanted in ("the", ""):
+                    pick = [
+                        o for o, state in states.items() if (state == "the") == (wanted == "the")
+                    ] or list(states)
+                    scored[wanted or "no the"] += len(golds & set(pick)) / len(pick)
+        print(
+            f"{family}: gold/distractor fill pairs {pairs:,}, differing in the article before the answer "
+            f"{differ:,} ({differ / max(pairs, 1):.1%}); over {asked:,} instance x form: chance {chance / asked:.4f}, "
+            + ", ".join(f"pick among answers read with {k!r} {v / asked:.4f}" for k, v in scored.items())
+        )
+        worst = sorted(per_relation.items(), key=lambda kv: -kv[1][1] / max(kv[1][0], 1))[:5]
+        print("  most differing: " + ", ".join(f"{r} {d / max(n, 1):.0%}" for r, (n, d) in worst))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["labels", "fills", "aliases", "unplaced"])
+    parser.add_argument("what", choices=["labels", "fills", "aliases", "unplaced", "articles"])
     parser.add_argument("builds", type=Path)
     parser.add_argument("--text-module", help="an earlier builders/text.py (labels, fills)")
     parser.add_argument("--sample", type=int, default=40)
@@ -193,6 +257,8 @@ def main() -> None:
         fills(args.builds, _text_module(args.text_module), args.sample)
     elif args.what == "aliases":
         aliases(args.builds)
+    elif args.what == "articles":
+        articles(args.builds, args.sample)
     else:
         unplaced(args.builds)
 
