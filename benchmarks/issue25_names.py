@@ -17,7 +17,7 @@ that ``label_problem`` / ``alias_problem`` now fail, by reason; ``unplaced``: pe
 holds a country, the answers the slice neither types as a country nor places (P131/P17/P30/P361);
 ``articles`` (the eleventh read: gold "detained at the Sighet prison" beside "at Parwan Detention Facility"):
 over every relations instance x template and every paraphrases instance x pattern (its label), how often the
-gold's fill and a distractor's differ in the article before the answer (paraphrases: ``--sample`` instances), and how a guesser that reads only
+gold's fill and a distractor's differ in the article before the answer, and how a guesser that reads only
 that article scores: it picks at random among the answers with (or without) "the", against chance 1/A.
 """
 
@@ -27,6 +27,7 @@ import importlib.util
 import random
 import sys
 from collections import Counter, defaultdict
+from functools import cache
 from pathlib import Path
 
 import polars as pl
@@ -190,8 +191,12 @@ def _article(text: str, answer: str) -> str:
     return {"the": "the", "a": "a", "an": "a"}.get(before, "")
 
 
-def articles(builds: Path, sample: int) -> None:
+def articles(builds: Path) -> None:
     from probesmith.builders.text import fill_template
+
+    @cache
+    def state_of(template: str, answer: str) -> str:
+        return _article(fill_template(template, None, answer), answer)
 
     for family, forms_table, form_column in (
         ("relations", "templates", "template"),
@@ -211,13 +216,12 @@ def articles(builds: Path, sample: int) -> None:
         golds_column = "gold_obj_ids" if "gold_obj_ids" in instances.columns else "obj_id"
         per_relation = defaultdict(lambda: [0, 0])
         rows = list(instances.iter_rows(named=True))
-        if family == "paraphrases":  # 45k instances x 8 patterns x up to 364 answers: a seeded sample
-            rows = random.Random(0).sample(rows, min(sample, len(rows)))
         for row in rows:
             r = row["relation_id"]
             golds = set(row[golds_column]) if golds_column == "gold_obj_ids" else {row["obj_id"]}
             for template in forms[r]:
-                states = {o: _article(fill_template(template, row["sub_label"], a), a) for o, a in space[r]}
+                # the article before an answer depends on the template and the answer, not on the subject
+                states = {o: state_of(template, a) for o, a in space[r]}
                 gold_states = {states[o] for o in golds if o in states}
                 for o, state in states.items():
                     if o not in golds:
@@ -258,7 +262,7 @@ def main() -> None:
     elif args.what == "aliases":
         aliases(args.builds)
     elif args.what == "articles":
-        articles(args.builds, args.sample)
+        articles(args.builds)
     else:
         unplaced(args.builds)
 
