@@ -116,7 +116,8 @@ class SecondAnswers:
         self._gloss_words = lru_cache(maxsize=1 << 17)(self._gloss_words_uncached)
         self._widened_stems = lru_cache(maxsize=1 << 17)(self._widened_stems_uncached)
         self._gloss_named = lru_cache(maxsize=1 << 17)(self._gloss_named_uncached)
-        self._named_or_above = lru_cache(maxsize=1 << 16)(self._named_or_above_uncached)
+        # a few hundred synsets per gloss (~8 KB): kept for the concepts asked about lately only
+        self._named_or_above = lru_cache(maxsize=1 << 12)(self._named_or_above_uncached)
         self._gloss_stems = lru_cache(maxsize=1 << 17)(self._gloss_stems_uncached)
         self._genus_stems = lru_cache(maxsize=1 << 17)(self._genus_stems_uncached)
 
@@ -183,7 +184,15 @@ class SecondAnswers:
 
     def _names_at_or_below(self, text_node: int, target: int) -> bool:
         """Whether ``text_node``'s gloss names a word with a sense that is ``target`` or below it."""
-        return target in self._named_or_above(text_node)
+        return any(s == target or target in self._ancestors(s) for s in self._gloss_named(text_node))
+
+    def _concept_names_at_or_below(self, concept: int, target: int) -> bool:
+        """:meth:`_names_at_or_below` for the concept asked about, from one set built once.
+
+        Every candidate of the concept's items is tested against it: the set holds its gloss's senses
+        and all their ancestors.
+        """
+        return target in self._named_or_above(concept)
 
     def reader_reason(
         self, probe: str, concept: int, gold: int, choice: int, shown: Sequence[str]
@@ -202,11 +211,13 @@ class SecondAnswers:
         if shown and self._word_sense_right(probe, concept, shown):
             return "word_sense"
         if probe == "hypernymy":
-            named = self._names_at_or_below(concept, choice)
+            named = self._concept_names_at_or_below(concept, choice)
         elif probe == "hyponymy":
             named = self._names_at_or_below(choice, concept)
         else:
-            named = self._names_at_or_below(choice, concept) or self._names_at_or_below(concept, choice)
+            named = self._names_at_or_below(choice, concept) or self._concept_names_at_or_below(
+                concept, choice
+            )
         if named:
             return "gloss_names"
         anchor = gold if probe == "hypernymy" else concept
