@@ -56,6 +56,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "probesmith.builders.names",
             "probesmith.builders.morphology",
             "probesmith.builders.sampling",
+            "probesmith.builders.random_draws",
+            "probesmith.builders.batch",
         ),
     ),
     ("sources", ("probesmith.builders.sources", "probesmith.builders.sources.")),
