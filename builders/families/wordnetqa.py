@@ -83,6 +83,7 @@ from probesmith.builders.text import (
     near_duplicate,
     normalize_choice,
 )
+from probesmith.errors import SpecError
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
 from probesmith.schemas.card import CardInfo
 
@@ -512,8 +513,6 @@ class _Builder:
             allowed: set[int] = set()
             for root in self.spec.concepts.roots:
                 if root not in self.g.index:
-                    from probesmith.errors import SpecError
-
                     raise SpecError(
                         f"concepts.roots: {root!r} is not a WordNet synset of the selected parts "
                         "of speech; use a synset name such as 'canine.n.02'."
