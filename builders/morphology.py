@@ -184,12 +184,42 @@ class StemAnalyser:
                         found.add(part)
         return frozenset(f"part:{part}" for part in found)
 
-    def shared(self, left: str, right: str) -> frozenset[str]:
-        """The stems two texts share, and the compound parts the first shows of the second.
+    def parts_inside(self, question: str, text: str) -> frozenset[str]:
+        """``text``'s words that begin or end a longer word of the question, as ``"part:<word>"``.
 
-        See :meth:`compound_parts`.
+        :meth:`compound_parts` the other way round (issue 24, v12 read: anthill / hill, overtax / tax,
+        sheepdog / dog, voltmeter / meter, rebind / bind, adnoun / noun). A word of 4+ letters counts at
+        either end; a 3-letter word only beside a WordNet word of 3+ letters (over+tax, sheep+dog, dog+house),
+        so that "car" is not found in career nor "cat" in category.
         """
-        return (self.text_stems(left) & self.text_stems(right)) | self.compound_parts(left, right)
+        parts, _ = self._question_parts(text)
+        question_words = set(re.findall(r"[a-z]+", question.lower()))
+        found = set()
+        for word in question_words:
+            for form in {word} | self._base_forms(word):
+                for part in parts:
+                    if len(form) <= len(part) or not self._is_word(part):
+                        continue
+                    if form.endswith(part):
+                        rest = form[: -len(part)]
+                    elif form.startswith(part):
+                        rest = form[len(part) :]
+                    else:
+                        continue
+                    if len(part) >= 4 or (len(rest) >= 3 and self._is_word(rest)):
+                        found.add(part)
+        return frozenset(f"part:{part}" for part in found)
+
+    def shared(self, left: str, right: str) -> frozenset[str]:
+        """The stems two texts share, and the compound parts each shows of the other.
+
+        See :meth:`compound_parts` and :meth:`parts_inside`.
+        """
+        return (
+            (self.text_stems(left) & self.text_stems(right))
+            | self.compound_parts(left, right)
+            | self.parts_inside(left, right)
+        )
 
     def gives_away(
         self, question: str, choices: Sequence[str], answer_index: int, ignore: frozenset[str] = frozenset()

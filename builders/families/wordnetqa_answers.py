@@ -78,6 +78,9 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "gloss_names": "its gloss and the concept's name each other (a word with a sense at or below the other)",
     "sister_gloss": "a sister whose gloss shares a content word (or a WordNet synonym of one) with the "
     "gloss it must fit",
+    "synonym_gloss": "in definitions, its gloss uses a lemma of the concept asked about (a synonym of the "
+    "word asked: 'block off the passage through' beside stuff, block; 'consider carefully and deeply' "
+    "beside think, consider)",
     "genus_gloss": "in definitions, its gloss names the concept's genus (a word of a lemma of a direct "
     "hypernym of the concept) and at most one other content word: it says what the gold says, less the "
     "difference",
@@ -85,7 +88,7 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "(not through the concept): the concept's gloss names its parent's genus, which fits it",
 }
 #: the reasons a reader would accept a distractor that WordNet's graph does not make right
-READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss", "genus_gloss"})
+READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss", "genus_gloss", "synonym_gloss"})
 # where they apply: definitions read 0/25 in round 3 already, and with them its choice-only
 # baseline rose from 0.254 to 0.265 (the sisters left read less like the gold)
 READER_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
@@ -205,7 +208,9 @@ class SecondAnswers:
         if not self.stems or self.g.pos[choice] != self.g.pos[concept]:
             return None
         if probe == "definitions":
-            return "genus_gloss" if self.genus_gloss(concept, choice) else None
+            if self.genus_gloss(concept, choice):
+                return "genus_gloss"
+            return "synonym_gloss" if self.synonym_gloss(concept, choice) else None
         if probe not in READER_PROBES:
             return None
         if shown and self._word_sense_right(probe, concept, shown):
@@ -272,6 +277,28 @@ class SecondAnswers:
             elif not stems <= generic:
                 other += 1
         return bool(named) and other <= GENUS_GLOSS_OTHER_WORDS
+
+    def synonym_gloss(self, concept: int, choice: int) -> bool:
+        """Whether ``choice``'s gloss uses a lemma of ``concept`` (3+ letters, not a function word).
+
+        Definitions (issue 24, v11 read): "My nose is all stuffed" with the gold "obstruct" beside the
+        cousin "block off the passage through" (shut_off.v.03): block is a lemma of stuff.v.03, and a
+        gloss that says the asked word's synonym reads as its meaning. A one-word lemma matches any
+        inflection of a gloss word (their stems meet); a lemma of several words matches them in order.
+        """
+        words = re.findall(r"[a-z]+", self.g.glosses[choice].lower())
+        if not words:
+            return False
+        gloss_stems = set().union(*(self.stems.word_stems(w) for w in words if len(w) >= 3))
+        text = " " + " ".join(words) + " "
+        for lemma in self.lemma_sets[concept]:
+            parts = re.findall(r"[a-z]+", lemma)
+            if len(parts) == 1 and len(parts[0]) >= 3 and parts[0] not in FUNCTION_WORDS:
+                if self.stems.word_stems(parts[0]) & gloss_stems:
+                    return True
+            elif len(parts) > 1 and f" {' '.join(parts)} " in text:
+                return True
+        return False
 
     def in_parent_family(self, concept: int, choice: int) -> bool:
         """Whether ``choice`` is a direct hypernym of ``concept`` or descends from one.
@@ -400,13 +427,17 @@ ITEM_RULES = {
     "part ('; ;'), an attribution ('--Shakespeare'), an unpaired double quote, a parenthesis emptied of its "
     "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ',', or WordNet's "
     "backtick quoting ('`good''); no choice or question shows a usage or domain label at the start of a "
-    "gloss ('(law)', '(golf)', '(usually plural)': removed, not the parentheses that narrow a gloss, '(of a "
-    "ship)', '(in India)'); no question shows backtick quoting or an unpaired double quote",
+    "gloss ('(law)', '(golf)', '(usually plural)', '(meteorology)an': removed, not the parentheses that "
+    "narrow a gloss, '(of a ship)', '(in India)'), nor a usage note at its end ('-- used especially of "
+    "plants', '; informal', '(usually used in the plural)'); no question shows backtick quoting or an "
+    "unpaired double quote",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; a question word, or its inflected form, of 3+ letters that begins a longer word of the gold, "
     "or ends one after a WordNet word of 3+ letters or with 4+ letters of its own: pin / hairpin, tones / "
-    "overtones, carbo / carbohydrate); function words (articles, pronouns, prepositions, auxiliaries, and "
+    "overtones, carbo / carbohydrate; the other way round, a word of the gold that begins or ends a longer "
+    "question word, with 4+ letters or beside a WordNet word of 3+ letters: anthill / hill, sheepdog / dog); "
+    "function words (articles, pronouns, prepositions, auxiliaries, and "
     "use, used, like, make, made: probesmith.builders.morphology.FUNCTION_WORDS) never count against a "
     "gloss, so 'made' in an example beside 'made' in a definitions gold is not checked; against the gold's "
     "name in hypernymy, hyponymy and synonymy they count: particles, 'like' and light verbs (out, up, down, "
@@ -441,10 +472,18 @@ _USAGE_NOTE = (
     rf"|(?:followed|preceded) by {_QUOTED}(?: or {_QUOTED})?"
     rf"|with {_QUOTED}"
     r"|used (?:informally|colloquially)"
-    r"|a dated Briticism)"
+    r"|a dated Briticism"
+    r"|an extension of [a-z][a-z ]{0,40})"
 )
-DOMAIN_LABEL = re.compile(rf"^\(((?:{_USAGE_NOTE})|{_LABEL_BODY})\)\s+(?=\S)")
-_QUESTION_LABEL = re.compile(rf"\"\(((?:{_USAGE_NOTE})|{_LABEL_BODY})\)\s+(?=\S)")
+DOMAIN_LABEL = re.compile(rf"^\(((?:{_USAGE_NOTE})|{_LABEL_BODY})\)\s*(?=\S)")  # "(meteorology)an isogram"
+# a usage note at a gloss's end (v11/v12 reads): "creep up -- used especially of plants", "enter uninvited;
+# informal", "elastic straps that hold trousers up (usually used in the plural)", "(often used ironically)"
+TRAILING_USAGE_NOTE = re.compile(
+    r"(?:\s*--\s*used\b[^;()]*|;\s*(?:informal|slang)"
+    r"|\s*\((?:(?:usually|often|sometimes) )?used (?:only )?"
+    r"(?:in the plural|ironically|in infinitive form)\))\s*$"
+)
+_QUESTION_LABEL = re.compile(rf"\"\(((?:{_USAGE_NOTE})|{_LABEL_BODY})\)\s*(?=[^\s\"])")
 
 
 def strip_domain_label(gloss: str) -> str:
@@ -452,7 +491,7 @@ def strip_domain_label(gloss: str) -> str:
 
     See :data:`DOMAIN_LABEL`; a gloss that is only a label is kept whole.
     """
-    return DOMAIN_LABEL.sub("", gloss, count=1)
+    return TRAILING_USAGE_NOTE.sub("", DOMAIN_LABEL.sub("", gloss, count=1))
 
 
 # a backtick alone in parentheses is the grave accent itself: "a mark (`) placed above a vowel"
@@ -471,6 +510,8 @@ def gloss_residue(choice: str) -> str | None:
         return repr(found.group(0))
     if label := DOMAIN_LABEL.match(gloss):
         return f"a label {label.group(0).strip()!r}"
+    if note := TRAILING_USAGE_NOTE.search(gloss):
+        return f"a usage note {note.group(0).strip()!r}"
     return "'a stray double quote'" if gloss.count('"') % 2 else None
 
 
@@ -481,6 +522,9 @@ def question_residue(question: str) -> str | None:
         return repr(shown[shown.index("`") : shown.index("`") + 12])
     if label := _QUESTION_LABEL.search(question):
         return f"a label {label.group(0)[1:].strip()!r}"
+    for quoted in re.findall(r'"([^"]+)"', question):
+        if note := TRAILING_USAGE_NOTE.search(quoted):
+            return f"a usage note {note.group(0).strip()!r}"
     return "'a stray double quote'" if question.count('"') % 2 else None
 
 

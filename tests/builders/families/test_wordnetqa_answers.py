@@ -225,6 +225,29 @@ def test_definitions_refuse_a_gloss_that_is_the_genus(wordnet_graph, answers, co
 
 
 @pytest.mark.parametrize(
+    ("concept", "choice", "found"),
+    [
+        # the v11 read: "My nose is all stuffed" (stuff.v.03, a lemma block), "block off the passage through"
+        ("stuff.v.03", "shut_off.v.03", True),
+        ("think.v.01", "cogitate.v.01", True),  # "consider carefully and deeply": consider is think's lemma
+        ("smother.v.03", "clamp_down.v.01", True),  # "repress or suppress (...)": repress is smother's
+        ("dog.n.01", "wolf.n.01", False),
+        (
+            "hardship.n.03",
+            "fire.n.08",
+            False,
+        ),  # "a severe trial": a reader's call WordNet's words do not make
+    ],
+)
+def test_definitions_refuse_a_gloss_that_says_a_synonym(wordnet_graph, answers, concept, choice, found):
+    index = wordnet_graph.index
+    nodes = [index[concept], index[concept], index[choice]]
+    assert answers.synonym_gloss(index[concept], index[choice]) is found
+    reason = answers.reader_reason("definitions", *nodes, ())
+    assert (reason in ("genus_gloss", "synonym_gloss")) is found
+
+
+@pytest.mark.parametrize(
     ("concept", "choice", "shown"),
     [("dog.n.01", "wolf.n.01", ("wolf",)), ("view.n.02", "field.n.16", ("field", "field of view"))],
 )
@@ -283,6 +306,13 @@ def test_two_choices_with_one_label_are_found(wordnet_graph, answers):
         ("he sells cars", "a dealer", False),
         # not linked by any source here: WordNet has no derivational pointer from sale to sell
         ("a kind of sales", "sell: the activity of persuading someone to buy", False),
+        # the v12 read: the gold's word inside a compound of the question (the other way round)
+        ("an anthill in the garden", "hill: a local and well-defined elevation of the land", True),
+        ("they overtax the poor", "tax: levy a tax on", True),
+        ("the sheepdog barked", "dog: a member of the genus Canis", True),
+        ("read the voltmeter", "meter: any of various measuring instruments", True),
+        ("a career in law", "car: a motor vehicle with four wheels", False),  # 3 letters: beside a word only
+        ("a category of goods", "cat: a feline mammal", False),
     ],
 )
 def test_stems_shared_through_wordnets_morphology(stems, question, gold, shared):
@@ -437,6 +467,20 @@ def test_no_wordnet_example_keeps_backtick_quotes(wordnet_graph):
         ("(HClO3) a strong acid", "(HClO3) a strong acid"),
         ("(law)", "(law)"),  # nothing but the label: kept whole
         ("a gas (at room temperature)", "a gas (at room temperature)"),
+        # the v11/v12 reads: a label glued to its gloss, an etymology note, usage notes at the end
+        ("(meteorology)an isogram", "an isogram"),
+        ("(an extension of the baseball term) a long shot", "a long shot"),
+        ("creep up -- used especially of plants", "creep up"),
+        ("enter uninvited; informal", "enter uninvited"),
+        (
+            "elastic straps that hold trousers up (usually used in the plural)",
+            "elastic straps that hold trousers up",
+        ),
+        ("the obligation to be generous (often used ironically)", "the obligation to be generous"),
+        (
+            "a heavy fabric (used for clothing or sails)",
+            "a heavy fabric (used for clothing or sails)",
+        ),  # content
     ],
 )
 def test_a_glosss_label_is_taken_away(gloss, shown):
