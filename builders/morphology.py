@@ -189,8 +189,9 @@ class StemAnalyser:
 
         :meth:`compound_parts` the other way round (issue 24, v12 read: anthill / hill, overtax / tax,
         sheepdog / dog, voltmeter / meter, rebind / bind, adnoun / noun). A word of 4+ letters counts at
-        either end; a 3-letter word only beside a WordNet word of 3+ letters (over+tax, sheep+dog, dog+house),
-        so that "car" is not found in career nor "cat" in category.
+        either end beside 2+ letters ("re" + bind; not "s" + tool in stools); a 3-letter word only beside a
+        WordNet word of 3+ letters (over+tax, sheep+dog, dog+house), so that "car" is not found in career
+        nor "cat" in category.
         """
         parts, _ = self._question_parts(text)
         question_words = set(re.findall(r"[a-z]+", question.lower()))
@@ -206,7 +207,7 @@ class StemAnalyser:
                         rest = form[len(part) :]
                     else:
                         continue
-                    if len(part) >= 4 or (len(rest) >= 3 and self._is_word(rest)):
+                    if (len(part) >= 4 and len(rest) >= 2) or (len(rest) >= 3 and self._is_word(rest)):
                         found.add(part)
         return frozenset(f"part:{part}" for part in found)
 

@@ -313,6 +313,7 @@ def test_two_choices_with_one_label_are_found(wordnet_graph, answers):
         ("read the voltmeter", "meter: any of various measuring instruments", True),
         ("a career in law", "car: a motor vehicle with four wheels", False),  # 3 letters: beside a word only
         ("a category of goods", "cat: a feline mammal", False),
+        ("to turn the legs of stools", "to shape it by applying a cutting tool", False),  # s + tool: no
     ],
 )
 def test_stems_shared_through_wordnets_morphology(stems, question, gold, shared):
