@@ -227,11 +227,21 @@ class StemAnalyser:
     ) -> frozenset[str]:
         """The stems the question shares with the gold and with no distractor.
 
-        ``ignore``: the stems of the question's template, which every item shows.
+        ``ignore``: the stems of the question's template, which every item shows; a template word is
+        also no container of the gold's words ("text" in "context", "wing" in "following").
         """
+        gold = choices[answer_index]
+        own_words = " ".join(
+            w for w in re.findall(r"[a-z]+", question.lower()) if self.snowball(w) not in ignore
+        )
+        shared = (
+            (self.text_stems(question) & self.text_stems(gold))
+            | self.compound_parts(question, gold)
+            | self.parts_inside(own_words, gold)
+        )
         with_gold = {
             stem
-            for stem in self.shared(question, choices[answer_index])
+            for stem in shared
             if stem not in ignore and self.snowball(stem.removeprefix("part:")) not in ignore
         }
 

@@ -327,6 +327,20 @@ def test_a_compound_part_a_distractor_shows_too_gives_nothing_away(stems):
     assert not stems.gives_away(question, ["a fuel such as gasoline", "a gasworks"], 0)
 
 
+def test_a_template_word_contains_no_gold_word(stems):
+    # the v13 build's validity: "wing" in "following", "text" in "context" (words of every question)
+    question = (
+        'Given the context "the helpings were all small", which of the following is a type of "helpings"?'
+    )
+    choices = ["chicken wing: the wing of a chicken", "carrier: an organism", "judge: a public official"]
+    template = stems.template_stems(
+        [question, 'Given the context "x", which of the following is a type of "y"?']
+    )
+    assert stems.gives_away(question, choices, 0) == {"part:wing"}
+    assert not stems.gives_away(question, choices, 0, template)
+    assert stems.gives_away("the sheepdog barked", ["dog: a canine", "cat: a feline"], 0) == {"part:dog"}
+
+
 def test_a_stem_a_distractor_shares_too_gives_nothing_away(stems):
     question = 'A laughing gull, meaning "small black-headed European gull", is a kind of'
     choices = ["coastal diving bird: gull family", "seabird: a bird of the sea"]
