@@ -189,7 +189,8 @@ class StemAnalyser:
 
         :meth:`compound_parts` the other way round (issue 24, v12 read: anthill / hill, overtax / tax,
         sheepdog / dog, voltmeter / meter, rebind / bind, adnoun / noun). A word of 4+ letters counts at
-        either end beside 2+ letters ("re" + bind; not "s" + tool in stools); a 3-letter word only beside a
+        either end beside 2+ letters ("re" + bind; not "s" + tool in stools), one of 5+ beside any
+        ("s" + exploitation in sexploitation); a 3-letter word only beside a
         WordNet word of 3+ letters (over+tax, sheep+dog, dog+house), so that "car" is not found in career
         nor "cat" in category.
         """
@@ -207,7 +208,11 @@ class StemAnalyser:
                         rest = form[len(part) :]
                     else:
                         continue
-                    if (len(part) >= 4 and len(rest) >= 2) or (len(rest) >= 3 and self._is_word(rest)):
+                    if (
+                        len(part) >= 5
+                        or (len(part) == 4 and len(rest) >= 2)
+                        or (len(rest) >= 3 and self._is_word(rest))
+                    ):
                         found.add(part)
         return frozenset(f"part:{part}" for part in found)
 

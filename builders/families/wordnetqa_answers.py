@@ -479,10 +479,26 @@ DOMAIN_LABEL = re.compile(rf"^\(((?:{_USAGE_NOTE})|{_LABEL_BODY})\)\s*(?=\S)")  
 # a usage note at a gloss's end (v11/v12 reads): "creep up -- used especially of plants", "enter uninvited;
 # informal", "elastic straps that hold trousers up (usually used in the plural)", "(often used ironically)"
 TRAILING_USAGE_NOTE = re.compile(
-    r"(?:\s*--\s*used\b[^;()]*|;\s*(?:informal|slang)"
+    r"(?:\s*--\s*used\b[^;()]*|;\s*(?:informal|slang)(?: or [a-z]+)?"
     r"|\s*\((?:(?:usually|often|sometimes) )?used (?:only )?"
-    r"(?:in the plural|ironically|in infinitive form)\))\s*$"
+    r"(?:in the plural|ironically|in infinitive form)\)"
+    # "; used of animals", "; used especially of horses", '; used in the phrase "at second hand"' (the v13
+    # read: 13 noun and verb glosses); "; used to raise heavy objects" says what the thing does: kept
+    r"|;\s*used (?:especially |chiefly |mostly |only |usually )?"
+    r"(?:of|in the phrase|for (?:animals|persons))\b[^;]*"
+    # an example cut out of the gloss left its lead-in: "promise of reward as in", "reach a goal, e.g."
+    r"|,?\s+(?:as in|e\.g\.)"
+    r")\s*$"
 )
+# a field named before a colon at a verb gloss's start: "psychology: repeat a response ...", "law: grant
+# immunity" (the v13 read). Over WordNet 3.0's noun and verb glosses, every one-word lower-case prefix
+# before ": " that is a noun with a noun.cognition or noun.act sense (tested), but "hops: hardy perennial
+# vines"; "deer: reindeer; moose" and "one species: greasewood" say what the concept is: kept
+FIELD_LABELS = frozenset(
+    "accounting banking baseball bridge economics electronics geology hunting law math physics printing "
+    "psychology".split()
+)
+FIELD_LABEL = re.compile(rf"^(?:{'|'.join(sorted(FIELD_LABELS))}): (?=\S)")
 _QUESTION_LABEL = re.compile(rf"\"\(((?:{_USAGE_NOTE})|{_LABEL_BODY})\)\s*(?=[^\s\"])")
 
 
@@ -491,7 +507,8 @@ def strip_domain_label(gloss: str) -> str:
 
     See :data:`DOMAIN_LABEL`; a gloss that is only a label is kept whole.
     """
-    return TRAILING_USAGE_NOTE.sub("", DOMAIN_LABEL.sub("", gloss, count=1))
+    without = FIELD_LABEL.sub("", DOMAIN_LABEL.sub("", gloss, count=1), count=1)
+    return TRAILING_USAGE_NOTE.sub("", without)
 
 
 # a backtick alone in parentheses is the grave accent itself: "a mark (`) placed above a vowel"
@@ -512,6 +529,8 @@ def gloss_residue(choice: str) -> str | None:
         return f"a label {label.group(0).strip()!r}"
     if note := TRAILING_USAGE_NOTE.search(gloss):
         return f"a usage note {note.group(0).strip()!r}"
+    if label := FIELD_LABEL.match(gloss):  # after a shown name ("immunize: law: grant immunity")
+        return f"a label {label.group(0).strip()!r}"
     return "'a stray double quote'" if gloss.count('"') % 2 else None
 
 
@@ -525,6 +544,8 @@ def question_residue(question: str) -> str | None:
     for quoted in re.findall(r'"([^"]+)"', question):
         if note := TRAILING_USAGE_NOTE.search(quoted):
             return f"a usage note {note.group(0).strip()!r}"
+        if label := FIELD_LABEL.match(quoted):
+            return f"a label {label.group(0).strip()!r}"
     return "'a stray double quote'" if question.count('"') % 2 else None
 
 

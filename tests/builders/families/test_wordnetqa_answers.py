@@ -8,6 +8,7 @@ import pytest
 
 from probesmith.builders.families.wordnetqa_answers import (
     DOMAIN_LABEL,
+    FIELD_LABELS,
     SecondAnswers,
     WordNetItemChecks,
     choice_labels,
@@ -496,12 +497,37 @@ def test_no_wordnet_example_keeps_backtick_quotes(wordnet_graph):
             "a heavy fabric (used for clothing or sails)",
             "a heavy fabric (used for clothing or sails)",
         ),  # content
+        # the v13 read: a field before a colon, "; used of ...", an example's lead-in left at the end
+        ("psychology: repeat a response", "repeat a response"),
+        ("defecate; used of animals", "defecate"),
+        ("an entire system; used in the phrase the whole shebang", "an entire system"),
+        ("leave; informal or rude", "leave"),
+        ("promise of reward as in", "promise of reward"),
+        ("reach a goal, e.g.", "reach a goal"),
+        ("a pair of bars; used to raise heavy objects", "a pair of bars; used to raise heavy objects"),
+        ("one species: shamrock pea", "one species: shamrock pea"),
     ],
 )
 def test_a_glosss_label_is_taken_away(gloss, shown):
     assert strip_domain_label(gloss) == shown
     assert bool(gloss_residue(f"x: {gloss}")) is (shown != gloss)
     assert bool(question_residue(f'Which words name "{gloss}"?')) is (shown != gloss)
+
+
+def test_the_field_labels_are_every_field_wordnet_names_before_a_colon(wordnet_graph):
+    """FIELD_LABELS is read from WordNet 3.0: every one-word lower-case prefix before ": " of a noun or verb
+    gloss that is a noun with a noun.cognition or noun.act sense (geology, law, hunting, banking), but
+    "hops: hardy perennial vines" (humulus.n.01), which names the genus's plants (read by hand); "deer:
+    reindeer; moose" and "finches: goldfinches" name no field."""
+    reader = WordNetSource().reader()
+    found = set()
+    for gloss in wordnet_graph.glosses:
+        prefix = re.match(r"^([a-z]+): ", gloss)
+        if prefix:
+            lexnames = {s.lexname() for s in reader.synsets(prefix.group(1), "n")}
+            if lexnames & {"noun.cognition", "noun.act"}:
+                found.add(prefix.group(1))
+    assert found - {"hops"} == FIELD_LABELS
 
 
 def test_no_wordnet_gloss_keeps_a_usage_note(wordnet_graph):
