@@ -56,7 +56,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from tqdm.auto import tqdm
 
 from probesmith.builders import random_draws
 from probesmith.builders.batch import cyclic_gc_paused
@@ -85,6 +84,7 @@ from probesmith.builders.text import (
 )
 from probesmith.errors import SpecError
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
+from probesmith.progress import progress
 from probesmith.schemas.card import CardInfo
 
 log = logging.getLogger(__name__)
@@ -1212,7 +1212,7 @@ def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
     concepts = builder.concepts()
     log.info("asking about %d WordNet concepts", len(concepts))
     builder.prepare_popular(concepts)
-    for c in tqdm(concepts, desc="wordnet concepts", unit="concept", mininterval=1.0, disable=None):
+    for c in progress(concepts, desc="wordnet concepts", unit="concept"):
         for probe, probe_items in builder.items_for(c).items():
             items[probe].extend(probe_items)
 
