@@ -35,7 +35,6 @@ from typing import Literal
 import networkx as nx
 import polars as pl
 import pyarrow as pa
-from tqdm.auto import tqdm
 
 from probesmith.builders.data import data_path
 from probesmith.builders.families.relations import (
@@ -94,6 +93,7 @@ from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import SourceError
 from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.progress import progress
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.tables import TableSchema, unique_columns
 from probesmith.schemas.wikidata import ALIASES, ANSWER_SPACES, PATTERNS, RELATION_INSTANCES
@@ -736,7 +736,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
     with open_wikidata(spec.wikidata) as (client, source):
         labels: dict[str, str] = {}
         per_relation: dict[str, list[tuple[str, str]]] = {}
-        for relation in tqdm(banks, desc="relations", unit="relation", disable=None):
+        for relation in progress(banks, desc="relations", unit="relation"):
             view = source_view(
                 client, spec.wikidata.min_popularity, relation, (), tuple(spec.object_types.get(relation, ()))
             )

@@ -57,7 +57,6 @@ from typing import Literal
 
 import polars as pl
 import pyarrow as pa
-from tqdm.auto import tqdm
 
 import probesmith
 from probesmith.builders.families.bear import BEAR_RELATIONS, read_bear, write_bear_files
@@ -113,6 +112,7 @@ from probesmith.builders.text import (
 from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import SpecError
 from probesmith.probes.spec import ProbeSpec, spec_field
+from probesmith.progress import progress
 from probesmith.schemas.artifact import DatasetFolderWriter, read_table, require_family
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.manifest import file_sha256
@@ -1122,7 +1122,7 @@ def generate_relations(spec: RelationsSpec) -> TableOutput:
     unplaced: dict[str, list[str]] = {}  # answers of a space of places that are no country and not placed
     lookups = EntityLookups()
     with open_wikidata(spec.wikidata) as (client, source):
-        for relation in tqdm(chosen, desc="relations", unit="relation", disable=None):
+        for relation in progress(chosen, desc="relations", unit="relation"):
             view = source_view(
                 client,
                 spec.wikidata.min_popularity,

@@ -56,7 +56,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-
 from probesmith.builders import random_draws
 from probesmith.builders.batch import cyclic_gc_paused
 from probesmith.builders.families.wordnetqa_answers import (
