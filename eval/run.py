@@ -112,14 +112,17 @@ class EvalResult:
     statements: int = 0
 
 
-def family_option_fields(probes: str | Path) -> list[tuple[str, str, str]]:
-    """(name, default, help) of each option of the family of the build ``probes`` (its ``options``)."""
+def build_evaluation(probes: str | Path):
+    """The registered evaluation of the build ``probes`` (by its manifest's family; AI2 JSONL: MC)."""
     probes = Path(probes)
     if (probes / MANIFEST_NAME).is_file():
-        family = read_manifest(probes).get("family")
-    else:  # AI2 multiple-choice JSONL
-        family = MULTIPLE_CHOICE_KIND
-    options = evaluation_for(family).options
+        return evaluation_for(read_manifest(probes).get("family"))
+    return evaluation_for(MULTIPLE_CHOICE_KIND)
+
+
+def family_option_fields(probes: str | Path) -> list[tuple[str, str, str]]:
+    """(name, default, help) of each option of the family of the build ``probes`` (its ``options``)."""
+    options = build_evaluation(probes).options
     return describe_fields(options) if options else []
 
 
@@ -334,6 +337,8 @@ def run_evaluation(
     check_destination(out, "eval", folder=True, force=force)
     if not Path(probes).exists():
         raise UsageError(f"--probes {probes} does not exist: pass a build folder or AI2 JSONL.")
+    # the family's own options, checked before the model loads (a misspelt --option costs no load)
+    family_options(build_evaluation(probes), (options or EvalOptions()).family)
     lm = eval_models.load_model(  # by attribute: a test replaces it to prove nothing loads
         model,
         kind=kind,

@@ -25,7 +25,7 @@ from probesmith.eval.editors import (
 )
 from probesmith.eval.registry import Evaluation, register_evaluation
 from probesmith.eval.report import bar_chart, fmt, with_ci
-from probesmith.eval.run import EvalContext, sample_keys
+from probesmith.eval.run import EDITORS, EvalContext, sample_keys
 from probesmith.eval.scoring import is_distributed
 from probesmith.probes.spec import spec_field
 from probesmith.schemas.artifact import read_table
@@ -68,6 +68,11 @@ class KnowledgeSetOptions:
     editors: tuple[str, ...] = spec_field(
         ("in_context", "fine_tune"), help="the knowledge editors to run: in_context, fine_tune"
     )
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.editors if name not in EDITORS]
+        if unknown or not self.editors:
+            raise ValueError(f"editors {list(self.editors)}: give one or more of {sorted(EDITORS)}")
 
 
 def _fact(row: dict) -> Fact:

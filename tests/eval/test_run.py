@@ -207,7 +207,9 @@ def test_a_familys_own_options_are_listed_checked_and_recorded(
         (small_wordnet_build.out, "editors=[in_context]", "take no options of their own"),
     ]
     for build, option, said in bad:
-        argv = ["eval", "--model", str(tiny_gpt2_dir), "--probes", str(build), "--device", "cpu"]
+        # checked before the model loads: a folder that is no model still gets the option's error
+        (tmp_path / "no_model").mkdir(exist_ok=True)
+        argv = ["eval", "--model", str(tmp_path / "no_model"), "--probes", str(build), "--device", "cpu"]
         assert main([*argv, "--out", str(tmp_path / "bad"), "--option", option]) != 0
         assert said in capsys.readouterr().err
         assert not (tmp_path / "bad").exists()
