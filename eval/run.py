@@ -112,17 +112,23 @@ class EvalResult:
     statements: int = 0
 
 
-def build_evaluation(probes: str | Path):
-    """The registered evaluation of the build ``probes`` (by its manifest's family; AI2 JSONL: MC)."""
+def build_evaluation(probes: str | Path) -> tuple[dict, str, Any]:
+    """The build ``probes``' manifest, family and registered evaluation (AI2 JSONL: multiple choice)."""
     probes = Path(probes)
     if (probes / MANIFEST_NAME).is_file():
-        return evaluation_for(read_manifest(probes).get("family"))
-    return evaluation_for(MULTIPLE_CHOICE_KIND)
+        manifest = read_manifest(probes)
+        family = manifest.get("family")
+    else:  # AI2 multiple-choice JSONL (a file, or a folder of train/dev/test.jsonl)
+        manifest, family = {}, MULTIPLE_CHOICE_KIND
+    try:
+        return manifest, family, evaluation_for(family)
+    except ArtifactError as exc:
+        raise ArtifactError(f"{probes}: {exc}") from None
 
 
 def family_option_fields(probes: str | Path) -> list[tuple[str, str, str]]:
     """(name, default, help) of each option of the family of the build ``probes`` (its ``options``)."""
-    options = build_evaluation(probes).options
+    options = build_evaluation(probes)[2].options
     return describe_fields(options) if options else []
 
 
@@ -136,15 +142,7 @@ def evaluate(
     """Score ``lm`` on the build folder ``probes``; the family comes from its manifest."""
     options = options or EvalOptions()
     probes = Path(probes)
-    if (probes / MANIFEST_NAME).is_file():
-        manifest = read_manifest(probes)
-        family = manifest.get("family")
-    else:  # AI2 multiple-choice JSONL (a file, or a folder of train/dev/test.jsonl)
-        manifest, family = {}, MULTIPLE_CHOICE_KIND
-    try:
-        evaluation = evaluation_for(family)
-    except ArtifactError as exc:
-        raise ArtifactError(f"{probes}: {exc}") from None
+    manifest, family, evaluation = build_evaluation(probes)
     start = time.perf_counter()
     result = EvalResult(family=family, model=lm.name, probes=str(probes))
     batch_tokens = resolved_batch_tokens(lm, options.batch_tokens)
@@ -338,7 +336,7 @@ def run_evaluation(
     if not Path(probes).exists():
         raise UsageError(f"--probes {probes} does not exist: pass a build folder or AI2 JSONL.")
     # the family's own options, checked before the model loads (a misspelt --option costs no load)
-    family_options(build_evaluation(probes), (options or EvalOptions()).family)
+    family_options(build_evaluation(probes)[2], (options or EvalOptions()).family)
     lm = eval_models.load_model(  # by attribute: a test replaces it to prove nothing loads
         model,
         kind=kind,
