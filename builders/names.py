@@ -219,7 +219,10 @@ def formatting_residue(text: str) -> str | None:
     Two spaces in a row ('Vladimír  Krajina'), a space before a comma or a semicolon ('de Béarn , Princesse'),
     space at either end, a direction mark (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: 'papa Clemente XIV'
     with right-to-left marks), quotes around the whole name ('"El profeta"') or a double quote or a bracket
-    left open or closed alone ('"I Am The Actor', 'pre)Thing').
+    left open or closed alone ('"I Am The Actor', 'pre)Thing'), a quoted part of a name (any double quote:
+    '"Captain" Lou Albano', 'Edward Kennedy "Duke" Ellington'; a word in single quotes: "Konrad 'Conny'
+    Plank"), a romanization's tie mark (U+035C-U+0362, U+FE20-U+FE2F: 'Otkrytoe akt︠s︡ionernoe
+    obshchestvo') or a bracket opening the name ('(Ne) Polnoye sobraniye sochineniy').
     """
     if _DIRECTION_MARKS.search(text):
         return "a right-to-left or left-to-right mark"
@@ -229,6 +232,12 @@ def formatting_residue(text: str) -> str | None:
         return "quotes around the whole name"
     if text.count('"') % 2 or sum(text.count(q) for q in "„“”") % 2 or not _brackets_balanced(text):
         return "an unbalanced quote or bracket ('\"I Am The Actor', 'pre)Thing')"
+    if _QUOTED_PART.search(text):
+        return "a quoted part of a name ('\"Captain\" Lou Albano', a nickname in single quotes)"
+    if _TIE_MARKS.search(text):
+        return "a romanization's tie mark (U+035C-U+0362, U+FE20-U+FE2F: 'akt︠s︡ionernoe', 'I͡Uriĭ')"
+    if text[:1] in "([":
+        return "a bracket opening the name ('(Ne) Polnoye sobraniye sochineniy')"
     return None
 
 
@@ -248,6 +257,13 @@ def _brackets_balanced(text: str) -> bool:
 
 
 _DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# a quoted part of a name: any double quote ('"Captain" Lou Albano', 'Otkrytoe ... "Tupolev"', a nickname
+# inside a full name: 'Edward Kennedy "Duke" Ellington'), or a word in single quotes between spaces
+# ("Konrad 'Conny' Plank"; the contraction "'n'" of "Cute 'n' Country" is none)
+_QUOTED_PART = re.compile("[\"“”„«»]|(?:^|\\s)['‘](?!n['’])[^'’\\s][^'’]*['’](?=\\s|$)")
+# the double diacritics and half marks that tie two letters in a library romanization (ALA-LC: "akt︠s︡ionernoe",
+# "I͡Uriĭ"): no sentence writes them, and a model's tokenizer splits them apart
+_TIE_MARKS = re.compile("[\u035c-\u0362\ufe20-\ufe2f]")
 # a sky survey's designation by J2000 (or B1950) coordinates: "RAVE J051406.8-400245", "2MASS J05141+4002"
 _SKY_DESIGNATION = re.compile(r"\b[JB]\d{4,}(?:\.\d+)?[+\-−]\d{2,}")
 # a capitalised word, a full stop and a lower-case word of four letters or more with no space ("Dr.mark"),

@@ -430,7 +430,8 @@ def alias_problem(alias: str, label: str) -> str | None:
     language-region codes ("en-uk"), descriptions with a label prefix ("Nickname: Phoenix of Wits") and
     any alias all in lower case under a capitalised label ("xiang gang" for Hong Kong) are not names a
     sentence would use; nor is one with formatting residue (``names.formatting_residue``: direction marks,
-    doubled spaces, quotes around it: '"El profeta"').
+    doubled spaces, quotes around it or a quoted part of it: '"El profeta"', '"Captain" Lou Albano', a
+    romanization's tie mark: 'akt︠s︡ionernoe', a bracket opening it).
     """
     if residue := formatting_residue(alias):
         return f"alias with {residue}"
@@ -982,7 +983,10 @@ PARAPHRASE_RULES = {
     "source (P131/P17/P30/P361): none the source cannot tell to lie inside another ('Aleppo' beside 'Syria')",
     "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
     "York'), brackets inside a word ('Frontier(s)', 'f(x)'), a wiki namespace ('Category:Pink film'), "
-    "coordinates, formatting residue (doubled or stray spaces, direction marks, quotes around the name), a "
+    "coordinates, formatting residue (doubled or stray spaces, direction marks, any double quote: quotes "
+    'around the name or a quoted part of it, \'"Captain" Lou Albano\', a word in single quotes: "Konrad '
+    "'Conny' Plank\", a romanization's tie mark, U+035C-U+0362 or U+FE20-U+FE2F: 'akt︠s︡ionernoe', a bracket "
+    "opening the name: '(Ne) Polnoye sobraniye sochineniy'), a "
     "survey's sky designation ('RAVE J051406.8-400245'), words glued at a full stop ('Dr.mark W tilden', "
     "'Dr.Simpson', an initial: 'D.Daly'), a quote or a bracket left alone ('pre)Thing'), "
     "or is a sentence",
@@ -994,7 +998,9 @@ PARAPHRASE_RULES = {
     "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
     "lower-case web address or media type ('youtube.com'), a website's name under a label that is none "
     "('Cleveland.com' for The Plain Dealer), formatting residue (doubled spaces, direction "
-    "marks, a name in quotes: '\"El profeta\"', a quote or a bracket left alone: '\"I Am The Actor') or "
+    "marks, any double quote: a name in quotes, '\"El profeta\"', or a quoted part of it, 'Edward Kennedy "
+    '"Duke" Ellington\', a word in single quotes: "Konrad \'Conny\' Plank", a quote or a bracket left '
+    "alone: '\"I Am The Actor', a romanization's tie mark: 'I͡Uriĭ', a bracket opening it) or "
     "all lower case under a proper name of two words or more (every word capitalised or a name particle: a "
     "label such as 'Islamic scholar' is a common noun, and 'uluma' under it is not judged), or its own label "
     "lower-cased ('xiang "
