@@ -202,7 +202,9 @@ def fill_template(
             # ordinal opens one too), after its own full stop too ("Sir Walter Calverley-Blackett, 2nd Bt.,
             # worked", "Washington, D.C., is"); a list's is none ("Blood, Sweat & Tears")
             text = re.sub(rf"{re.escape(slot)}(?= [^\W\d_])", slot + ",", text)
-        if label.endswith(("'s", "’s")) or plural_in_form(label):  # "Nelly's' place", "Absent Friends' label"
+        # "Nelly's' place", "Absent Friends' label", "the Bahamas' capital", "the Bee Gees' label"
+        definite = label in plural_names or (label not in names and takes_definite_article(label))
+        if label.endswith(("'s", "’s")) or plural_in_form(label) or plural_proper_name(label, definite):
             text = re.sub(rf"{re.escape(slot)}['’]s\b", slot + "'", text)
         if label.endswith((".", "?", "!")):  # "S.O.B.", "¿Quién es quién?": its own mark ends the sentence
             text = text.replace(slot + ".", slot)
@@ -231,6 +233,24 @@ def plural_in_form(label: str) -> bool:
         return False
     lexicon = english_lexicon()
     return low in lexicon.plural_nouns and low not in lexicon.singular_nouns | lexicon.mass_nouns
+
+
+def plural_proper_name(label: str, definite: bool = False) -> bool:
+    """Whether a name read with "the" is plural in form: "The Bahamas", "the Netherlands", "The Beatles".
+
+    Its possessive takes only an apostrophe ("the Bahamas' capital", not "Bahamas's"). The name opens with
+    its own "The", or is read with "the" (``definite``: :func:`takes_definite_article` or a band named in the
+    plural) and has no "of" ("the University of Texas's"); its last word is capitalised and ends in "s", not
+    in "ss", "us" or "is", the endings of singular names ("The Boss", "the Bosporus", "Genesis"). English
+    writes the plural names of countries, island groups, mountain ranges and bands so ("the Philippines",
+    "the Alps", "the Beatles"), and these are the names Link Grammar's dictionary lacks
+    (:func:`plural_in_form` reads the common nouns).
+    """
+    words = label.split()
+    if len(words) < (1 if definite else 2) or not (definite or words[0] == "The") or " of " in label:
+        return False
+    last = words[-1]
+    return bool(re.fullmatch(r"[A-Z][^\W\d_]*[^\W\d_]s", last)) and not last.endswith(("ss", "us", "is"))
 
 
 def capitalize_sentences(text: str) -> str:

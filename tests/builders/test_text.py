@@ -509,3 +509,23 @@ def test_eleventh_read_commas_possessives_and_articles(template, subject, obj, s
         assert (f"{subject}, " in filled) is subject.endswith("season 2"), filled
     else:
         assert filled == statement
+
+
+@pytest.mark.parametrize(
+    ("subject", "statement"),
+    [
+        ("The Bahamas", "The Bahamas' capital is Nassau."),
+        ("Bahamas", "The Bahamas' capital is Nassau."),  # read with "the": a plural name
+        ("Netherlands", "The Netherlands' capital is Nassau."),
+        ("The Beatles", "The Beatles' capital is Nassau."),
+        ("Greatest Hits", "Greatest Hits' capital is Nassau."),
+        # singular names in "s": "ss", "us", "is", no "the", or an "of" before the last word
+        ("The Boss", "The Boss's capital is Nassau."),
+        ("Texas", "Texas's capital is Nassau."),
+        ("Genesis", "Genesis's capital is Nassau."),
+        ("University of Texas", "The University of Texas's capital is Nassau."),
+    ],
+)
+def test_twelfth_read_possessive_of_a_plural_proper_name(subject, statement):
+    """The twelfth read (issue 25): "The Bahamas's capital is Nassau" -> "The Bahamas' capital"."""
+    assert fill_template("[X]'s capital is [Y].", subject, "Nassau") == statement

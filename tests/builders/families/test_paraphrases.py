@@ -750,6 +750,18 @@ def test_twelfth_read_no_label_or_alias_with_a_quoted_part_a_tie_mark_or_an_open
     assert validity["violations"]["labels_usable"] == validity["violations"]["alias_usable"] == 0
 
 
+@pytest.mark.parametrize("which", ["small_paraphrases_build", "read_paraphrases_build"])
+def test_twelfth_read_no_possessive_s_after_a_plural_name_over_every_statement(which, request):
+    """Over every grid statement of two real builds, written apart from text.plural_proper_name: a name
+    opening with "The" or read with "the" whose last word is capitalised and ends in an "s" of the plural
+    (not "ss", "us", "is") takes an apostrophe alone ("the Bahamas' capital", not "The Bahamas's")."""
+    grid = table(request.getfixturevalue(which), "grid")
+    plural_possessive = re.compile(r"\b[Tt]he (?:[A-Z][\w-]* )*[A-Z][\w-]*(?<!ss)(?<!us)(?<!is)s's\b")
+    statements = grid["statement"].to_list()
+    assert len(statements) > 1000
+    assert [s for s in statements if plural_possessive.search(s) and " of " not in s.split("'s")[0]] == []
+
+
 def test_patterns_rewritten_by_the_fixes_keep_pararels_edges(read_paraphrases_build):
     """P27's ParaRel patterns are all rewritten to the past tense by the template fixes; read through the same
     fixes, ParaRel's graph still links them (before, P27 had no graph), and every edge joins two patterns of
