@@ -762,6 +762,60 @@ def test_twelfth_read_no_possessive_s_after_a_plural_name_over_every_statement(w
     assert [s for s in statements if plural_possessive.search(s) and " of " not in s.split("'s")[0]] == []
 
 
+# the classes of those who play music, written here apart from paraphrases.PERFORMER_CLASSES: human, band,
+# rock band, musical duo, musical ensemble, orchestra and their kin (the slice's classes of P136 subjects)
+PLAYS_MUSIC = {
+    "Q5", "Q2985549", "Q159979", "Q2301325", "Q215380", "Q5741069", "Q56816954", "Q64514668", "Q216337",
+    "Q641066", "Q215048", "Q2491498", "Q9212979", "Q71129815", "Q15851525", "Q120544", "Q814344", "Q19464251",
+    "Q6619719", "Q2088357", "Q42998", "Q239582", "Q131186", "Q207338",
+}  # fmt: skip
+
+
+def test_twelfth_read_every_p136_subject_plays_music(read_paraphrases_build):
+    """Over every P136 instance of the read build, from the slice's classes: the subject is a performer (the
+    twelfth read's "Chiaroscuro Records plays jazz music": a record label, an album, a song or an unclassed
+    subject is not asked)."""
+    classes = slice_classes()
+    p136 = table(read_paraphrases_build, "instances").filter(pl.col("relation_id") == "P136")
+    assert p136.height > 100
+    rows = p136.select("sub_id", "sub_label").rows()
+    assert [label for s, label in rows if not classes.get(s, set()) & PLAYS_MUSIC] == []
+
+
+@pytest.fixture(scope="module")
+def occupation_and_manufacturer_build(tmp_path_factory, wikidata_store):
+    """P106 and P176 (the twelfth read's "trained as" and "developed by"), 300 instances each, built once."""
+    from probesmith.builders.build import build
+
+    spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_p106_p176.yaml"
+    spec_path.write_text(
+        "include: paraphrases\nname: paraphrases-p106-p176\nrelations: [P106, P176]\nmax_instances: 300\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases-p106-p176")
+
+
+# settlements (city, big city, city with powiat rights, Dutch municipality), written apart from the spec
+SETTLEMENTS = {"Q515", "Q1549591", "Q925381", "Q2039348"}
+
+
+def test_twelfth_read_no_pattern_states_another_relation_over_every_statement(
+    occupation_and_manufacturer_build,
+):
+    """Over every pattern and grid statement of a real P106/P176 build: no "developed by" for P176's built
+    things ("Neckar is developed by Lürssen": development is P178), no "trained as" for P106 (training is no
+    occupation); no P106 subject is a settlement ('Bydgoszcz worked as a sportsperson')."""
+    patterns = table(occupation_and_manufacturer_build, "patterns")
+    grid = table(occupation_and_manufacturer_build, "grid")
+    instances = table(occupation_and_manufacturer_build, "instances")
+    assert set(patterns["relation_id"]) == {"P106", "P176"} and grid.height > 1000
+    texts = patterns["template"].to_list() + grid["statement"].to_list()
+    assert [t for t in texts if re.search(r"\bdeveloped by\b|\btrained as\b", t)] == []
+    classes = slice_classes()
+    p106 = instances.filter(pl.col("relation_id") == "P106").select("sub_id", "sub_label").rows()
+    assert p106 and [label for s, label in p106 if classes.get(s, set()) & SETTLEMENTS] == []
+
+
 def test_patterns_rewritten_by_the_fixes_keep_pararels_edges(read_paraphrases_build):
     """P27's ParaRel patterns are all rewritten to the past tense by the template fixes; read through the same
     fixes, ParaRel's graph still links them (before, P27 had no graph), and every edge joins two patterns of
