@@ -792,3 +792,17 @@ def test_eleventh_read_an_alias_with_the_gives_the_and_a_works_title_takes_none_
                 misread.append(text)
     assert instances.filter(pl.col("relation_id").is_in(["P57", "P1441"])).height and works
     assert bare == [] and misread == [], (seen, bare[:5], misread[:5])
+
+
+def test_twelfth_read_crossings_are_crossed_not_intersected_over_every_fill(read_relations_build):
+    """Over every P177 instance x template x answer of the read build: the relation is said with "cross" or
+    "span" ("The Spree is crossed by the Luther Bridge"), never "intersected" (a bridge crosses a river, it
+    does not intersect it: the twelfth read's "The Spree is intersected by the Luther Bridge")."""
+    bad, fills = [], 0
+    for row, _answer, text in every_fill(read_relations_build):
+        if row["relation_id"] != "P177":
+            continue
+        fills += 1
+        if not re.search(r"\b(cross|crosses|crossed|span|spans)\b", text) or "intersect" in text:
+            bad.append(text)
+    assert fills and bad == [], bad[:5]
