@@ -647,3 +647,22 @@ def test_eleventh_read_no_question_names_its_answer_and_no_acronym_is_misread(sm
         ):
             acronyms.append(row["question"])
     assert items.height and leaks == [] and acronyms == [], (leaks[:5], acronyms[:5])
+
+
+def test_twelfth_read_questions_ask_an_occupation_plainly_and_a_place_on_its_continent():
+    """Every question and cloze of the default spec's sources, as the template fixes have them: no "What
+    occupation is X known for?" (stilted: six questions of the twelfth read), no place "in" a continent
+    ("Which continent is Marts Peak located in?"), and every P106 and P30 form filled with a real pair
+    reads "was ... occupation" and "on"."""
+    from probesmith.builders.families.rules import read_question_sources
+    from probesmith.builders.registry import load_spec
+    from probesmith.builders.text import fill_template
+
+    questions, clozes, own = read_question_sources(load_spec("rules"))
+    forms = [*questions.items(), *clozes.items(), *own.items()]
+    assert len(forms) > 20
+    assert [
+        t for _, t in forms if "known for" in t or re.search(r"continent.* in\b|\bin the continent", t)
+    ] == []
+    assert fill_template(questions["P106"], "Dante Alighieri") == "What was Dante Alighieri's occupation?"
+    assert fill_template(questions["P30"], "Marts Peak") == "Which continent is Marts Peak located on?"
