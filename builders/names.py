@@ -220,9 +220,10 @@ def formatting_residue(text: str) -> str | None:
     space at either end, a direction mark (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: 'papa Clemente XIV'
     with right-to-left marks), quotes around the whole name ('"El profeta"') or a double quote or a bracket
     left open or closed alone ('"I Am The Actor', 'pre)Thing'), a quoted part of a name (any double quote:
-    '"Captain" Lou Albano', 'Edward Kennedy "Duke" Ellington'; a word in single quotes: "Konrad 'Conny'
-    Plank"), a romanization's tie mark (U+035C-U+0362, U+FE20-U+FE2F: 'Otkrytoe akt︠s︡ionernoe
-    obshchestvo') or a bracket opening the name ('(Ne) Polnoye sobraniye sochineniy').
+    '"Captain" Lou Albano', 'Edward Kennedy "Duke" Ellington'; words in single quotes before another word:
+    "Konrad 'Conny' Plank", not a cultivar's "Rosa 'La France'"), a romanization's tie mark (U+035C-U+0362,
+    U+FE20-U+FE2F: 'Otkrytoe akt︠s︡ionernoe obshchestvo') or a bracket opening the name ('(Ne) Polnoye
+    sobraniye sochineniy').
     """
     if _DIRECTION_MARKS.search(text):
         return "a right-to-left or left-to-right mark"
@@ -258,9 +259,10 @@ def _brackets_balanced(text: str) -> bool:
 
 _DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # a quoted part of a name: any double quote ('"Captain" Lou Albano', 'Otkrytoe ... "Tupolev"', a nickname
-# inside a full name: 'Edward Kennedy "Duke" Ellington'), or a word in single quotes between spaces
-# ("Konrad 'Conny' Plank"; the contraction "'n'" of "Cute 'n' Country" is none)
-_QUOTED_PART = re.compile("[\"“”„«»]|(?:^|\\s)['‘](?!n['’])[^'’\\s][^'’]*['’](?=\\s|$)")
+# inside a full name: 'Edward Kennedy "Duke" Ellington'), or words in single quotes with a word after them
+# ("Konrad 'Conny' Plank"; the contraction "'n'" of "Cute 'n' Country" is none, nor a cultivar's epithet,
+# which ends the name in single quotes by the botanists' code: "Rosa 'La France'", 50 P105 subjects here)
+_QUOTED_PART = re.compile("[\"“”„«»]|(?:^|\\s)['‘](?!n['’])[^'’\\s][^'’]*['’](?=\\s)")
 # the double diacritics and half marks that tie two letters in a library romanization (ALA-LC: "akt︠s︡ionernoe",
 # "I͡Uriĭ"): no sentence writes them, and a model's tokenizer splits them apart
 _TIE_MARKS = re.compile("[\u035c-\u0362\ufe20-\ufe2f]")

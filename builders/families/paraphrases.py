@@ -1010,7 +1010,8 @@ PARAPHRASE_RULES = {
     "labels_usable": "no kept label has a disambiguator in parentheses (anywhere: 'Montgomery (town), New "
     "York'), brackets inside a word ('Frontier(s)', 'f(x)'), a wiki namespace ('Category:Pink film'), "
     "coordinates, formatting residue (doubled or stray spaces, direction marks, any double quote: quotes "
-    'around the name or a quoted part of it, \'"Captain" Lou Albano\', a word in single quotes: "Konrad '
+    "around the name or a quoted part of it, '\"Captain\" Lou Albano', words in single quotes before another "
+    'word: "Konrad '
     "'Conny' Plank\", a romanization's tie mark, U+035C-U+0362 or U+FE20-U+FE2F: 'akt︠s︡ionernoe', a bracket "
     "opening the name: '(Ne) Polnoye sobraniye sochineniy'), a "
     "survey's sky designation ('RAVE J051406.8-400245'), words glued at a full stop ('Dr.mark W tilden', "
@@ -1025,7 +1026,8 @@ PARAPHRASE_RULES = {
     "lower-case web address or media type ('youtube.com'), a website's name under a label that is none "
     "('Cleveland.com' for The Plain Dealer), formatting residue (doubled spaces, direction "
     "marks, any double quote: a name in quotes, '\"El profeta\"', or a quoted part of it, 'Edward Kennedy "
-    '"Duke" Ellington\', a word in single quotes: "Konrad \'Conny\' Plank", a quote or a bracket left '
+    '"Duke" Ellington\', words in single quotes before another word: "Konrad \'Conny\' Plank", a quote or a '
+    "bracket left "
     "alone: '\"I Am The Actor', a romanization's tie mark: 'I͡Uriĭ', a bracket opening it) or "
     "all lower case under a proper name of two words or more (every word capitalised or a name particle: a "
     "label such as 'Islamic scholar' is a common noun, and 'uluma' under it is not judged), or its own label "
