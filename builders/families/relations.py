@@ -577,6 +577,20 @@ DEFINITE_CLASSES = frozenset(
     }
 )
 NEEDS_THE = "named without the 'the' its class takes (a river, sea, mountain range: 'named after Rhine')"
+# the classes of ships (P31) in the shared slice: a ship's own name takes "the" in English ("the Golden
+# Princess", "the Almirante Latorre", "Lürssen made the Neckar"), unless a prefix stands for it ("USS Seal",
+# "HNoMS Eidsvold", "MV Loch Buie") or it is a U-boat's number ("U-771"); "the German submarine U-47" takes
+# it by its form
+SHIP_CLASSES = frozenset(
+    "Q11446 Q2811 Q428661 Q174736 Q39804 Q697196 Q161705 Q12859788 Q4818021 Q1051067 Q11229656 Q182531 "
+    "Q778129 Q757587 Q17205 Q204577 Q17210 Q2607934 Q21505397 Q25653 Q898771 Q253555 Q105999 Q4748200 "
+    "Q14978 Q847478 Q1542187 Q599046 Q19754825 Q443802 Q2055880 Q3362987 Q104843 Q473094 Q830335 Q1410980 "
+    "Q2304194 Q402092 Q170483 Q191826 Q170013 Q1121471 Q15888 Q3112873 Q11636247 Q2168617 Q15022033 Q14928 "
+    "Q1151009 Q474748 Q757554 Q18916020 Q847109 Q683363 Q16220775 Q928235 Q214196 Q4364290 Q431622 Q14970 "
+    "Q473932".split()
+)
+# a ship's prefix (two to six letters, capitals at both ends: "USS", "HMS", "HNoMS", "MV"), a U-boat's number
+_SHIP_PREFIX = re.compile(r"(?:[A-Z][A-Za-z]{0,4}[A-Z]\.? |U-\d)")
 ALIAS_WITH_THE = (
     "named without the 'the' an alias gives it ('Iliad' beside 'the Iliad', 'Rhins of Galloway' beside "
     "'The Rhins of Galloway')"
@@ -637,7 +651,9 @@ def unreadable_names(
     """Entities whose label, filled alone, misreads them by their class (P31) or an alias: the reason of each.
 
     A label that takes no "the" by its form (``takes_definite_article``) of a class English names with one
-    (``DEFINITE_CLASSES``: "Rhine"), or whose alias is the label with a leading "the" (``ALIAS_WITH_THE``:
+    (``DEFINITE_CLASSES``: "Rhine"; a ship's class, ``SHIP_CLASSES``, unless a prefix or a U-boat's number
+    opens the name: "Golden Princess", not "USS Seal"), or whose alias is the label with a leading "the"
+    (``ALIAS_WITH_THE``:
     "the Iliad", "The Rhins of Galloway", "the White House"; a country's "the Sudan" is an older usage).
     A label plural in form is not judged here: over the v7 builds' subject labels, a last word that is a
     plural noun marks 292 of 56,851, nearly all one company, game, event or work ("Bad Boy Records", "Halo
@@ -648,7 +664,11 @@ def unreadable_names(
     classes: dict[str, set[str]] = defaultdict(set)
     for e, _, kind in facts_of(client, sorted(bare), ["P31"]):
         classes[e].add(kind)
-    unreadable = {e: NEEDS_THE for e in bare if classes[e] & DEFINITE_CLASSES}
+    unreadable = {
+        e: NEEDS_THE
+        for e in bare
+        if classes[e] & DEFINITE_CLASSES or (classes[e] & SHIP_CLASSES and not _SHIP_PREFIX.match(labels[e]))
+    }
     unreadable.update(
         {
             e: PLURAL_GROUP
