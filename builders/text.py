@@ -239,18 +239,21 @@ def plural_proper_name(label: str, definite: bool = False) -> bool:
     """Whether a name read with "the" is plural in form: "The Bahamas", "the Netherlands", "The Beatles".
 
     Its possessive takes only an apostrophe ("the Bahamas' capital", not "Bahamas's"). The name opens with
-    its own "The", or is read with "the" (``definite``: :func:`takes_definite_article` or a band named in the
-    plural) and has no "of" ("the University of Texas's"); its last word is capitalised and ends in "s", not
+    its own "The", has "the" before its last word ("Martha and the Vandellas", "Diana Ross & the Supremes") or
+    is read with "the" (``definite``: :func:`takes_definite_article` or a band named in the plural) and has no
+    "of" ("the University of Texas's"); its last word ("Chi-Lites" too) is capitalised and ends in "s", not
     in "ss", "us" or "is", the endings of singular names ("The Boss", "the Bosporus", "Genesis"). English
     writes the plural names of countries, island groups, mountain ranges and bands so ("the Philippines",
     "the Alps", "the Beatles"), and these are the names Link Grammar's dictionary lacks
     (:func:`plural_in_form` reads the common nouns).
     """
     words = label.split()
-    if len(words) < (1 if definite else 2) or not (definite or words[0] == "The") or " of " in label:
+    the = definite or words[0] == "The" or (len(words) >= 3 and words[-2].lower() == "the")
+    if len(words) < (1 if definite else 2) or not the or " of " in label:
         return False
     last = words[-1]
-    return bool(re.fullmatch(r"[A-Z][^\W\d_]*[^\W\d_]s", last)) and not last.endswith(("ss", "us", "is"))
+    plural_s = re.fullmatch(r"[A-Z](?:[^\W\d_]|-)*[^\W\d_]s", last)
+    return bool(plural_s) and not last.endswith(("ss", "us", "is"))
 
 
 def capitalize_sentences(text: str) -> str:

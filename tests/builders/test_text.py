@@ -519,6 +519,9 @@ def test_eleventh_read_commas_possessives_and_articles(template, subject, obj, s
         ("Netherlands", "The Netherlands' capital is Nassau."),
         ("The Beatles", "The Beatles' capital is Nassau."),
         ("Greatest Hits", "Greatest Hits' capital is Nassau."),
+        ("The Chi-Lites", "The Chi-Lites' capital is Nassau."),
+        ("Martha and the Vandellas", "Martha and the Vandellas' capital is Nassau."),
+        ("Diana Ross & the Supremes", "Diana Ross & the Supremes' capital is Nassau."),
         # singular names in "s": "ss", "us", "is", no "the", or an "of" before the last word
         ("The Boss", "The Boss's capital is Nassau."),
         ("Texas", "Texas's capital is Nassau."),
