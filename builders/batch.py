@@ -17,7 +17,8 @@ splices), where the next full collection, which Python runs rarely, still frees 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 
@@ -36,3 +37,33 @@ def cyclic_gc_paused() -> Iterator[None]:
             gc.freeze()  # every tracked object to the permanent generation ...
             gc.unfreeze()  # ... and from there to the oldest: collectable, not traversed now
             gc.enable()
+
+
+class NodePairs:
+    """A read-only sequence of ``(node, small int)`` pairs, held as two flat arrays.
+
+    A cache of such pairs as tuples costs 56 bytes a pair (the default WordNet build's sister
+    families held ~3M of them); here 5 bytes. Iterating yields the same pairs, as new tuples.
+    Nodes are non-negative ints below 2**31, the second values ints in 0..255.
+    """
+
+    __slots__ = ("_nodes", "_values")
+
+    def __init__(self, pairs: Iterable[tuple[int, int]]):
+        pairs = list(pairs)
+        self._nodes = array("i", [node for node, _ in pairs])
+        self._values = bytes(value for _, value in pairs)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return zip(self._nodes, self._values, strict=True)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __getitem__(self, index: int) -> tuple[int, int]:
+        return self._nodes[index], self._values[index]
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, (NodePairs, tuple, list)) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
