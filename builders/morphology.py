@@ -60,7 +60,9 @@ class StemAnalyser:
         words = [w for w in self.vocabulary if w.isalpha()]
         self.heads = Counter(w[:n] for w in words for n in range(4, min(len(w) - 2, 8)))
         self.tails = Counter(w[-n:] for w in words for n in range(4, min(len(w) - 2, 8)))
-        self.snowball = SnowballStemmer("english").stem
+        # NLTK's Snowball stemmer is pure Python (~20 µs a word) and the checks stem the same few
+        # thousand words millions of times (every question word, every cue word): once per word
+        self.snowball = lru_cache(maxsize=1 << 17)(SnowballStemmer("english").stem)
         # the function words a choice's name may show as content words (see CUE_WORDS)
         self.label_words = CUE_WORDS | frozenset(
             w for w in FUNCTION_WORDS if len(w) >= 3 and w in self.vocabulary
