@@ -187,7 +187,7 @@ def fill_template(
         plural_band = label in plural_names and not re.match(r"(?i)the\b", label)
         if plural_band or (label not in names | plural_names and takes_definite_article(label)):
             text = _with_definite_article(text, slot)
-        plural = is_plural_noun(label) or names_structures(label)
+        plural = is_plural_noun(label) or names_structures(label) or plural_event_name(label)
         if label in plural_names or (label not in names and plural):
             text = _verbs_agreeing_in_plural(text, slot)
         if label.split()[0] in _BARE_FIRST and " of " not in label:
@@ -208,6 +208,9 @@ def fill_template(
             text = re.sub(rf"{re.escape(slot)}['’]s\b", slot + "'", text)
         if label.endswith((".", "?", "!")):  # "S.O.B.", "¿Quién es quién?": its own mark ends the sentence
             text = text.replace(slot + ".", slot)
+        if label.startswith("The "):  # "The [Y]-owned Tabernacle": the phrase's article is the name's
+            text = re.sub(rf"(\[[XY]\]-[^\W\d_]+ ){re.escape(slot)}", rf"\g<1>{slot}[own-the]", text)
+            text = text.replace(slot + "[own-the]", label[4:])
         text = text.replace(slot, label)
     return capitalize_sentences(text)
 
@@ -671,6 +674,8 @@ def takes_definite_article(name: str) -> bool:
         return name in _DEFINITE_SINGLE or (name in _DEFINITE_LAST and name.endswith("s"))
     if ":" in name:
         return False  # a title with a subtitle ("Apocalypse: The Second World War")
+    if is_edition_name(name) or plural_event_name(name):
+        return True  # "the 1910 Australasian Championships", "the 32nd Chess Olympiad", "the Gordon Riots"
     last = words[-1]
     if any(w.lower() in _TITLE_WORDS for w in words):
         return False  # a title: "This Means War", "Love After War", "My War", "Tomorrow War"
@@ -716,6 +721,54 @@ def takes_definite_article(name: str) -> bool:
     return words[-1] in _DEFINITE_LAST or tuple(words[-2:]) in _DEFINITE_LAST_PAIRS
 
 
+# an event's edition named by its year or its ordinal: "1910 Australasian Championships", "32nd Chess
+# Olympiad", "2006 Swedish general election" (English reads them with "the"); an ordinal's century, street or
+# avenue is a name of its own ("21st Century Fox", "42nd Street")
+_EDITION = re.compile(r"^(?:1[5-9]\d\d|20\d\d|[1-9]\d*(?:st|nd|rd|th)) (?:[A-Z]|[a-z]+ [A-Z])")
+_EDITION_NOT = frozenset("Century Street Avenue and".split())
+# plural heads of an event's name: a competition's or a ceremony's edition ("the 1910 Australasian
+# Championships", "the 1972 Summer Paralympics", "the 2014 WTA Finals", "the 23rd European Film Awards")
+_EVENT_PLURALS = frozenset("Championships Games Olympics Paralympics Finals Awards".split())
+# plural heads of a name of several events, in lower case or capitalised ("the Nika riots", "the Gordon
+# Riots", "the Markale massacres", "the Ben Yehuda Street bombings")
+_EVENTS_PLURAL = frozenset("riots massacres bombings shootings killings".split())
+
+
+def is_edition_name(label: str) -> bool:
+    """Whether a label names an event's edition by its year or ordinal: "2003 World Snooker Championship".
+
+    Read with "the" (:func:`takes_definite_article`): "the 1910 Australasian Championships", "the 32nd Chess
+    Olympiad", "the 2004 Iranian seizure of Royal Navy personnel". A year (1500-2099) or an ordinal opens it,
+    then a capitalised word (or a lower-case one and a capitalised one: "2004 Iranian ..."); a title with a
+    colon ("2001: A Space Odyssey"), a name of one word after the number, and an ordinal's "Century",
+    "Street", "Avenue" ("21st Century Fox", "42nd Street") are none.
+    """
+    words = label.split()
+    return (
+        len(words) >= 3
+        and ":" not in label
+        and _EDITION.match(label) is not None
+        and words[1].split("-")[0] not in _EDITION_NOT
+    )
+
+
+def plural_event_name(label: str) -> bool:
+    """Whether a label names an event in the plural: its verbs agree in the plural ("are", "were").
+
+    An edition (:func:`is_edition_name`) whose last word is a plural head of a competition or ceremony
+    ("1910 Australasian Championships", "1972 Summer Paralympics", "2014 WTA Finals", "23rd European Film
+    Awards"), or a name of two words or more opening with a capital or a number whose last word is
+    "riots", "massacres", "bombings", "shootings" or "killings", in either case ("Nika riots", "Gordon
+    Riots", "29 September 2008 western India bombings"). "Star Wars", "Mind Games" (works) and "World
+    Soundtrack Awards" (no edition) are none.
+    """
+    words = label.split()
+    if len(words) < 2 or not (words[0][:1].isupper() or words[0][:1].isdigit()):
+        return False
+    last = words[-1]
+    return (is_edition_name(label) and last in _EVENT_PLURALS) or last.lower() in _EVENTS_PLURAL
+
+
 def _with_definite_article(text: str, slot: str) -> str:
     """``text`` with "the" before each ``slot`` that no article, determiner or possessive precedes."""
     out, start = [], 0
@@ -728,9 +781,11 @@ def _with_definite_article(text: str, slot: str) -> str:
             continue
         previous = re.search(r"(\S+)\s+$", before)
         word = previous.group(1).lower() if previous else ""
-        # "that" before a name is the relative pronoun ("The language that the Canary Islands used")
+        # "that" before a name is the relative pronoun ("The language that the Canary Islands used"); a
+        # modifier made of the other slot belongs to a phrase that has its article ("The [Y]-owned [X]")
         if (
             (word == "that" or word not in _DETERMINERS)
+            and not re.match(r"\[[xy]\]-", word)
             and not word.endswith(("'s", "’s"))
             and before.endswith(" ")
         ):

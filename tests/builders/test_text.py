@@ -532,3 +532,49 @@ def test_eleventh_read_commas_possessives_and_articles(template, subject, obj, s
 def test_twelfth_read_possessive_of_a_plural_proper_name(subject, statement):
     """The twelfth read (issue 25): "The Bahamas's capital is Nassau" -> "The Bahamas' capital"."""
     assert fill_template("[X]'s capital is [Y].", subject, "Nassau") == statement
+
+
+@pytest.mark.parametrize(
+    ("subject", "statement"),
+    [
+        ("1910 Australasian Championships", "The 1910 Australasian Championships are in Adelaide."),
+        ("1972 Summer Paralympics", "The 1972 Summer Paralympics are in Adelaide."),
+        ("23rd European Film Awards", "The 23rd European Film Awards are in Adelaide."),
+        ("2003 World Snooker Championship", "The 2003 World Snooker Championship is in Adelaide."),
+        ("32nd Chess Olympiad", "The 32nd Chess Olympiad is in Adelaide."),
+        ("2006 Swedish general election", "The 2006 Swedish general election is in Adelaide."),
+        ("Nika riots", "The Nika riots are in Adelaide."),
+        ("Gordon Riots", "The Gordon Riots are in Adelaide."),
+        (
+            "29 September 2008 western India bombings",
+            "The 29 September 2008 western India bombings are in Adelaide.",
+        ),
+        ("4th of August Regime", "The 4th of August Regime is in Adelaide."),
+        # no edition of an event: a title, a name after an ordinal, a store, a work in the plural
+        ("2001: A Space Odyssey", "2001: A Space Odyssey is in Adelaide."),
+        ("21st Century Fox", "21st Century Fox is in Adelaide."),
+        ("42nd Street", "42nd Street is in Adelaide."),
+        ("63rd and Malvern Loop", "63rd and Malvern Loop is in Adelaide."),
+        ("9th Street-Congress Street", "9th Street-Congress Street is in Adelaide."),
+        ("Dunnes Stores", "Dunnes Stores is in Adelaide."),
+        ("Star Wars", "Star Wars is in Adelaide."),
+        ("Mind Games", "Mind Games is in Adelaide."),
+    ],
+)
+def test_thirteenth_read_an_events_edition_takes_the_and_its_plural(subject, statement):
+    """The thirteenth read (issue 25): "1910 Australasian Championships is in Adelaide" (number and article)."""
+    assert fill_template("[X] is in [Y].", subject, "Adelaide") == statement
+
+
+@pytest.mark.parametrize(
+    ("subject", "statement"),
+    [
+        ("Museum of Aviation", "The Sony-owned Museum of Aviation."),
+        ("The Tabernacle", "The Sony-owned Tabernacle."),
+        ("Sterling Memorial Library", "The Sony-owned Sterling Memorial Library."),
+    ],
+)
+def test_thirteenth_read_no_second_article_after_a_slot_modifier(subject, statement):
+    """A name after the other slot's modifier takes no "the" of its own: the phrase has one ("The [Y]-owned
+    the Museum of Aviation", 88 grid statements of the v13 build)."""
+    assert fill_template(fill_template("The [Y]-owned [X].", subject), obj="Sony") == statement
