@@ -230,12 +230,26 @@ class ParaphraseSpec(ProbeSpec):
             "P19": ("Q634", "Q3504248", "Q5107"),
             "P20": ("Q634", "Q3504248", "Q5107"),
             "P140": ("Q4392985", "Q34770", "Q315"),
+            "P413": ("Q2312410",),
         },
         help="Per relation, Wikidata classes (P31) an object may not be an instance of: its instance is "
         "dropped, and with it the answer. A planet or a continent (Q634, Q3504248, Q5107) is no place of "
         "birth or death a reader gives, yet containment makes it a gold of every instance it contains "
         "('Earth' 48% of P19 in the fifth read); a religious identity (Q4392985: 'Christian', 'Muslim', "
-        "'Hindu', the adherent beside the religion) or a language ('Kannada') is no religion.",
+        "'Hindu', the adherent beside the religion) or a language ('Kannada') is no religion. A sports "
+        "discipline (Q2312410: 'downhill mountain biking', 'cyclo-cross', 'kumite') is no position a player "
+        "plays as (P413's patterns: '[X] plays as a [Y]', thirteenth independent read).",
+    )
+    excluded_objects: Mapping[str, tuple[str, ...]] = spec_field(
+        default_factory=lambda: {
+            "P413": ("Q40795", "Q1318941", "Q533097", "Q2380088", "Q3897311"),
+        },
+        help="Per relation, answers (entity ids) its patterns cannot state, where the source gives them no "
+        "class to exclude them by: their instances are dropped, and with them the answer. P413 (position "
+        "played): 'kata' (a karate discipline), 'stage race' (a kind of race) and the cycling roles "
+        "'cycling sprinter', 'climbing specialist', 'rouleur' (a rider rides, no one 'plays as a rouleur'); "
+        "of the 80 answers of the v13 build these and 4 sports disciplines are no playing position, read one "
+        "by one (thirteenth independent read: 'Vanessa Quin plays as a downhill mountain biking').",
     )
     subject_excluded_types: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {"P740": ("Q5",), "P106": ("Q515", "Q1549591", "Q925381", "Q2039348")},
@@ -289,6 +303,7 @@ class ParaphraseSpec(ProbeSpec):
             *self.object_excluded_types.items(),
             *self.subject_excluded_types.items(),
             *self.subject_types.items(),
+            *self.excluded_objects.items(),
         ]:
             if not re.fullmatch(r"P\d+", pid) or not all(re.fullmatch(r"Q\d+", q) for q in classes):
                 raise ValueError(
@@ -847,6 +862,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1
+            elif o in spec.excluded_objects.get(relation, ()):
+                dropped[f"{relation}: object no pattern can state (excluded_objects)"] += 1
             elif object_classes[o] & set(spec.object_excluded_types.get(relation, ())):
                 dropped[f"{relation}: object of an excluded class (object_excluded_types)"] += 1
             elif subject_classes[s] & set(spec.subject_excluded_types.get(relation, ())):

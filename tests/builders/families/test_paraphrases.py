@@ -1024,3 +1024,69 @@ def test_eleventh_read_labels_usable_and_alias_usable_hold_over_every_verbalizat
         if proper and a == a.lower() and re.search(r"[^\W\d_]", a):
             bad.append((a, label))
     assert rows and bad == [], bad[:8]
+
+
+@pytest.fixture(scope="module")
+def positions_and_birthplaces_build(tmp_path_factory, wikidata_store):
+    """P413, P19 and P101 (the thirteenth read's "plays as a downhill mountain biking", "is native to", "was the
+    expertise of"), 2,000 instances each at most, built once."""
+    from probesmith.builders.build import build
+
+    spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_p413_p19_p101.yaml"
+    spec_path.write_text(
+        "include: paraphrases\nname: paraphrases-p413-p19-p101\nrelations: [P413, P19, P101]\n"
+        "max_instances: 2000\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases-p413-p19-p101")
+
+
+# P413 answers that are no position a player plays as: a sports discipline (Q2312410, by its class in the
+# slice) or, with no class there, a discipline, a race or a cyclist's role (read one by one)
+NOT_POSITIONS = {"kata", "kumite", "stage race", "cycling sprinter", "climbing specialist", "rouleur"}
+
+
+def test_thirteenth_read_every_p413_answer_is_a_position_and_no_weak_paraphrase(
+    positions_and_birthplaces_build,
+):
+    """Over every instance, answer and grid statement of a real P413/P19/P101 build, judged from the slice's
+    classes and the labels: no P413 answer is a sports discipline ("Vanessa Quin plays as a downhill mountain
+    biking") or another non-position; no "native to" (a person is a native of a place), no "expertise of"."""
+    instances = table(positions_and_birthplaces_build, "instances")
+    grid = table(positions_and_birthplaces_build, "grid")
+    patterns = table(positions_and_birthplaces_build, "patterns")
+    classes = slice_classes()
+    p413 = instances.filter(pl.col("relation_id") == "P413").select("obj_id", "obj_label").unique().rows()
+    assert len(p413) > 30 and {"midfielder", "goalkeeper", "pitcher"} <= {label for _, label in p413}
+    assert [label for o, label in p413 if "Q2312410" in classes.get(o, set()) or label in NOT_POSITIONS] == []
+    assert set(patterns["relation_id"]) == {"P413", "P19", "P101"} and grid.height > 10_000
+    texts = patterns["template"].to_list() + grid["statement"].to_list()
+    assert [t for t in texts if re.search(r"\bnative to\b|\bexpertise of\b", t)] == []
+    assert "[X] was a native of [Y]." in patterns["template"].to_list()
+
+
+# plural heads of an event's edition and of a name of several events, written here apart from text.py
+EDITION = re.compile(r"^(1[5-9]\d\d|20\d\d|\d+(st|nd|rd|th)) [A-Z]")
+PLURAL_EVENT = re.compile(r"(?:Championships|Games|Olympics|Paralympics|Finals|Awards)$")
+
+
+def test_thirteenth_read_p276_events_take_the_and_agree_and_p495_not_developed(read_paraphrases_build):
+    """Over every P276 grid statement of the read build: an event's edition named by its year ("1910
+    Australasian Championships is in Adelaide", thirteenth read) takes "The" and, named in the plural, "are";
+    over every P495 pattern and statement: no "developed in" (where a work was developed is not its origin)."""
+    grid = table(read_paraphrases_build, "grid")
+    p276 = grid.filter(pl.col("relation_id") == "P276").select("verbalization", "statement").rows()
+    editions = [(v, s) for v, s in p276 if EDITION.match(v) and ":" not in v and len(v.split()) >= 3]
+    assert len(editions) > 100
+    assert [s for v, s in editions if f"the {v}" not in s and f"The {v}" not in s] == []
+    plural = [(v, s) for v, s in editions if PLURAL_EVENT.search(v)]
+    assert len(plural) > 50
+    # the edition is the verb's subject where it opens the sentence or a "which" clause follows it
+    singular = [
+        s for v, s in plural if re.search(rf"^(?:The )?{re.escape(v)} is\b|{re.escape(v)}, which is\b", s)
+    ]
+    assert singular == []
+    assert any(re.search(r" are\b", s) for _, s in plural)
+    p495 = grid.filter(pl.col("relation_id") == "P495")["statement"].to_list()
+    patterns = table(read_paraphrases_build, "patterns").filter(pl.col("relation_id") == "P495")
+    assert p495 and [t for t in [*patterns["template"], *p495] if "developed in" in t] == []
