@@ -705,11 +705,12 @@ def knowledge_sets(
     spec: RulesSpec,
     fit: FactTypes | None = None,
     aliases: dict[str, list[str]] | None = None,
+    dead: frozenset[str] = frozenset(),
 ) -> tuple[list[dict], list[dict], Counter]:
     """Groundings and knowledge-set items of the best rules; every set checked.
 
     ``aliases``: the English aliases of the facts' objects (and of the acronyms' subjects), read by the
-    name-leak rule beside their labels.
+    name-leak rule beside their labels. ``dead``: entities asked about in the past (:func:`the_dead`).
 
     With ``fit``, a grounding or unrelated fact whose question does not suit its subject's or its
     answer's class is not used, and an update's new object must suit both edited relations (and be
@@ -789,6 +790,7 @@ def knowledge_sets(
                                 labels,
                                 names,
                                 bands,
+                                dead,
                             )
                         )
                 for s, r, o in unrelated:
@@ -806,6 +808,7 @@ def knowledge_sets(
                             labels,
                             names,
                             bands,
+                            dead,
                         )
                     )
             grounding_rows += [
@@ -940,21 +943,81 @@ def _unrelated(
 # classes of a band (name_classes.yaml): its name may be plural ("Which country do The Breeders come from?")
 BAND_CLASSES = frozenset({"Q215380", "Q5741069", "Q2088357"})
 
+# relations only the dead have: place of death, cause of death, place of burial, manner of death (the slice
+# has no date of death, P570)
+DEATH_RELATIONS = ("P20", "P509", "P119", "P1196")
+_PRESENT_TO_PAST = {
+    "is": "was",
+    "are": "were",
+    "does": "did",
+    "do": "did",
+    "has": "had",
+    "belongs": "belonged",
+    "plays": "played",
+    "works": "worked",
+    "lives": "lived",
+    "speaks": "spoke",
+    "comes": "came",
+    "holds": "held",
+}
+
+
+def the_dead(client: SparqlClient) -> frozenset[str]:
+    """Entities the source says are dead: those with a date, place, cause or manner of death or a burial."""
+    props = "|".join(f"wdt:{p}" for p in ("P570", *DEATH_RELATIONS))
+    rows = client.select(PREFIXES + f"SELECT DISTINCT ?s WHERE {{ ?s {props} ?o }}")
+    return frozenset(entity_id(row["s"]) for row in rows)
+
+
+def past_tense(form: str) -> str:
+    """A question or cloze form asked in the past: "What is [X] a member of?" -> "What was [X] a member of?".
+
+    The present of "be", "have" and the auxiliary "do" become their past ("Which position does [X] play?" ->
+    "did [X] play", "[X] has worked as a ___." -> "had worked"), and so do the present verbs of the forms
+    ("belongs", "plays", "works", "lives", "speaks", "comes", "holds"); a verb the table lacks stays.
+    For the facts of the dead, of whom the present is false (thirteenth independent read: "What is Roy
+    Orbison a member of?").
+    """
+    return re.sub(
+        rf"\b({'|'.join(_PRESENT_TO_PAST)})\b",
+        lambda m: (
+            _PRESENT_TO_PAST[m.group(1).lower()].capitalize()
+            if m.group(1)[:1].isupper()
+            else _PRESENT_TO_PAST[m.group(1)]
+        ),
+        form,
+        flags=re.IGNORECASE,
+    )
+
 
 def _item(
-    set_id, rule_id, variant, role, is_update, s, r, o, forms, labels, names=frozenset(), bands=frozenset()
+    set_id,
+    rule_id,
+    variant,
+    role,
+    is_update,
+    s,
+    r,
+    o,
+    forms,
+    labels,
+    names=frozenset(),
+    bands=frozenset(),
+    dead=frozenset(),
 ) -> dict:
     """One fact of a knowledge set as a question and its rephrasings (other questions and clozes).
 
     ``names``: entities that are a person, work, band or taxon by their class: their labels take no
     "the" and no plural verb ("Mystic River" the film), unless a band's name is plural in form
     (``bands``, ``is_plural_band_name``: "Which country do The Breeders come from?"). A cloze's "the
-    ___" loses its "the" before an answer that has its own ("a member of The Breeders").
+    ___" loses its "the" before an answer that has its own ("a member of The Breeders"). A subject the
+    source says is dead (``dead``, :func:`the_dead`) is asked in the past (:func:`past_tense`).
     """
     label = labels.get(s, s)
     own = frozenset({label}) if s in names else frozenset()
     plural = own if s in bands and is_plural_band_name(label) else frozenset()
-    questions = [fill_template(f, label, names=own, plural_names=plural) for f in forms[r].all]
+    asked = [past_tense(f) for f in forms[r].all] if s in dead else forms[r].all
+    questions = [fill_template(f, label, names=own, plural_names=plural) for f in asked]
     if label.startswith("The "):  # inside a sentence a name's article is lower case: "do the Beach Boys"
         questions = [q[:1] + q[1:].replace(label, "the " + label[4:]) for q in questions]
     if label.endswith("s") and not label.endswith("'s"):  # "Join Hands' record label", not "Hands's"
@@ -1390,7 +1453,10 @@ def generate_rules(spec: RulesSpec) -> TableOutput:
         entity_aliases = _entity_aliases(client, facts, labels)
         for entity, label in labels.items():  # "RCA" is asked as the Royal College of Art (names.spelled_out)
             labels[entity] = spelled_out(label, entity_aliases.get(entity, ()))
-        groundings, items, dropped = knowledge_sets(rules, facts, labels, forms, spec, fit, entity_aliases)
+        dead = the_dead(client)
+        groundings, items, dropped = knowledge_sets(
+            rules, facts, labels, forms, spec, fit, entity_aliases, dead
+        )
         aliases = _answer_aliases(client, items, labels)
         queries = query_log(client)
     dropped.update({f"relation {s} merged into {r} read backwards": 1 for s, r in inverses.items()})

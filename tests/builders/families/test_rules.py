@@ -666,3 +666,48 @@ def test_twelfth_read_questions_ask_an_occupation_plainly_and_a_place_on_its_con
     ] == []
     assert fill_template(questions["P106"], "Dante Alighieri") == "What was Dante Alighieri's occupation?"
     assert fill_template(questions["P30"], "Marts Peak") == "Which continent is Marts Peak located on?"
+
+
+# relations only the dead have (place of death, cause of death, place of burial, manner of death), written here
+# apart from rules.DEATH_RELATIONS
+DEATH_FACTS = ("P20", "P509", "P119", "P1196", "P570")
+PRESENT = re.compile(r"\b(is|are|does|do|has|belongs|plays|works|lives|speaks|comes|holds)\b")
+
+
+def test_thirteenth_read_the_dead_are_asked_in_the_past_over_every_item(small_rules_build):
+    """Over every question and rephrasing of the small build, judged from the slice's TSV: a subject with a
+    place, cause or manner of death or a burial is asked in the past ("What was Roy Orbison a member of?",
+    not "What is ...", thirteenth read), with no present "is", "does", "has" or "belongs"; the living are
+    asked as before (some of their forms keep "is")."""
+    facts = slice_relations()
+    dead = {s for p in DEATH_FACTS for s in facts.get(p, {})}
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    texts = [
+        (s, text)
+        for s, q, rephrasings in items.select("subject", "question", "rephrasings").rows()
+        for text in [q, *rephrasings]
+    ]
+    of_the_dead = [t for s, t in texts if s in dead]
+    assert len(of_the_dead) > 20
+    assert [t for t in of_the_dead if PRESENT.search(t)] == []
+    assert any(PRESENT.search(t) for s, t in texts if s not in dead)
+
+
+@pytest.mark.parametrize(
+    ("form", "past"),
+    [
+        ("What is [X] a member of?", "What was [X] a member of?"),
+        ("What is the country of citizenship of [X]?", "What was the country of citizenship of [X]?"),
+        ("Which position does [X] play?", "Which position did [X] play?"),
+        ("[X] belongs to ___.", "[X] belonged to ___."),
+        ("[X] has worked as a ___.", "[X] had worked as a ___."),
+        ("Where was [X] educated?", "Where was [X] educated?"),
+    ],
+)
+def test_thirteenth_read_past_tense_of_a_form(form, past):
+    """The forms of the dead's facts in the past (``rules.past_tense``)."""
+    from probesmith.builders.families.rules import past_tense
+
+    assert past_tense(form) == past
