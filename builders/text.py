@@ -196,7 +196,9 @@ def fill_template(
         # of a work ("Armand, duc d'Aiguillon", "Ed, Edd n Eddy, season 2"); another lower-case word after the
         # comma goes on a title ("Goede tijden, slechte tijden", "Non, je ne regrette rien": no comma follows)
         appositive = re.search(rf", (?:[^\W\d_a-z]|(?:{_QUALIFIER_OPENINGS})\b|\d+(?:st|nd|rd|th)\b)", label)
-        if appositive and not re.search(r"&| and ", label):
+        # a title that ends in its own mark closes there: "If You Don't Love Me, What Do I Care? takes the
+        # form of a Lied" (the fourteenth read: 29 sentences had "?," or "!,")
+        if appositive and not re.search(r"&| and ", label) and not label.endswith(("?", "!")):
             # an appositive or a qualifier closes with a comma before the sentence goes on:
             # "Edward, the Black Prince, held", "Paris, Texas, is", "Hussey Vivian, 3rd Baron Vivian, was" (an
             # ordinal opens one too), after its own full stop too ("Sir Walter Calverley-Blackett, 2nd Bt.,

@@ -172,6 +172,19 @@ from probesmith.builders.text import (
             "The title of Edward, the Black Prince, is duke.",
         ),
         ("[X] was born in [Y].", "Ann Smith", "Paris, Texas", "Ann Smith was born in Paris, Texas."),
+        # a title ending in its own mark closes there, no comma after it (fourteenth read)
+        (
+            "[X] was authored by [Y].",
+            "Absalom, Absalom!",
+            "William Faulkner",
+            "Absalom, Absalom! was authored by William Faulkner.",
+        ),
+        (
+            "[X] was written by [Y].",
+            "If You Don't Love Me, What Do I Care?",
+            "Bob Dylan",
+            "If You Don't Love Me, What Do I Care? was written by Bob Dylan.",
+        ),
         (  # an ordinal opens an appositive too (eighth read)
             "[X] was a member of [Y].",
             "Hussey Vivian, 3rd Baron Vivian",
