@@ -43,6 +43,11 @@ synonymy only, see ``READER_PROBES``):
   concept otherwise) whose gloss shares a content word with the gloss it must fit (the gold's;
   the concept's for hyponymy), each word widened by the lemmas of its first two WordNet senses
   ("kickoff: ... to start a football game" for "the act of beginning something new");
+* ``chain_gloss`` — hypernymy only: a member of the gold's sister family (under a parent of the gold,
+  not under the gold, at any depth) whose gloss shares a plain content stem with the gloss of the
+  concept, the gold or a synset between them ("cook: ... by heating" beside dissolve for rendering
+  fat, melt being "... usually by heating"; "wrath: intense anger" beside "bad temper: a persisting
+  angry mood" for a fit);
 Hyponymy's parent family (issue 24, round 7): every distractor the readers defended in hyponymy
 across two reads (8 items: "Progressive Party" for "a kind of association", "telephone order" for
 "a kind of sale", "man" for "a way to serve", artifacts for "a kind of creation", ...) lies under a
@@ -71,6 +76,9 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "near_synonym": "a verb-group or also-see neighbour of the gold",
     "ancestor": "an ISA ancestor of the concept asked about",
     "descendant": "an ISA descendant of the concept asked about",
+    "below_concept": "in hypernymy, an ISA descendant of the concept asked about: not right, but the "
+    "opposite direction, which hypernymy's mix no longer draws ('minimum' for a peak, a sister of the gold "
+    "limit that lies under the concept extremum)",
     "asked_concept": "the concept asked about",
     "gloss_overlap": "its gloss shares a content stem with the gold's gloss (verbs; nouns in definitions "
     "and synonymy; stems in 1% of verb or 0.3% of noun glosses and antonyms of the gold aside)",
@@ -78,6 +86,9 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "gloss_names": "its gloss and the concept's name each other (a word with a sense at or below the other)",
     "sister_gloss": "a sister whose gloss shares a content word (or a WordNet synonym of one) with the "
     "gloss it must fit",
+    "chain_gloss": "in hypernymy, it lies under a parent of the gold (not under the gold) and its gloss "
+    "shares a content stem with the gloss of the concept, of the gold or of a synset between them: 'cook: "
+    "transform ... by heating' beside dissolve for rendering fat (melt: '... usually by heating')",
     "synonym_gloss": "in definitions, its gloss uses a lemma of the concept asked about (a synonym of the "
     "word asked: 'block off the passage through' beside stuff, block; 'consider carefully and deeply' "
     "beside think, consider)",
@@ -88,7 +99,9 @@ SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "(not through the concept): the concept's gloss names its parent's genus, which fits it",
 }
 #: the reasons a reader would accept a distractor that WordNet's graph does not make right
-READER_REASONS = frozenset({"word_sense", "gloss_names", "sister_gloss", "genus_gloss", "synonym_gloss"})
+READER_REASONS = frozenset(
+    {"word_sense", "gloss_names", "sister_gloss", "chain_gloss", "genus_gloss", "synonym_gloss"}
+)
 # where they apply: definitions read 0/25 in round 3 already, and with them its choice-only
 # baseline rose from 0.254 to 0.265 (the sisters left read less like the gold)
 READER_PROBES = frozenset({"hypernymy", "hyponymy", "synonymy"})
@@ -123,6 +136,7 @@ class SecondAnswers:
         self._named_or_above = lru_cache(maxsize=1 << 12)(self._named_or_above_uncached)
         self._gloss_stems = lru_cache(maxsize=1 << 17)(self._gloss_stems_uncached)
         self._genus_stems = lru_cache(maxsize=1 << 17)(self._genus_stems_uncached)
+        self._chain_stems = lru_cache(maxsize=1 << 12)(self._chain_stems_uncached)
 
     def _gloss_stems_uncached(self, node: int) -> frozenset[str]:
         """A gloss's content stems less the generic stems of its part of speech (computed on first use)."""
@@ -233,7 +247,31 @@ class SecondAnswers:
             self._gloss_stems(choice)  # the generic stems of its part of speech, counted once
             if self._widened_stems(choice) & self._widened_stems(anchor):
                 return "sister_gloss"
+        if probe == "hypernymy" and self.chain_gloss(concept, gold, choice):
+            return "chain_gloss"
         return None
+
+    def _chain_stems_uncached(self, concept: int, gold: int) -> frozenset[str]:
+        """The content stems of the glosses of ``concept``, ``gold`` and every synset between them."""
+        between = (n for n in self._ancestors(concept) if gold in self._ancestors(n))
+        return frozenset().union(*(self._gloss_stems(n) for n in (concept, gold, *between)))
+
+    def chain_gloss(self, concept: int, gold: int, choice: int) -> bool:
+        """Whether ``choice``, under a parent of ``gold`` (not under ``gold``), has a gloss fitting the chain.
+
+        Hypernymy (issue 24, v13 reads): the defended distractors were members of the gold's sister
+        family whose gloss shares a content word with the gloss of the concept, the gold or a synset
+        between them: "wrath: intense anger" beside "bad temper: a persisting angry mood" for a fit
+        (wrath is a child of fury, the gold's sibling: the direct-sister test misses it); "cook:
+        transform and make suitable for consumption by heating" beside dissolve for rendering fat,
+        whose parent melt is "... usually by heating". Plain content stems (not widened by synonyms:
+        widened, a third of all items matched on words such as "state" / province).
+        """
+        if choice in self.g.antonyms[gold] or gold in self._ancestors(choice):
+            return False
+        if self._ancestors(choice).isdisjoint(self.g.parents[gold]):
+            return False
+        return not self._gloss_stems(choice).isdisjoint(self._chain_stems(concept, gold))
 
     def _genus_stems_uncached(self, concept: int) -> frozenset[str]:
         """The stems of the words of the lemmas of ``concept``'s direct hypernyms (its genus)."""
@@ -337,6 +375,8 @@ class SecondAnswers:
             return "ancestor"
         if probe in _DESCENDANT_PROBES and concept in self._ancestors(choice):
             return "descendant"
+        if probe == "hypernymy" and concept in self._ancestors(choice):
+            return "below_concept"
         if probe == "hyponymy" and self.in_parent_family(concept, choice):
             return "parent_family"
         if not self.stems or choice in self.g.antonyms[gold] or self.g.pos[gold] != self.g.pos[choice]:
@@ -421,16 +461,20 @@ ITEM_RULES = {
     "most one other content word (genus_gloss: 'give voice to' beside raise, genus express); in hypernymy, "
     "hyponymy and synonymy, none a reader would accept: another sense of a word it shows is right, its gloss "
     "and the concept's name each other, or a sister's gloss shares a content word (or a WordNet synonym of "
-    "one) with the gloss it must fit; in hyponymy, no direct hypernym of the concept and nothing below one "
-    "other than through the concept (parent_family)",
+    "one) with the gloss it must fit; in hypernymy, no member of the gold's sister family (under a parent of "
+    "the gold, not under the gold) whose gloss shares a content stem with the gloss of the concept, the gold "
+    "or a synset between them (chain_gloss), and no descendant of the concept (below_concept); in "
+    "hyponymy, no direct hypernym of the concept and nothing below one other than through the concept "
+    "(parent_family)",
     "clean_text": "no choice shows what NLTK's split of a gloss from its quoted examples leaves: an empty "
     "part ('; ;'), an attribution ('--Shakespeare'), an unpaired double quote, a parenthesis emptied of its "
     "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ',', or WordNet's "
     "backtick quoting ('`good''); no choice or question shows a usage or domain label at the start of a "
     "gloss ('(law)', '(golf)', '(usually plural)', '(meteorology)an': removed, not the parentheses that "
-    "narrow a gloss, '(of a ship)', '(in India)'), nor a usage note at its end ('-- used especially of "
-    "plants', '; informal', '(usually used in the plural)'); no question shows backtick quoting or an "
-    "unpaired double quote",
+    "narrow a gloss, '(of a ship)', '(in India)'), nor a note on date, origin or spelling at its start "
+    "('(c. 1840)', '(from the Sanskrit word for \"knowledge\")', '(HClO3)'), nor a usage note at its end "
+    "('-- used especially of plants', '; informal', '(usually used in the plural)'); no question shows "
+    "backtick quoting or an unpaired double quote",
     "not_given_away": "the question shares no word stem with the gold that it shares with no distractor "
     "(Snowball stems widened by WordNet's morphology, derivational links, compounds and spelling "
     "variants; a question word, or its inflected form, of 3+ letters that begins a longer word of the gold, "
@@ -502,12 +546,26 @@ FIELD_LABEL = re.compile(rf"^(?:{'|'.join(sorted(FIELD_LABELS))}): (?=\S)")
 _QUESTION_LABEL = re.compile(rf"\"\(((?:{_USAGE_NOTE})|{_LABEL_BODY})\)\s*(?=[^\s\"])")
 
 
+# a note before a gloss that says when, whence or how the word is written, not what it means (the v13
+# read: "iron horse: (c. 1840) an early term for a locomotive", "Vedic literature: (from the Sanskrit word
+# for "knowledge") ..."). Over WordNet 3.0's noun and verb glosses after DOMAIN_LABEL, 75 still begin with a
+# parenthesis: every one but those that narrow the gloss ("(of a ship)", "(in India)", "(especially
+# boxing)", "(during prohibition)", "(when capitalized)", "(according to Nazi doctrine)", "(on early
+# automobiles)", "(or in some classifications)", "(a piece of)") is such a note: dates "(1568)", "(19th
+# century)", origins "(from a combination of MOdulate and DEModulate)", "(literally ...)", "(abbreviated
+# "ha")", "(the feminine of raja)", formulas "(HClO3)", "(Genesis 11:1-11)"
+LEADING_NOTE = re.compile(
+    r"^\((?!(?:of|in|on|especially|during|when|according|or|used|a piece of)\b)[^()]*\)[;,]?\s*(?=\S)"
+)
+
+
 def strip_domain_label(gloss: str) -> str:
     """A gloss without the usage or domain label it begins with ("(law) an agreement" -> "an agreement").
 
-    See :data:`DOMAIN_LABEL`; a gloss that is only a label is kept whole.
+    See :data:`DOMAIN_LABEL` and :data:`LEADING_NOTE`; a gloss that is only a label is kept whole.
     """
     without = FIELD_LABEL.sub("", DOMAIN_LABEL.sub("", gloss, count=1), count=1)
+    without = LEADING_NOTE.sub("", without, count=1)
     return TRAILING_USAGE_NOTE.sub("", without)
 
 
@@ -527,6 +585,8 @@ def gloss_residue(choice: str) -> str | None:
         return repr(found.group(0))
     if label := DOMAIN_LABEL.match(gloss):
         return f"a label {label.group(0).strip()!r}"
+    if note := LEADING_NOTE.match(gloss):
+        return f"a leading note {note.group(0).strip()!r}"
     if note := TRAILING_USAGE_NOTE.search(gloss):
         return f"a usage note {note.group(0).strip()!r}"
     if label := FIELD_LABEL.match(gloss):  # after a shown name ("immunize: law: grant immunity")
@@ -546,6 +606,8 @@ def question_residue(question: str) -> str | None:
             return f"a usage note {note.group(0).strip()!r}"
         if label := FIELD_LABEL.match(quoted):
             return f"a label {label.group(0).strip()!r}"
+        if note := LEADING_NOTE.match(quoted):
+            return f"a leading note {note.group(0).strip()!r}"
     return "'a stray double quote'" if question.count('"') % 2 else None
 
 
