@@ -7,8 +7,10 @@ build's split and on every item of the release's training files (``../shared/dat
 and prints, per config, the share of items with a choice WordNet says is also right (by reason;
 "by graph": WordNet's graph says so, "reader": only a reader would accept it, issue 24 round 4)
 and the share whose question gives the gold away by a shared stem (the words of a config's
-template, found in half or more of the questions of a framing, aside), and the share with a choice
-showing gloss residue (rule ``clean_text``). The release's items name their
+template, found in half or more of the questions of a framing, aside), the share with a choice
+showing gloss residue (rule ``clean_text``), and how far WordNet's lexicographer files answer the items
+(:func:`category_cue`: "cat.only", the gold is the only choice in the concept's file; "cat.base", the
+accuracy of choosing at random among the choices in that file). The release's items name their
 synsets in ``notes``; each choice is matched to its synset by its gloss (or, for synonymy, its
 lemmas).
 """
@@ -117,6 +119,27 @@ def has_sibling_distractor(row: dict, graph) -> bool:
     )
 
 
+def category_cue(rows: list[dict], lexname) -> dict:
+    """How far WordNet's coarse categories answer the items (the v12 read: hyponymy's golds were often
+    the only choice in the concept's lexicographer file, "noun.animal" for "a kind of insect").
+
+    ``gold_only``: share of items whose gold is the only choice in the concept's lexicographer file;
+    ``category_baseline``: the expected accuracy of picking at random among the choices in that file
+    (among all choices where none is), to set beside chance.
+    """
+    gold_only = expected = 0.0
+    for row in rows:
+        home = lexname(row["concept"])
+        same = [i for i, name in enumerate(row["choice_concepts"]) if lexname(name) == home]
+        gold_only += same == [row["answer_index"]]
+        if not same:
+            expected += 1 / len(row["choice_concepts"])
+        elif row["answer_index"] in same:
+            expected += 1 / len(same)
+    n = len(rows) or 1
+    return {"gold_only": round(gold_only / n, 4), "category_baseline": round(expected / n, 4)}
+
+
 def measure(rows: list[dict], checks: WordNetItemChecks) -> dict:
     """Share of items breaking each rule, and of items with each second-answer reason."""
     reasons: Counter = Counter()
@@ -157,28 +180,40 @@ def main() -> None:
     # the glosses as the builder shows them (labels such as "(law)" taken away), so the checks read
     # what a build's items say; release choices are still matched to synsets by WordNet's own glosses
     shown = replace(graph, glosses=[strip_domain_label(gloss) for gloss in graph.glosses])
-    checks = WordNetItemChecks(shown, source.reader())
+    reader = source.reader()
+    checks = WordNetItemChecks(shown, reader)
+    lexnames: dict[str, str] = {}
+
+    def lexname(name: str) -> str:
+        if name not in lexnames:
+            lexnames[name] = reader.synset(name).lexname()
+        return lexnames[name]
+
     results = {}
     for probe in PROBES:
         if args.build:
-            results[f"probesmith {probe} ({args.split})"] = measure(
-                build_rows(args.build, probe, args.split), checks
-            )
+            rows = build_rows(args.build, probe, args.split)
+            results[f"probesmith {probe} ({args.split})"] = {
+                **measure(rows, checks),
+                **category_cue(rows, lexname),
+            }
         if args.release.is_dir():
             rows, unmapped = release_rows(args.release, probe, graph)
             results[f"release-2020 {probe} (train)"] = {
                 **measure(rows, checks),
+                **category_cue(rows, lexname),
                 "unmapped": unmapped,
             }
     print(
         f"{'data':40} {'items':>7} {'2nd answer':>10} {'by graph':>9} {'reader':>7} {'given away':>10} "
-        f"{'residue':>8} {'sibling':>8}  by reason"
+        f"{'residue':>8} {'sibling':>8} {'cat.only':>8} {'cat.base':>8}  by reason"
     )
     for name, r in results.items():
         extra = f" unmapped {r['unmapped']}" if "unmapped" in r else ""
         print(
             f"{name:40} {r['items']:>7} {r['second_answer']:>10.2%} {r['by_graph']:>9.2%} "
-            f"{r['reader_only']:>7.2%} {r['given_away']:>10.2%} {r['residue']:>8.2%} {r['sibling']:>8.2%}  {r['by_reason']}{extra}"
+            f"{r['reader_only']:>7.2%} {r['given_away']:>10.2%} {r['residue']:>8.2%} {r['sibling']:>8.2%} "
+            f"{r['gold_only']:>8.2%} {r['category_baseline']:>8.3f}  {r['by_reason']}{extra}"
         )
     print(json.dumps(results))
 

@@ -182,6 +182,17 @@ class DistractorSpec:
         "choice-only model which choice was not the gold (issue 24: 0.260 over chance 0.20).",
     )
 
+    same_file: tuple[str, ...] = spec_field(
+        (),
+        help="Probes whose popular and random distractors come from the gold's WordNet lexicographer "
+        "file (noun.animal, noun.act, verb.motion; any file where that one has no candidate in the "
+        "gold's depth band), so the coarse category does not point at the gold: in v13 hyponymy's "
+        "gold was the only choice in the concept's file in 62.5% of test items ('a kind of insect': "
+        "one animal among a plant, a food, a disease), and picking among the choices in that file "
+        "scored 0.761 (chance 0.20). Definitions and synonymy: their random distractors. Empty = any "
+        "file.",
+    )
+
     match_gold_length: tuple[str, ...] = spec_field(
         ("synonymy",),
         help="Probes whose items draw the gold's length rank among the choices uniformly (0 = the "
@@ -196,13 +207,18 @@ class DistractorSpec:
     def __post_init__(self) -> None:
         unknown_probes = [
             p
-            for p in (*self.mix_by_probe, *self.match_gold_length, *self.sister_from_by_probe)
+            for p in (
+                *self.mix_by_probe,
+                *self.match_gold_length,
+                *self.sister_from_by_probe,
+                *self.same_file,
+            )
             if p not in PROBE_TYPES
         ]
         if unknown_probes:
             raise ValueError(
-                f"distractors.mix_by_probe / match_gold_length / sister_from_by_probe: unknown probe "
-                f"{unknown_probes[0]!r}; use {PROBE_TYPES}"
+                "distractors.mix_by_probe / match_gold_length / sister_from_by_probe / same_file: "
+                f"unknown probe {unknown_probes[0]!r}; use {PROBE_TYPES}"
             )
         if any(not isinstance(v, int) or v < 1 for v in self.sister_from_by_probe.values()):
             raise ValueError(
@@ -369,6 +385,10 @@ def with_article(word: str, capital: bool = False) -> str:
     return f"{indefinite_article(word, 'A' if capital else 'a')} {word}"
 
 
+def _anywhere(node: int) -> bool:
+    return True
+
+
 class WeightedSampler:
     """Draws nodes with probability proportional to their weights (seeded by the caller's rng)."""
 
@@ -406,6 +426,10 @@ class _Builder:
         self.stems = StemAnalyser(reader) if reader else None
         self.second_answers = SecondAnswers(graph, self.stems)
         self.d = spec.distractors
+        # each synset's lexicographer file ("noun.animal"), read where a probe draws from the gold's
+        self.files: list[str] | None = (
+            [reader.synset(name).lexname() for name in graph.names] if reader and self.d.same_file else None
+        )
         # stratum (probe, hops, gold frequency class) -> distractor slots delivered so far by mix type
         self.slots_delivered: dict[tuple, Counter] = defaultdict(Counter)
         self.dropped: Counter = Counter()
@@ -442,13 +466,54 @@ class _Builder:
         self._shown_stems.clear()
         self._choice_stems.clear()
 
-    def band(self, gold: int, answers: WeightedSampler | list) -> tuple[list[int], Callable[[int], bool]]:
+    def file_of(self, probe: str, gold: int) -> str | None:
+        """The gold's lexicographer file where ``probe`` draws distractors from it (``same_file``)."""
+        return self.files[gold] if self.files is not None and probe in self.d.same_file else None
+
+    def in_file(self, probe: str, gold: int, pool: list[int]) -> tuple[list[int], Callable[[int], bool]]:
+        """Random candidates of a definitions or synonymy item: ``pool`` (a list the builder keeps).
+
+        Where ``probe`` draws from the gold's lexicographer file (``same_file``), only the pool's
+        synsets in that file (all of it where it has none).
+        """
+        file = self.file_of(probe, gold)
+        if file is None:
+            return pool, _anywhere
+        key = ("file", id(pool), file)
+        if key not in self._band_cache:
+            in_file = [n for n in pool if self.files[n] == file]
+            self._band_cache[key] = (in_file, _anywhere) if in_file else (pool, _anywhere)
+        return self._band_cache[key]
+
+    def band(
+        self, gold: int, answers: WeightedSampler | list, file: str | None = None
+    ) -> tuple[list[int], Callable[[int], bool]]:
         """Random candidates for an ISA item, and the test that a node lies in the gold's depth band.
 
         With ``random_from_answers`` the candidates are the synsets that are answers of this probe
         and hop (so every choice is the answer of some item), else every synset; either way only
-        those within ``depth_band`` levels of the gold's depth.
+        those within ``depth_band`` levels of the gold's depth, and with ``file`` only those of that
+        lexicographer file (all files where it has none).
         """
+        pool, in_band = self._band(gold, answers)
+        if file is None or self.files is None:
+            return pool, in_band
+        files = self.files
+
+        def in_file_band() -> tuple[list[int], Callable[[int], bool]]:
+            in_file = [n for n in pool if files[n] == file]
+            if not in_file:
+                return pool, in_band
+            return in_file, lambda node: files[node] == file and in_band(node)
+
+        if self.d.depth_band is None:  # a pool per item, not cached
+            return in_file_band()
+        key = (id(pool), file)  # the band's pool is cached: its id names it for the build
+        if key not in self._band_cache:
+            self._band_cache[key] = in_file_band()
+        return self._band_cache[key]
+
+    def _band(self, gold: int, answers: WeightedSampler | list) -> tuple[list[int], Callable[[int], bool]]:
         band = self.d.depth_band
         pos = self.g.pos[gold]
         if band is None:
@@ -494,7 +559,15 @@ class _Builder:
             self._popular_band_cache[cache_key] = sampler.restricted(
                 lambda node: low <= self.depth[node] <= high
             )
-        return self._popular_band_cache[cache_key]
+        in_band = self._popular_band_cache[cache_key]
+        file = self.file_of(key[0], gold)
+        if file is None or not in_band:
+            return in_band
+        if (cache_key, file) not in self._popular_band_cache:
+            files = self.files
+            in_file = in_band.restricted(lambda node: files[node] == file)
+            self._popular_band_cache[(cache_key, file)] = in_file or in_band
+        return self._popular_band_cache[(cache_key, file)]
 
     def _answers_by_depth(self, answers: WeightedSampler) -> dict[int, list[int]]:
         """The answers of one probe and hop grouped by depth (computed once per sampler)."""
@@ -1021,9 +1094,13 @@ class _Builder:
                         self.not_random("definitions", c),
                         lambda n: g.glosses[n],
                         lambda t: normalize_choice(t) != normalize_choice(gloss) and not names_word(t),
-                        band=(self.definable(pos), lambda n: True)
-                        if spec.distractors.definitions_random_from_golds
-                        else None,
+                        band=self.in_file(
+                            "definitions",
+                            c,
+                            self.definable(pos)
+                            if spec.distractors.definitions_random_from_golds
+                            else g.by_pos[pos],
+                        ),
                     )
         if "synonymy" in spec.probes:
             own = {lemma.lower() for lemma in g.lemmas[c]}
@@ -1036,6 +1113,7 @@ class _Builder:
                 self.not_random("synonymy", c),
                 self.lemmas_text,
                 lambda t: not own & {x.strip().lower() for x in t.split(",")},
+                band=self.in_file("synonymy", c, g.by_pos[pos]),
             )
         # hypernymy and hyponymy: no choice names the word asked about ("puppy: a young dog" as the
         # kind of dog to find), or the gold could be picked, or a distractor ruled out, on sight
@@ -1083,7 +1161,7 @@ class _Builder:
                     invalid,
                     self.isa_text,
                     lambda t: not names_asked(t),
-                    band=self.band(gold, self.popular.get((probe, k, pos), [])),
+                    band=self.band(gold, self.popular.get((probe, k, pos), []), self.file_of(probe, gold)),
                 )
 
         if "hypernymy" in spec.probes:  # sisters of the gold; the concept's hyponyms are wrong
