@@ -12,6 +12,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 AFFIX_WORDS = 100  # words of WordNet's vocabulary an affix begins or ends, at least
+# words that end compounds as suffixes do (friendship / hardship, childhood / falsehood, wireless / useless):
+# a compound part two words share is no give-away when it is one of these (StemAnalyser.shared_parts)
+SUFFIX_WORDS = frozenset("ship ships hood hoods less like wise ward wards able ness some ment".split())
 TEMPLATE_SHARE = 0.1  # a stem in this share of a config's questions is its template's, not the concept's
 
 # Words that carry no identity of their own: sharing one gives nothing away.
@@ -71,6 +74,7 @@ class StemAnalyser:
         self.text_stems = lru_cache(maxsize=1 << 18)(self._text_stems_uncached)
         self._question_parts = lru_cache(maxsize=1 << 16)(self._question_parts_uncached)
         self._base_forms = lru_cache(maxsize=1 << 18)(self._base_forms_uncached)
+        self._compound_parts = lru_cache(maxsize=1 << 18)(self._compound_parts_uncached)
 
     def _is_word(self, word: str) -> bool:
         return word in self.vocabulary
@@ -218,6 +222,38 @@ class StemAnalyser:
                         found.add(part)
         return frozenset(f"part:{part}" for part in found)
 
+    def _compound_parts_uncached(self, word: str) -> frozenset[str]:
+        """The WordNet words of 4+ letters a word is compounded of ("greenwood" -> green, wood).
+
+        Each split of the word into two WordNet words (or inflected forms of them) of 3+ letters
+        gives its parts of 4+ letters ("woodlands" -> wood, lands), but suffix-like words
+        (:data:`SUFFIX_WORDS`: "ship" in friendship and hardship).
+        """
+        parts = set()
+        for cut in range(3, len(word) - 2):
+            head, tail = word[:cut], word[cut:]
+            if all(self._is_word(x) or self._base_forms(x) for x in (head, tail)):
+                parts |= {x for x in (head, tail) if len(x) >= 4 and x not in SUFFIX_WORDS}
+        return frozenset(parts)
+
+    def shared_parts(self, question: str, text: str) -> frozenset[str]:
+        """Compound parts a question word and a word of ``text`` both have, as ``"part:<word>"``.
+
+        The v14 read of definitions: "the greenwood" beside "woodlands in full leaf" (wood), which
+        neither Snowball stems nor :meth:`compound_parts` (one word inside the other) see. Words of
+        6+ letters; the same word on both sides is the stems' business.
+        """
+
+        def words(t: str) -> set[str]:
+            return {w for w in re.findall(r"[a-z]+", t.lower()) if len(w) >= 6}
+
+        question_words, text_words = words(question), words(text)
+        found = set()
+        for q in question_words:
+            for w in text_words - {q}:
+                found |= self._compound_parts(q) & self._compound_parts(w)
+        return frozenset(f"part:{p}" for p in found)
+
     def shared(self, left: str, right: str) -> frozenset[str]:
         """The stems two texts share, and the compound parts each shows of the other.
 
@@ -227,6 +263,7 @@ class StemAnalyser:
             (self.text_stems(left) & self.text_stems(right))
             | self.compound_parts(left, right)
             | self.parts_inside(left, right)
+            | self.shared_parts(left, right)
         )
 
     def gives_away(
@@ -245,6 +282,7 @@ class StemAnalyser:
             (self.text_stems(question) & self.text_stems(gold))
             | self.compound_parts(question, gold)
             | self.parts_inside(own_words, gold)
+            | self.shared_parts(own_words, gold)
         )
         with_gold = {
             stem
@@ -253,7 +291,12 @@ class StemAnalyser:
         }
 
         def shown_by(choice: str) -> frozenset[str]:
-            return self.text_stems(choice) | self.compound_parts(question, choice) | _part_words(choice)
+            return (
+                self.text_stems(choice)
+                | self.compound_parts(question, choice)
+                | self.shared_parts(question, choice)
+                | _part_words(choice)
+            )
 
         return _shown_by_no_distractor(frozenset(with_gold), choices, answer_index, shown_by)
 

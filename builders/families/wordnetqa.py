@@ -92,6 +92,9 @@ PROBE_TYPES = ("definitions", "hypernymy", "hyponymy", "synonymy")
 DISTRACTOR_TYPES = ("sister", "opposite", "popular", "random")
 POPULAR_PROBES = ("hypernymy", "hyponymy")  # the probes whose golds make a popular pool
 NO_OPPOSITE = ("definitions", "synonymy")  # every ISA relative of their concept is also right
+# same_file: a concept whose descendants are this share of a file's synsets is broad for it (8% of v14's
+# hyponymy test items: possession, animal, plant, event, material, time period, body part, condition)
+BROAD_CONCEPT_SHARE = 0.05
 _FAMILY_LEVEL_CAP = 400  # sister-family members kept per level, so hub concepts stay cheap
 _RANDOM_TRIES = 64
 
@@ -430,6 +433,8 @@ class _Builder:
         self.files: list[str] | None = (
             [reader.synset(name).lexname() for name in graph.names] if reader and self.d.same_file else None
         )
+        self.file_sizes = Counter(self.files or ())
+        self._file_share = lru_cache(maxsize=1 << 12)(self._file_share_uncached)
         # stratum (probe, hops, gold frequency class) -> distractor slots delivered so far by mix type
         self.slots_delivered: dict[tuple, Counter] = defaultdict(Counter)
         self.dropped: Counter = Counter()
@@ -466,9 +471,24 @@ class _Builder:
         self._shown_stems.clear()
         self._choice_stems.clear()
 
-    def file_of(self, probe: str, gold: int) -> str | None:
-        """The gold's lexicographer file where ``probe`` draws distractors from it (``same_file``)."""
-        return self.files[gold] if self.files is not None and probe in self.d.same_file else None
+    def file_of(self, probe: str, concept: int, gold: int) -> str | None:
+        """The gold's lexicographer file where ``probe`` draws distractors from it (``same_file``).
+
+        None (any file) where the concept asked about is broad for that file: its descendants are
+        :data:`BROAD_CONCEPT_SHARE` or more of the file's synsets ("a kind of possession" and
+        noun.possession, "a kind of animal" and noun.animal). The file then is what the concept
+        means, and a synset of it WordNet does not put under the concept still reads as a kind of
+        it (the v14 read: "currency" for "a kind of possession").
+        """
+        if self.files is None or probe not in self.d.same_file:
+            return None
+        file = self.files[gold]
+        return None if self._file_share(concept, file) >= BROAD_CONCEPT_SHARE else file
+
+    def _file_share_uncached(self, concept: int, file: str) -> float:
+        files = self.files
+        below = sum(1 for node in self.g.all_descendants(concept) if files[node] == file)
+        return below / self.file_sizes[file]
 
     def in_file(self, probe: str, gold: int, pool: list[int]) -> tuple[list[int], Callable[[int], bool]]:
         """Random candidates of a definitions or synonymy item: ``pool`` (a list the builder keeps).
@@ -476,7 +496,7 @@ class _Builder:
         Where ``probe`` draws from the gold's lexicographer file (``same_file``), only the pool's
         synsets in that file (all of it where it has none).
         """
-        file = self.file_of(probe, gold)
+        file = self.file_of(probe, gold, gold)
         if file is None:
             return pool, _anywhere
         key = ("file", id(pool), file)
@@ -544,11 +564,14 @@ class _Builder:
             ] or self.g.by_pos[pos]
         return self._definable[pos]
 
-    def popular_near(self, key: tuple[str, int, str], gold: int) -> WeightedSampler | list:
+    def popular_near(
+        self, key: tuple[str, int, str], gold: int, file: str | None = None
+    ) -> WeightedSampler | list:
         """The popular distractors of ``key`` (probe, hop, pos) conditioned on the gold's depth band.
 
         Drawing from the whole distribution and rejecting what lies outside the band starved items
         whose gold sits at a rare depth; conditioning draws as often as before within the band.
+        With ``file`` (:meth:`file_of`), only its synsets (the band's where it has none).
         """
         sampler = self.popular.get(key)
         if not sampler or self.d.depth_band is None:
@@ -560,7 +583,6 @@ class _Builder:
                 lambda node: low <= self.depth[node] <= high
             )
         in_band = self._popular_band_cache[cache_key]
-        file = self.file_of(key[0], gold)
         if file is None or not in_band:
             return in_band
         if (cache_key, file) not in self._popular_band_cache:
@@ -1148,6 +1170,7 @@ class _Builder:
                 gold = pick_gold(probe, k, levels[k])
                 if gold is None:
                     continue
+                file = self.file_of(probe, c, gold)
                 make(
                     probe,
                     k,
@@ -1156,12 +1179,12 @@ class _Builder:
                     {
                         "sister": sisters_of(gold) if "sister" in mix else [],
                         "opposite": opposite() if "opposite" in mix else [],
-                        "popular": self.popular_near((probe, k, pos), gold),
+                        "popular": self.popular_near((probe, k, pos), gold, file),
                     },
                     invalid,
                     self.isa_text,
                     lambda t: not names_asked(t),
-                    band=self.band(gold, self.popular.get((probe, k, pos), []), self.file_of(probe, gold)),
+                    band=self.band(gold, self.popular.get((probe, k, pos), []), file),
                 )
 
         if "hypernymy" in spec.probes:  # sisters of the gold; the concept's hyponyms are wrong

@@ -630,3 +630,14 @@ def test_the_checks_find_what_the_2020_release_has(wordnet_graph):
     flagged = sum(any(rule == "one_right_answer" for rule, _ in f) for f in found)
     ancestors = sum(("one_right_answer", "ancestor") in f for f in found)
     assert len(rows) > 350 and flagged / len(rows) > 0.2 and ancestors > 0.5 * flagged
+
+
+def test_two_words_compounded_of_one_word_give_the_gold_away(stems):
+    """The v14 read of definitions: "the greenwood" beside "woodlands in full leaf" shares wood, a part
+    of both words (neither word is inside the other); suffix-like parts ("ship") share nothing, and a
+    distractor that shows the part too gives nothing away."""
+    assert stems.shared_parts("the greenwood", "woodlands in full leaf") == {"part:wood"}
+    assert stems.gives_away('"the greenwood"', ["woodlands in full leaf", "a tall tree"], 0) == {"part:wood"}
+    assert not stems.gives_away('"the greenwood"', ["woodlands in full leaf", "a driftwood fire"], 0)
+    assert not stems.shared_parts("friendship", "a hardship")
+    assert stems.shared_parts("a shipyard", "a backyard") == {"part:yard"}
