@@ -463,9 +463,9 @@ ITEM_RULES = {
     "and the concept's name each other, or a sister's gloss shares a content word (or a WordNet synonym of "
     "one) with the gloss it must fit; in hypernymy, no distractor under a parent of the gold (at any depth, "
     "not under the gold) whose gloss shares a content stem (generic stems aside, as above) with the gloss "
-    "of the concept, the gold or a synset between them (chain_gloss), and no descendant of the concept (below_concept); in "
-    "hyponymy, no direct hypernym of the concept and nothing below one other than through the concept "
-    "(parent_family)",
+    "of the concept, the gold or a synset between them (chain_gloss), and no descendant of the concept "
+    "(below_concept); in hyponymy, no direct hypernym of the concept and nothing below one other than "
+    "through the concept (parent_family)",
     "clean_text": "no choice shows what NLTK's split of a gloss from its quoted examples leaves: an empty "
     "part ('; ;'), an attribution ('--Shakespeare'), an unpaired double quote, a parenthesis emptied of its "
     "words ('(usually expressed as  rather than )'), two spaces or a space before ';' or ',', or WordNet's "
