@@ -225,15 +225,19 @@ class StemAnalyser:
     def _compound_parts_uncached(self, word: str) -> frozenset[str]:
         """The WordNet words of 4+ letters a word is compounded of ("greenwood" -> green, wood).
 
-        Each split of the word into two WordNet words (or inflected forms of them) of 3+ letters
-        gives its parts of 4+ letters ("woodlands" -> wood, lands), but suffix-like words
-        (:data:`SUFFIX_WORDS`: "ship" in friendship and hardship).
+        Each split of the word into two WordNet words (or inflected forms of them) of 4+ letters
+        ("woodlands" -> wood, lands) gives its parts that are WordNet words, but a part that begins
+        (or ends) :data:`AFFIX_WORDS` or more of WordNet's words where it stands ("over-", "inter-",
+        "-ally") and suffix-like words (:data:`SUFFIX_WORDS`: "ship" in friendship and hardship).
         """
         parts = set()
-        for cut in range(3, len(word) - 2):
+        for cut in range(4, len(word) - 3):
             head, tail = word[:cut], word[cut:]
             if all(self._is_word(x) or self._base_forms(x) for x in (head, tail)):
-                parts |= {x for x in (head, tail) if len(x) >= 4 and x not in SUFFIX_WORDS}
+                if self._is_part(head, self.heads) and head not in SUFFIX_WORDS:
+                    parts.add(head)
+                if self._is_part(tail, self.tails) and tail not in SUFFIX_WORDS:
+                    parts.add(tail)
         return frozenset(parts)
 
     def shared_parts(self, question: str, text: str) -> frozenset[str]:
