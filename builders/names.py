@@ -200,7 +200,7 @@ def label_problem(label: str) -> str | None:
         return f"label with {residue}"
     if _SKY_DESIGNATION.search(label):
         return "label is a survey's sky designation ('RAVE J051406.8-400245'), not the object's name"
-    if _GLUED_WORDS.search(label):
+    if glued_at_full_stop(label):
         return "label with two words glued at a full stop ('Dr.mark W tilden', 'D.Daly')"
     if re.search(r"\s\([^()]*\)", label):
         return "label with a disambiguator (parentheses)"
@@ -274,8 +274,14 @@ _SKY_DESIGNATION = re.compile(r"\b[JB]\d{4,}(?:\.\d+)?[+\-−]\d{2,}")
 # or an initial glued to a name ("D.Daly", "K.Bakker": a catalogue's form; "J.R.R. Tolkien" has its space)
 _GLUED_WORDS = re.compile(
     r"\b[A-Z][a-z]+\.[a-z]{4,}\b|\b(?:Dr|Mr|Mrs|Ms|Prof|St|Mt|Ft|Capt|Col|Gen|Lt|Sgt|Rev)\.[A-Z][a-z]+"
-    r"|(?<![\w.])[A-Z]\.[A-Z][a-z]{2,}"
+    r"|(?<![\w.])(?:[A-Z]\.)+[A-Z][a-z]{2,}"  # a run of initials too: "E.W.Zenberger", "K.V.B.Puram"
 )
+
+
+def glued_at_full_stop(text: str) -> bool:
+    """Whether two words, or initials and a word, are glued at a full stop ("D.Daly", "E.W.Zenberger")."""
+    return bool(_GLUED_WORDS.search(text))
+
 
 # a wiki namespace before a page's title: the label names a page, not the entity ("Category:Pink film")
 _NAMESPACE = re.compile(

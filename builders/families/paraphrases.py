@@ -56,6 +56,7 @@ from probesmith.builders.names import (
     fold,
     formatting_residue,
     generic_tokens,
+    glued_at_full_stop,
     label_problem,
     name_key,
     name_leak,
@@ -473,6 +474,8 @@ def alias_problem(alias: str, label: str) -> str | None:
     """
     if residue := formatting_residue(alias):
         return f"alias with {residue}"
+    if glued_at_full_stop(alias):
+        return "words or initials glued at a full stop ('J.Pereira', 'Levi R.Montalcini')"
     words = alias.split()
     if re.search(r"\d", alias) and (re.search(r"\d{4,}", alias) or re.fullmatch(r"[\W\dA-Z]+", alias)):
         return "identifier or code (digits)"
@@ -544,7 +547,9 @@ _LETTER_DIGIT_CODE = re.compile(r"\d+[^\W\d_]{1,2}|[a-z]{1,3}\d+")
 # name opening with its digits ("2Pac") or with more letters ("Suda51") is kept
 _INNER_DIGIT_CODE = re.compile(r"(?=(?:\d*[^\W\d_]){1,3}\d*$)[^\W\d_]+\d+[^\W\d_]+")
 # two or more abbreviations of one or two letters, each with its full stop, and nothing else ("R.E.Fr.")
-_ABBREVIATIONS_ONLY = re.compile(r"(?:[^\W\d_]{1,2}\.\s*){2,}")
+# or a catalogue's abbreviations of up to six letters each, every one closed by its full stop ("C.Rchb.",
+# "Donn.Sm.", a botanist's author abbreviation: the fifteenth read found 55 kept)
+_ABBREVIATIONS_ONLY = re.compile(r"(?:[^\W\d_]{1,2}\.\s*){2,}|(?:[^\W\d_]{1,6}\.){2,}")
 # two or more single letters, with dots or spaces between them and nothing else: "J. C.", "G. I.", "U.S.S.R"
 _INITIALS_ONLY = re.compile(r"(?:[^\W\d_](?:\.\s*|\s+|$)){2,}")
 # words that make an alias a description of the entity rather than a name of it
@@ -1032,12 +1037,14 @@ PARAPHRASE_RULES = {
     "'Conny' Plank\", a romanization's tie mark, U+035C-U+0362 or U+FE20-U+FE2F: 'akt︠s︡ionernoe', a bracket "
     "opening the name: '(Ne) Polnoye sobraniye sochineniy'), a "
     "survey's sky designation ('RAVE J051406.8-400245'), words glued at a full stop ('Dr.mark W tilden', "
-    "'Dr.Simpson', an initial: 'D.Daly'), a quote or a bracket left alone ('pre)Thing'), "
+    "'Dr.Simpson', an initial or a run of them: 'D.Daly', 'E.W.Zenberger'), a quote or a bracket left "
+    "alone ('pre)Thing'), "
     "or is a sentence",
     "alias_usable": "no kept alias is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
     "description ('and others', 'formerly'), initials or abbreviations only ('J. C.', 'U.S.S.R', "
-    "'R.E.Fr.'), a letter-digit code ('R22eR'), a lower-cased form of its "
+    "'R.E.Fr.', a catalogue's 'Donn.Sm.'), words or initials glued at a full stop ('J.Pereira', 'C.Rchb.'), "
+    "a letter-digit code ('R22eR'), a lower-cased form of its "
     "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
     "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
     "lower-case web address or media type ('youtube.com'), a website's name under a label that is none "

@@ -160,9 +160,12 @@ def test_twelfth_read_quoted_parts_tie_marks_and_opening_brackets_are_no_names(l
     assert label_problem(label) is not None
 
 
-@pytest.mark.parametrize("label", ["D.Daly", "K.Bakker", "R.Betis Energía Plus"])
+@pytest.mark.parametrize(
+    "label", ["D.Daly", "K.Bakker", "R.Betis Energía Plus", "E.W.Zenberger", "K.N.Taylor", "K.V.B.Puram"]
+)
 def test_eleventh_read_an_initial_glued_to_a_name_is_no_name(label):
-    """The eleventh read's 'D.Daly', kept though labels_usable said "words glued at a full stop"."""
+    """The eleventh read's 'D.Daly', kept though labels_usable said "words glued at a full stop"; the
+    fifteenth read's runs of initials ('E.W.Zenberger')."""
     assert label_problem(label) is not None
 
 

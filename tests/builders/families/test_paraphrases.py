@@ -169,6 +169,11 @@ STANDARD = "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
         ("R.E.Fr.", "Reformed Church of France", "initials or abbreviations only ('J. C.', 'U.S.S.R', 'R.E.Fr.')"),
         ("chief mouser", "Chief Mouser to the Cabinet Office", "lower-cased form of a proper name ('j. diez' for Julius Diez)"),
         ("Take2", "Take-Two Interactive", None),
+        # fifteenth read: a catalogue's abbreviations, initials glued to a name
+        ("Donn.Sm.", "John Donnell Smith", "initials or abbreviations only ('J. C.', 'U.S.S.R', 'R.E.Fr.')"),
+        ("C.Rchb.", "Carl Reichenbach", "words or initials glued at a full stop ('J.Pereira', 'Levi R.Montalcini')"),
+        ("Levi R.Montalcini", "Rita Levi-Montalcini", "words or initials glued at a full stop ('J.Pereira', 'Levi R.Montalcini')"),
+        ("J. R. R. Tolkien", "J. R. R. Tolkien", None),
     ],
 )  # fmt: skip
 def test_unusable_aliases_are_named(alias, label, reason):
