@@ -496,14 +496,7 @@ class _Builder:
         Where ``probe`` draws from the gold's lexicographer file (``same_file``), only the pool's
         synsets in that file (all of it where it has none).
         """
-        file = self.file_of(probe, gold, gold)
-        if file is None:
-            return pool, _anywhere
-        key = ("file", id(pool), file)
-        if key not in self._band_cache:
-            in_file = [n for n in pool if self.files[n] == file]
-            self._band_cache[key] = (in_file, _anywhere) if in_file else (pool, _anywhere)
-        return self._band_cache[key]
+        return self._pool_in_file(pool, _anywhere, self.file_of(probe, gold, gold))
 
     def band(
         self, gold: int, answers: WeightedSampler | list, file: str | None = None
@@ -516,22 +509,28 @@ class _Builder:
         lexicographer file (all files where it has none).
         """
         pool, in_band = self._band(gold, answers)
+        # without a depth band the pool is built per item: not cached
+        return self._pool_in_file(pool, in_band, file, cache=self.d.depth_band is not None)
+
+    def _pool_in_file(
+        self, pool: list[int], in_band: Callable[[int], bool], file: str | None, cache: bool = True
+    ) -> tuple[list[int], Callable[[int], bool]]:
+        """``pool`` and ``in_band`` restricted to the lexicographer file ``file``.
+
+        Unrestricted where ``file`` is None or none of the pool lies in it; cached by the pool and the
+        test, which the builder keeps for the build.
+        """
         if file is None or self.files is None:
             return pool, in_band
+        key = ("file", id(pool), id(in_band), file)
+        if cache and key in self._band_cache:
+            return self._band_cache[key]
         files = self.files
-
-        def in_file_band() -> tuple[list[int], Callable[[int], bool]]:
-            in_file = [n for n in pool if files[n] == file]
-            if not in_file:
-                return pool, in_band
-            return in_file, lambda node: files[node] == file and in_band(node)
-
-        if self.d.depth_band is None:  # a pool per item, not cached
-            return in_file_band()
-        key = (id(pool), file)  # the band's pool is cached: its id names it for the build
-        if key not in self._band_cache:
-            self._band_cache[key] = in_file_band()
-        return self._band_cache[key]
+        in_file = [n for n in pool if files[n] == file]
+        found = (in_file, lambda node: files[node] == file and in_band(node)) if in_file else (pool, in_band)
+        if cache:
+            self._band_cache[key] = found
+        return found
 
     def _band(self, gold: int, answers: WeightedSampler | list) -> tuple[list[int], Callable[[int], bool]]:
         band = self.d.depth_band
