@@ -567,7 +567,10 @@ _DEFINITE_LAST = frozenset(
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
     "Plateau Ghetto Basin Archipelago Glacier Nations Church Renaissance Penitentiary "
     "Autobahn Motorway Expressway Freeway Highway Turnpike Railway Railroad Metro War Festival "
-    "Facility".split()
+    "Facility "
+    # a movement or a circle named as a group of people ("the Beat Generation", "the Silent Generation",
+    # "the Pre-Raphaelite Brotherhood", "the Vienna Secession"; fifteenth read: "a part of Beat Generation")
+    "Generation Brotherhood Secession".split()
 )
 # two last words that take "the" where the last alone does not: South Africa's district and local
 # municipalities ("the ZF Mgcawu District Municipality"; Sweden's "Botkyrka Municipality" takes none)
@@ -634,6 +637,17 @@ _SHIP_NAME = re.compile(
     r"corvette|warship|ironclad|sloop|gunboat|minesweeper|ship|steamship|schooner|monitor|ocean liner)"
     r" [A-Z0-9]"
 )
+# a class of ships, engines or vehicles named by its class ("the Magdeburg-class cruiser", "the Virginia class
+# cruiser", "the Go Jun Bong class LST", "the British Rail Class 390", "the DRG Class ET 167", "the GWR 1016
+# Class", "the Type 209 submarine"): its type in lower case, a code (capitals, a number) or nothing after
+# "class"; "Working Class Hero" (a title: a capitalised word follows) is none (the fifteenth read: "Magdeburg-
+# class cruiser was made by AG Weser")
+_CODE = r"(?:[A-Z]{1,4}|[^\s\d]*\d\S*)"
+_VEHICLE_CLASS = re.compile(
+    rf"\S(?:-| )[Cc]lass(?:(?: [a-z][\w-]*)+| {_CODE}(?: {_CODE})*)$"  # "-class cruiser", "Class 390"
+    rf"|\s{_CODE} [Cc]lass$"  # "GWR 1016 Class" ("First Class" is none)
+    r"|^Type [^\s\d]*\d\S* [a-z][\w-]*(?: [a-z][\w-]*)*$"  # "Type 209 submarine"
+)
 _POSSESSIVE = re.compile(r"([^\W\d_]+)(?:['’]s|(?<=s)['’])(?=\s|$)")
 
 
@@ -694,6 +708,8 @@ def takes_definite_article(name: str) -> bool:
         return True  # "the Guantanamo Bay detention camp", "the Shang dynasty", "the Harrods bombing"
     if last.endswith(("'s", "’s", "s'", "s’")):
         return False  # the whole name is a possessive ("McDonald's", "Harper's")
+    if _VEHICLE_CLASS.search(name):
+        return True  # "the Magdeburg-class cruiser", "the British Rail Class 390", "the Type 209 submarine"
     if name[:1].islower() and re.fullmatch(r"[a-z]+ of \S.*", name):
         head_word, rest = name.split(" of ", 1)
         # "the art of painting", "the death of John Lennon", "the canton of Fribourg"; "member of parliament"
@@ -769,6 +785,42 @@ def plural_event_name(label: str) -> bool:
         return False
     last = words[-1]
     return (is_edition_name(label) and last in _EVENT_PLURALS) or last.lower() in _EVENTS_PLURAL
+
+
+# an event named by its kind before "of" ("Battle of Voltri", "Siege of Leningrad", "murder of Neveah
+# Gallegos", "Operation Flash") or by a lower-case or capitalised head of an event ("Concordia University
+# massacre", "Dawson College shooting", "Tartu Offensive", "1984 United States embassy annex bombing")
+_EVENT_OPENING = re.compile(
+    r"^(?:(?:Battle|Siege|Sack|Capture|Fall|Relief|Raid|Bombing|Bombardment|Massacre|Assassination|Murder|"
+    r"Murders|Burning|Sinking|Storming|Invasion|Liberation|Partition|Treaty) of|(?:[Mm]urders?|"
+    r"[Aa]ssassination|[Bb]ombing|[Ss]iege|[Ss]inking|[Kk]illing|[Kk]idnapping) of|Operation [A-Z])"
+)
+_EVENT_HEADS = frozenset(
+    "massacre bombing shooting attack attacks raid riot riots uprising rebellion revolt revolution offensive "
+    "campaign siege disaster explosion crash earthquake coup putsch war".split()
+)
+
+
+def event_name(label: str) -> bool:
+    """Whether a label names an event by its form ("Battle of Voltri", "2005 ... Championships").
+
+    An edition opening with a year (:func:`is_edition_name`; an ordinal opens units and places too:
+    "163rd Infantry Division", "6th of October Governorate"), an event in the plural
+    (:func:`plural_event_name`), an event's kind before "of" ("Battle of Voltri", "murder of Neveah
+    Gallegos", "Treaty of Versailles"), an operation ("Operation Flash"), or a name of two words or more
+    whose last is a head of an event, in either case ("Concordia University massacre", "Tartu Offensive").
+    A title ("This Means War") is none.
+    """
+    words = label.split()
+    if len(words) < 2 or any(w.lower() in _TITLE_WORDS for w in words):
+        return False
+    return (
+        (is_edition_name(label) and re.match(r"(?:1[5-9]|20)\d\d ", label) is not None)
+        or plural_event_name(label)
+        or _EVENT_OPENING.match(label) is not None
+        or (words[0][:1].isupper() or words[0][:1].isdigit())
+        and words[-1].lower() in _EVENT_HEADS
+    )
 
 
 def _with_definite_article(text: str, slot: str) -> str:

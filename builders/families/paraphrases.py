@@ -42,11 +42,14 @@ from probesmith.builders.families.relations import (
     COUNTRY_CLASSES,
     GEOGRAPHIC_CONTAINMENT,
     LOWER_CASE_PERSON,
+    PAST_EVENT,
     PLACE_RELATIONS,
     PLURAL_TEAM,
+    PRESENT_PLACE_RELATIONS,
     UNPLACED,
     bare_slot,
     lower_case_people,
+    past_events,
     places_of,
     plural_teams,
     unreadable_names,
@@ -810,6 +813,11 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         teams = plural_teams(client, {s: labels[s] for s in subjects})
         # a person labelled with no capital ('w.r. hearst'), as relations drop them
         uncapitalised = lower_case_people(client, {s: labels[s] for s in subjects})
+        # a past event in a relation whose patterns all state a place in the present ("... Championships are
+        # in Berlin")
+        events = past_events(
+            client, {s: labels[s] for r in PRESENT_PLACE_RELATIONS for s, _ in per_relation.get(r, ())}
+        )
         # a subject or object the patterns put in a slot with no "the" whose class takes one ("named after
         # Rhine")
         unreadable = {
@@ -864,6 +872,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {PLURAL_TEAM}"] += 1
             elif s in uncapitalised:
                 dropped[f"{relation}: {LOWER_CASE_PERSON}"] += 1
+            elif relation in PRESENT_PLACE_RELATIONS and s in events:
+                dropped[f"{relation}: subject {PAST_EVENT}"] += 1
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1

@@ -101,6 +101,7 @@ from probesmith.builders.sources.wikidata_queries import (
 from probesmith.builders.sources.wikidata_snapshot import changes_over_time
 from probesmith.builders.text import (
     english_lexicon,
+    event_name,
     fill_template,
     filled_problem,
     is_plural_band_name,
@@ -444,6 +445,8 @@ class RelationPool:
         teams = plural_teams(self.client, {s: self.labels[s] for s in subjects})
         uncapitalised = lower_case_people(self.client, {s: self.labels[s] for s in subjects})
         things = typed_not_people(self.client, subjects) if pid in PERSON_RELATIONS else set()
+        in_present = pid in PRESENT_PLACE_RELATIONS
+        events = past_events(self.client, {s: self.labels[s] for s in subjects}) if in_present else set()
         # an entity the template puts in a slot without "the" whose class needs one ("named after Rhine")
         asked = {s: self.labels[s] for s in subjects}
         asked_subjects = set(asked)
@@ -468,6 +471,8 @@ class RelationPool:
                 self.dropped[f"{pid}: {LOWER_CASE_PERSON}"] += 1
             elif s in things:
                 self.dropped[f"{pid}: {NOT_A_PERSON}"] += 1
+            elif s in events:
+                self.dropped[f"{pid}: subject {PAST_EVENT}"] += 1
             elif s in unreadable:
                 self.dropped[f"{pid}: subject {unreadable[s]}"] += 1
             elif unreadable.keys() & objs:
@@ -577,6 +582,18 @@ DEFINITE_CLASSES = frozenset(
     }
 )
 NEEDS_THE = "named without the 'the' its class takes (a river, sea, mountain range: 'named after Rhine')"
+# classes (P31) of public bodies known by an initialism that English reads with "the" or without by no rule
+# of the label: public broadcasters ("the BBC", but "aired on PBS", "on NHK"), government agencies ("the
+# BLS", "the BoM", "the DRDO", "the VTA", but "DARPA"): all their labels of capitals alone in the slice (3 and
+# 8). A firm's or a channel's initialism reads bare ("worked for IBM", "aired on NBC", "made by BMW") and
+# stays; so do intergovernmental organisations' (5 of their 7 such labels are said as words: "a member of
+# NATO", "OPEC", "UNESCO", "ASEAN", "SAARC"; "UNHCR" and "UNTSO" are not, and are not caught).
+# The fifteenth read: "Charles Issawi has worked for BBC"
+PUBLIC_BODY_CLASSES = frozenset({"Q26398", "Q327333"})
+BODY_INITIALISM = (
+    "a public body labelled by an initialism that English reads with 'the' or not by no rule of the label "
+    "('worked for BBC': the BBC; 'aired on PBS')"
+)
 # the classes of ships (P31) in the shared slice: a ship's own name takes "the" in English ("the Golden
 # Princess", "the Almirante Latorre", "Lürssen made the Neckar"), unless a prefix stands for it ("USS Seal",
 # "HNoMS Eidsvold", "MV Loch Buie") or it is a U-boat's number ("U-771"); "the German submarine U-47" takes
@@ -622,6 +639,43 @@ def works_misread(pid: str, labels: dict[str, str], subjects: set[str]) -> dict[
     }
 
 
+# relations whose every template or pattern states a place in the present ("[X] is located in [Y]", "[X] is in
+# [Y]"): an event took place, it "is" nowhere, so a past event is not asked of them (the fifteenth read: "The
+# 2005 Beach Volleyball World Championships are in Berlin.")
+PRESENT_PLACE_RELATIONS = frozenset({"P17", "P131", "P30", "P276"})
+# classes (P31) of one-off past events among those relations' subjects in the shared slice (read one by one;
+# recurring events, festivals and tournaments as series, which take place every year, are not among them)
+EVENT_CLASSES = frozenset(
+    # battles, wars, operations and attacks
+    "Q178561 Q1261499 Q188055 Q645883 Q2001676 Q831663 Q180684 Q766875 Q198 Q6857777 Q3199915 Q217327 "
+    "Q2223653 Q12410555 Q21480300 Q473853 Q25917154 Q20893947 Q132821 Q1139665 Q750215 Q3882219 Q41397 "
+    # protests, revolutions, incidents, accidents, floods, expeditions
+    "Q273120 Q124757 Q7579940 Q10931 Q124734 Q1227249 Q744913 Q8068 Q366301 Q2401485 "
+    # a competition's, a ceremony's or a festival's edition, a season, a match, an election, a treaty signed
+    "Q27020041 Q167170 Q159821 Q3327913 Q3317976 Q47345468 Q17299750 Q2990963 Q276 Q4504495 Q27968043 "
+    "Q27968055 Q62391930 Q220347 Q3010392 Q13454063 Q16466010 Q18325242 Q16939528 Q22266709 Q131569 "
+    "Q625298 Q6934728 Q687554 Q273469 Q1141381 Q581634 Q1349088 Q428792 Q725169 Q911134 Q799469 "
+    "Q2066031".split()
+)
+PAST_EVENT = (
+    "an event (by its class or its name: 'Battle of Voltri', '2005 ... Championships') asked in a relation "
+    "whose templates state a place in the present ('is located in')"
+)
+
+
+def past_event(label: str, classes: set[str]) -> bool:
+    """Whether an entity is a past event: a class of ``EVENT_CLASSES`` or a name ``event_name`` reads so."""
+    return bool(classes & EVENT_CLASSES) or event_name(label)
+
+
+def past_events(client: SparqlClient, labels: dict[str, str]) -> set[str]:
+    """The entities that are past events (:func:`past_event`) by their class (P31) in the slice or label."""
+    classes: dict[str, set[str]] = defaultdict(set)
+    for e, _, kind in facts_of(client, sorted(labels), ["P31"]):
+        classes[e].add(kind)
+    return {e for e, label in labels.items() if past_event(label, classes[e])}
+
+
 # classes of a group whose name, plural in form, English reads with "the" ("a member of the X-Men", "the Bee
 # Gees"): teams and bands (TEAM_CLASSES) and groups of fictional characters
 GROUP_CLASSES = TEAM_CLASSES | {"Q14514600"}  # group of fictional characters
@@ -652,8 +706,9 @@ def unreadable_names(
 
     A label that takes no "the" by its form (``takes_definite_article``) of a class English names with one
     (``DEFINITE_CLASSES``: "Rhine"; a ship's class, ``SHIP_CLASSES``, unless a prefix or a U-boat's number
-    opens the name: "Golden Princess", not "USS Seal"), or whose alias is the label with a leading "the"
-    (``ALIAS_WITH_THE``:
+    opens the name: "Golden Princess", not "USS Seal"), a public body labelled by an initialism
+    (``PUBLIC_BODY_CLASSES``: "BBC" reads with "the", "PBS" without), or whose alias is the label with a
+    leading "the" (``ALIAS_WITH_THE``:
     "the Iliad", "The Rhins of Galloway", "the White House"; a country's "the Sudan" is an older usage).
     A label plural in form is not judged here: over the v7 builds' subject labels, a last word that is a
     plural noun marks 292 of 56,851, nearly all one company, game, event or work ("Bad Boy Records", "Halo
@@ -669,6 +724,15 @@ def unreadable_names(
         for e in bare
         if classes[e] & DEFINITE_CLASSES or (classes[e] & SHIP_CLASSES and not _SHIP_PREFIX.match(labels[e]))
     }
+    unreadable.update(
+        {
+            e: BODY_INITIALISM
+            for e in bare
+            if e not in unreadable
+            and classes[e] & PUBLIC_BODY_CLASSES
+            and re.fullmatch(r"[A-Z]{2,6}", labels[e])
+        }
+    )
     unreadable.update(
         {
             e: PLURAL_GROUP

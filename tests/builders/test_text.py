@@ -591,3 +591,108 @@ def test_thirteenth_read_no_second_article_after_a_slot_modifier(subject, statem
     """A name after the other slot's modifier takes no "the" of its own: the phrase has one ("The [Y]-owned
     the Museum of Aviation", 88 grid statements of the v13 build)."""
     assert fill_template(fill_template("The [Y]-owned [X].", subject), obj="Sony") == statement
+
+
+@pytest.mark.parametrize(
+    ("template", "subject", "obj", "statement"),
+    [
+        (
+            "[X] was a part of [Y].",
+            "Peter Orlovsky",
+            "Beat Generation",
+            "Peter Orlovsky was a part of the Beat Generation.",
+        ),
+        (
+            "[X] was a part of [Y].",
+            "Dante Gabriel Rossetti",
+            "Pre-Raphaelite Brotherhood",
+            "Dante Gabriel Rossetti was a part of the Pre-Raphaelite Brotherhood.",
+        ),
+        (
+            "[X] was a part of [Y].",
+            "Gustav Klimt",
+            "Vienna Secession",
+            "Gustav Klimt was a part of the Vienna Secession.",
+        ),
+        ("[X] was a part of [Y].", "Salvador Dalí", "surrealism", "Salvador Dalí was a part of surrealism."),
+        (
+            "[X] was made by [Y].",
+            "Magdeburg-class cruiser",
+            "AG Weser",
+            "The Magdeburg-class cruiser was made by AG Weser.",
+        ),
+        (
+            "[X] was made by [Y].",
+            "Virginia class cruiser",
+            "AG Weser",
+            "The Virginia class cruiser was made by AG Weser.",
+        ),
+        (
+            "[X] was made by [Y].",
+            "Go Jun Bong class LST",
+            "AG Weser",
+            "The Go Jun Bong class LST was made by AG Weser.",
+        ),
+        (
+            "[X] was made by [Y].",
+            "British Rail Class 390",
+            "Alstom",
+            "The British Rail Class 390 was made by Alstom.",
+        ),
+        ("[X] was made by [Y].", "DRG Class ET 167", "AEG", "The DRG Class ET 167 was made by AEG."),
+        (
+            "[X] was made by [Y].",
+            "GWR 1016 Class",
+            "Swindon Works",
+            "The GWR 1016 Class was made by Swindon Works.",
+        ),
+        ("[X] was made by [Y].", "Type 209 submarine", "HDW", "The Type 209 submarine was made by HDW."),
+        ("[X] was made by [Y].", "BMW X5", "BMW", "BMW X5 was made by BMW."),
+        (
+            "[X] was performed by [Y].",
+            "Working Class Hero",
+            "John Lennon",
+            "Working Class Hero was performed by John Lennon.",
+        ),
+        (
+            "[X] was performed by [Y].",
+            "World Class",
+            "John Lennon",
+            "World Class was performed by John Lennon.",
+        ),
+        ("[X] worked for [Y].", "Charles Issawi", "IBM", "Charles Issawi worked for IBM."),
+    ],
+)
+def test_fifteenth_read_movements_and_classes_of_vehicles_take_the(template, subject, obj, statement):
+    """The fifteenth read (issue 25): "was a part of Beat Generation", "Magdeburg-class cruiser was made by AG
+    Weser" (a movement named as a group of people and a class of ships take "the"; a title, a car model and a
+    firm's initialism do not)."""
+    assert fill_template(template, subject, obj) == statement
+
+
+@pytest.mark.parametrize(
+    ("label", "is_event"),
+    [
+        ("2005 Beach Volleyball World Championships", True),
+        ("Battle of Voltri", True),
+        ("murder of Neveah Gallegos", True),
+        ("Operation Flash", True),
+        ("Concordia University massacre", True),
+        ("Tartu Offensive", True),
+        ("Ben Yehuda Street bombings", True),
+        ("Treaty of Versailles", True),
+        ("163rd Infantry Division", False),
+        ("6th of October Governorate", False),
+        ("32nd Indiana Monument", False),
+        ("Smith Tower", False),
+        ("This Means War", False),
+        ("Outfest", False),
+        ("Battle Creek", False),
+    ],
+)
+def test_fifteenth_read_event_names(label, is_event):
+    """``event_name``: the names the fifteenth read's P276 tense fix reads as events ("The 2005 Beach
+    Volleyball World Championships are in Berlin"), and units, places and titles it does not."""
+    from probesmith.builders.text import event_name
+
+    assert event_name(label) is is_event
