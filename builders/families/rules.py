@@ -726,6 +726,12 @@ def knowledge_sets(
     # a person, work or band whose label is all lower case ("w.r. hearst") is no name a question can
     # use: no grounding or unrelated fact asks about it (fourth independent read)
     world.unnamed = frozenset(e for e in names if labels.get(e) and labels[e] == labels[e].lower())
+    # every person is asked about in the past, as the dead are: a snapshot's facts of a person's life were
+    # true (the past is true of the living too, the present false of the dead), and the slice records no
+    # death for most of the dead (fifteenth independent read: "What is the country of citizenship of Vaughn
+    # Monroe?", d. 1973; "What is Ryuichi Sakamoto a member of?", d. 2023, beside "What was Roy Orbison ...")
+    dead = dead | frozenset(e for e, classes in fit.types.items() if PERSON in classes)
+    countries = frozenset(e for e, classes in fit.types.items() if classes & COUNTRY_CLASSES)
     dropped: Counter = Counter()
     usable = rules.filter(
         pl.col("tier").replace_strict(TIER_ORDER, return_dtype=pl.Int64) >= TIER_ORDER[spec.min_tier]
@@ -791,6 +797,7 @@ def knowledge_sets(
                                 names,
                                 bands,
                                 dead,
+                                countries,
                             )
                         )
                 for s, r, o in unrelated:
@@ -809,6 +816,7 @@ def knowledge_sets(
                             names,
                             bands,
                             dead,
+                            countries,
                         )
                     )
             grounding_rows += [
@@ -962,6 +970,20 @@ _PRESENT_TO_PAST = {
 }
 
 
+# questions asked where the answer is a country, for relations whose question names no kind of place (the
+# fifteenth read: 12 items "Where is Tennessee located?" -> United States of America; a region or a continent
+# answers it too)
+COUNTRY_QUESTIONS = {"P131": "In which country is [X]?"}
+PERSON = "Q5"  # human
+
+
+def present_verbs(text: str, name: str = "") -> list[str]:
+    """The present verbs of ``past_tense``'s table in a question or cloze, outside the subject's ``name``."""
+    if name:
+        text = text.replace(name, " ")
+    return re.findall(rf"(?i)\b(?:{'|'.join(_PRESENT_TO_PAST)})\b", text)
+
+
 def the_dead(client: SparqlClient) -> frozenset[str]:
     """Entities the source says are dead: those with a date, place, cause or manner of death or a burial."""
     props = "|".join(f"wdt:{p}" for p in ("P570", *DEATH_RELATIONS))
@@ -1004,6 +1026,7 @@ def _item(
     names=frozenset(),
     bands=frozenset(),
     dead=frozenset(),
+    countries=frozenset(),
 ) -> dict:
     """One fact of a knowledge set as a question and its rephrasings (other questions and clozes).
 
@@ -1011,12 +1034,18 @@ def _item(
     "the" and no plural verb ("Mystic River" the film), unless a band's name is plural in form
     (``bands``, ``is_plural_band_name``: "Which country do The Breeders come from?"). A cloze's "the
     ___" loses its "the" before an answer that has its own ("a member of The Breeders"). A subject the
-    source says is dead (``dead``, :func:`the_dead`) is asked in the past (:func:`past_tense`).
+    source says is dead (``dead``, :func:`the_dead`; every person, :func:`knowledge_sets`) is asked in
+    the past (:func:`past_tense`). A fact whose answer is a country (``countries``) of a relation in
+    ``COUNTRY_QUESTIONS`` asks for the country ("In which country is Tennessee?", not "Where is Tennessee
+    located?": the South and North America would answer that too).
     """
     label = labels.get(s, s)
     own = frozenset({label}) if s in names else frozenset()
     plural = own if s in bands and is_plural_band_name(label) else frozenset()
-    asked = [past_tense(f) for f in forms[r].all] if s in dead else forms[r].all
+    asked = list(forms[r].all)
+    if r in COUNTRY_QUESTIONS and o in countries and forms[r].questions:
+        asked[0] = COUNTRY_QUESTIONS[r]
+    asked = [past_tense(f) for f in asked] if s in dead else asked
     questions = [fill_template(f, label, names=own, plural_names=plural) for f in asked]
     if label.startswith("The "):  # inside a sentence a name's article is lower case: "do the Beach Boys"
         questions = [q[:1] + q[1:].replace(label, "the " + label[4:]) for q in questions]
@@ -1052,6 +1081,14 @@ KNOWLEDGE_SET_RULES = {
     "calibrated_tier": "every set's rule is of min_tier or better (tiers judged on held-out facts)",
     "tier_rule": "every must_be_true rule (of all rules, with or without sets) is a declared entailment "
     "whose held-out Wilson lower bound reaches tiers.must_be_true over min_heldout+ predictions",
+    "past_for_people": "every question and rephrasing about a person (P31 human) or an entity the source "
+    "says is dead is in the past (none of the present verbs 'is', 'are', 'does', 'do', 'has', 'belongs', "
+    "'plays', 'works', 'lives', 'speaks', 'comes', 'holds' outside the subject's name): the facts of a "
+    "person's life were true, the present is false of the dead, and the slice records no death for most "
+    "of them ('What was Ryuichi Sakamoto a member of?')",
+    "country_questions": "every fact of a relation whose question names no kind of place (P131: 'Where is "
+    "Tennessee located?') whose answer is a country (P31 country or sovereign state) is asked for the "
+    "country ('In which country is Tennessee?')",
     "question_fits_types": "every item's answer has a class (P31) among its relation's dominant answer "
     "classes, and its subject, where it has a class, one that 10%+ of the relation's subjects have: no "
     "genre question answered by a film genre, no 'field of work' answered by an occupation",
@@ -1065,8 +1102,14 @@ def knowledge_set_validity(
     facts: pl.DataFrame,
     spec: RulesSpec,
     fit: FactTypes,
+    dead: frozenset[str] = frozenset(),
+    labels: dict[str, str] | None = None,
 ) -> dict:
-    """Each knowledge-set rule checked on every item, set and rule, with counts (``validity.json``)."""
+    """Each knowledge-set rule checked on every item, set and rule, with counts (``validity.json``).
+
+    ``dead``: the entities the source says are dead; ``labels``: the subjects' labels, taken out of a
+    question before its verbs are read (a name "Love Is Here").
+    """
     ranges = facts.group_by("r").agg(pl.col("o").unique())
     range_of = {r: set(objs) for r, objs in ranges.iter_rows()}
     tier = dict(zip(rules["rule_id"], rules["tier"], strict=True))
@@ -1087,6 +1130,17 @@ def knowledge_set_validity(
     )
     violations["current_state_updates"] = sum(
         fit.country_valued(i["relation"]) and not fit.current_state(i["object"]) for i in updates
+    )
+    violations["past_for_people"] = sum(
+        bool(present_verbs(f, (labels or {}).get(i["subject"], "")))
+        for i in items
+        if i["subject"] in dead or PERSON in fit.types.get(i["subject"], ())
+        for f in (i["question"], *i["rephrasings"])
+    )
+    violations["country_questions"] = sum(
+        not i["question"].startswith(COUNTRY_QUESTIONS[i["relation"]].split(" [X]")[0])
+        for i in items
+        if i["relation"] in COUNTRY_QUESTIONS and fit.types.get(i["object"], frozenset()) & COUNTRY_CLASSES
     )
     problems = Counter(fit.problem((i["subject"], i["relation"], i["object"])) for i in items)
     problems.pop(None, None)
@@ -1462,7 +1516,7 @@ def generate_rules(spec: RulesSpec) -> TableOutput:
     dropped.update({f"relation {s} merged into {r} read backwards": 1 for s, r in inverses.items()})
     rule_rows = rules.select([n for n in RULES.schema.names]).to_dicts()
     summary = rules.group_by("tier").agg(rules=pl.len()).sort("tier")
-    validity = knowledge_set_validity(items, groundings, rules, facts, spec, fit)
+    validity = knowledge_set_validity(items, groundings, rules, facts, spec, fit, dead, labels)
     card = CardInfo(
         pretty_name="Rule cliques and knowledge sets from Wikidata (probesmith)",
         description=spec.description or __doc__.split("\n\n")[0],
