@@ -614,9 +614,13 @@ ALIAS_WITH_THE = (
 )
 # relations whose subjects ([X]) or objects ([Y]) are creative works by the property's definition (a film is
 # directed, a show aired, a character appears in a work): a label whose form would read it as a place, a body
-# or a plural ("Café Society": "the Café Society", as "the Royal Society") is a title that takes neither
+# or a plural ("Café Society": "the Café Society", as "the Royal Society") is a title that takes neither; a
+# place of publication (P291) is a work's ("Bass Generation", an album with no class in the slice, read as
+# "the Beat Generation" is: "The Bass Generation was published in Sweden")
 WORK_SLOTS = {
-    **dict.fromkeys("P50 P57 P58 P86 P87 P98 P162 P175 P179 P272 P344 P364 P449 P676 P7937".split(), "[X]"),
+    **dict.fromkeys(
+        "P50 P57 P58 P86 P87 P98 P162 P175 P179 P272 P291 P344 P364 P449 P676 P7937".split(), "[X]"
+    ),
     "P1441": "[Y]",
 }
 WORK_MISREAD = (
