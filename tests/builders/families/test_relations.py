@@ -10,7 +10,7 @@ import pytest
 
 from probesmith.builders.build import build
 from probesmith.builders.families.bear import read_bear, write_bear
-from probesmith.builders.families.relations import export_bear
+from probesmith.builders.families.relations import BODY_INITIALISM, export_bear
 from probesmith.builders.names import name_key, name_leak
 from probesmith.builders.registry import load_spec
 from probesmith.builders.text import english_lexicon, fill_template
@@ -806,3 +806,50 @@ def test_twelfth_read_crossings_are_crossed_not_intersected_over_every_fill(read
         if not re.search(r"\b(cross|crosses|crossed|span|spans)\b", text) or "intersect" in text:
             bad.append(text)
     assert fills and bad == [], bad[:5]
+
+
+# public broadcasters, government agencies: written here apart from relations.PUBLIC_BODY_CLASSES ("the BBC"
+# but "PBS", "the DRDO" but "DARPA": no rule of the label)
+PUBLIC_BODIES = {"Q26398", "Q327333"}
+# a movement named as a group of people, a class of ships or engines: read with "the" (fifteenth read)
+NAMES_WITH_THE = re.compile(r" (?:Generation|Brotherhood|Secession)$|\S-class [a-z]| [Cc]lass \d")
+# events by their name, judged apart from text.event_name
+EVENT_LABEL = re.compile(r"^(?:Battle|Siege|Operation) |\b(?:massacre|bombing|Championships|Games)$")
+# one-off events by class: battle, siege, war, massacre, military operation, multi-sport event, sports season
+EVENTS = {"Q178561", "Q188055", "Q198", "Q3199915", "Q645883", "Q167170", "Q27020041"}
+
+
+def test_fifteenth_read_bodies_movements_classes_and_events_over_every_instance(
+    read_relations_build, slice_facts
+):
+    """Over every instance and answer of the read build (P108, P135, P176, P131 among its relations), judged
+    from the slice's TSV: no public body labelled by an initialism in a space ("Charles Issawi has worked for
+    BBC"); every statement names a movement or a class of ships with "the" ("was a part of the Beat
+    Generation", "The Magdeburg-class cruiser was made by"; a work's label so formed is dropped: "Bass
+    Generation", an album, P291); no P131 subject is an event ("is located in")."""
+    classes = slice_facts["P31"]
+    instances = table(read_relations_build, "instances")
+    answers = table(read_relations_build, "answer_spaces")
+    shown = [*zip(instances["sub_id"], instances["sub_label"]), *zip(answers["obj_id"], answers["obj_label"])]
+    bodies = [(e, label) for e, label in shown if classes.get(e, set()) & PUBLIC_BODIES]
+    dropped = json.loads((read_relations_build.out / "manifest.json").read_text())["dropped"]
+    assert dropped.get("P108: object " + BODY_INITIALISM, 0) > 0  # the BBC was a P108 answer before
+    assert [(e, label) for e, label in bodies if re.fullmatch(r"[A-Z]{2,6}", label)] == []
+    fills = list(every_fill(read_relations_build))
+    named = [
+        (label, text)
+        for row, answer, text in fills
+        for label in (row["sub_label"], answer)
+        if NAMES_WITH_THE.search(label) and not label.startswith("The ")
+    ]
+    assert "Beat Generation" in {label for label, _ in named}
+    assert [
+        (label, text) for label, text in named if f"the {label}" not in text and f"The {label}" not in text
+    ] == []
+    p131 = instances.filter(pl.col("relation_id") == "P131")
+    assert p131.height
+    assert [
+        label
+        for e, label in zip(p131["sub_id"], p131["sub_label"])
+        if classes.get(e, set()) & EVENTS or EVENT_LABEL.search(label)
+    ] == []

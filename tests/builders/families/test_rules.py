@@ -711,3 +711,38 @@ def test_thirteenth_read_past_tense_of_a_form(form, past):
     from probesmith.builders.families.rules import past_tense
 
     assert past_tense(form) == past
+
+
+# countries: country, sovereign state (written here apart from rules.COUNTRY_CLASSES)
+COUNTRIES = {"Q6256", "Q3624078"}
+
+
+def test_fifteenth_read_people_in_the_past_and_country_questions_over_every_item(small_rules_build):
+    """Over every question and rephrasing of the small build, judged from the slice's TSV: every person (P31
+    human) is asked in the past, as the dead are, whether or not the slice records a death (fifteenth read:
+    "What is the country of citizenship of Vaughn Monroe?", d. 1973, beside "What was Roy Orbison ...");
+    subjects that are no person keep the present ("What is the country of origin of ..."). Every P131 fact
+    whose answer is a country asks for the country ("In which country is Tennessee?", not "Where is
+    Tennessee located?"). The card's checks say the same with 0 violations."""
+    facts = slice_relations()
+    classes = slice_classes()
+    dead = {s for p in DEATH_FACTS for s in facts.get(p, {})}
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    people = {s for s in items["subject"] if "Q5" in classes.get(s, set()) or s in dead}
+    texts = [
+        (s, text)
+        for s, q, rephrasings in items.select("subject", "question", "rephrasings").rows()
+        for text in [q, *rephrasings]
+    ]
+    of_people = [t for s, t in texts if s in people]
+    assert len({s for s, _ in texts if s in people and s not in dead}) > 0  # people the slice records alive
+    assert len(of_people) > 20
+    assert [t for t in of_people if PRESENT.search(t)] == []
+    assert any(PRESENT.search(t) for s, t in texts if s not in people)
+    p131 = items.filter(pl.col("relation") == "P131")
+    countries = [q for q, o in zip(p131["question"], p131["object"]) if classes.get(o, set()) & COUNTRIES]
+    assert [q for q in countries if not q.startswith("In which country is ")] == []
+    validity = json.loads((small_rules_build.out / "validity.json").read_text())
+    assert validity["violations"]["past_for_people"] == 0 and validity["violations"]["country_questions"] == 0
