@@ -17,9 +17,34 @@ splices), where the next full collection, which Python runs rarely, still frees 
 from __future__ import annotations
 
 import gc
+import os
 from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+
+_WORKERS: int | None = None
+
+
+def set_build_workers(workers: int | None) -> None:
+    """How many processes a build's long generation loops may use (None: the cores available).
+
+    One process-wide setting, like the progress bars' (``probesmith build --workers``); 1 keeps
+    every loop in the build's own process. Nothing a build writes depends on it.
+    """
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be 1 or more, not {workers}")
+    global _WORKERS
+    _WORKERS = workers
+
+
+def build_workers() -> int:
+    """The processes a build's generation may use: :func:`set_build_workers`, else the cores available."""
+    if _WORKERS is not None:
+        return _WORKERS
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 @contextmanager

@@ -47,17 +47,21 @@ import bisect
 import itertools
 import logging
 import math
+import multiprocessing
+import os
+import queue
 import random
 import re
 import string
+import traceback
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
 from probesmith.builders import random_draws
-from probesmith.builders.batch import NodePairs, cyclic_gc_paused
+from probesmith.builders.batch import NodePairs, build_workers, cyclic_gc_paused
 from probesmith.builders.families.wordnetqa_answers import (
     GIVEN_AWAY,
     LABEL_PROBES,
@@ -71,7 +75,7 @@ from probesmith.builders.families.wordnetqa_answers import (
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.registry import DraftChoice, DraftItem, MultipleChoiceOutput, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
-from probesmith.builders.sources.wordnet import WordNetGraph, WordNetSource
+from probesmith.builders.sources.wordnet import WordNetGraph, WordNetSource, reopen_after_fork
 from probesmith.builders.text import (
     contains_word,
     find_in_examples,
@@ -421,6 +425,7 @@ class _Builder:
     def __init__(self, spec: WordNetSpec, graph: WordNetGraph, reader=None):
         self.spec = spec
         self.g = graph
+        self.reader = reader
         self.morphy = lru_cache(maxsize=1 << 18)(reader.morphy) if reader else None
         # what `says` reads of a text, once per text (choices and questions recur across items)
         self._tokens = lru_cache(maxsize=1 << 17)(self._tokens_uncached)
@@ -437,6 +442,8 @@ class _Builder:
         self._file_share = lru_cache(maxsize=1 << 12)(self._file_share_uncached)
         # stratum (probe, hops, gold frequency class) -> distractor slots delivered so far by mix type
         self.slots_delivered: dict[tuple, Counter] = defaultdict(Counter)
+        # the (probe, hops) units items_for makes: all of the spec's, or in a worker process its share
+        self.units: frozenset[tuple[str, int]] | None = None
         self.dropped: Counter = Counter()
         self._sister_family = lru_cache(maxsize=50_000)(self._sister_family_uncached)
         self._below = lru_cache(maxsize=1 << 15)(self._below_uncached)
@@ -963,6 +970,14 @@ class _Builder:
         item_rng(self.spec.seed, "framing", *key).shuffle(templates)
         return templates
 
+    def asks(self, probe: str, hops: int | None = None) -> bool:
+        """Whether :meth:`items_for` makes ``probe``'s items (at ``hops``; None: at any hop)."""
+        if probe not in self.spec.probes:
+            return False
+        if self.units is None:
+            return True
+        return any(p == probe and (hops is None or k == hops) for p, k in self.units)
+
     def items_for(self, c: int) -> dict[str, list[DraftItem]]:
         g, spec = self.g, self.spec
         context = find_in_examples(g.lemmas[c], g.examples[c])
@@ -1091,7 +1106,7 @@ class _Builder:
         def sisters_of_c(probe: str) -> list[tuple[int, int, str]]:
             return [(n, d, "sister") for n, d in self._sister_family(c, self.d.sister_from_for(probe))]
 
-        if "definitions" in spec.probes:
+        if self.asks("definitions", 0):
             if context is None:
                 self.dropped["definitions: no example sentence contains the word"] += 1
             else:
@@ -1123,7 +1138,7 @@ class _Builder:
                             else g.by_pos[pos],
                         ),
                     )
-        if "synonymy" in spec.probes:
+        if self.asks("synonymy", 0):
             own = {lemma.lower() for lemma in g.lemmas[c]}
             make(
                 "synonymy",
@@ -1166,6 +1181,8 @@ class _Builder:
             for k in range(1, spec.max_hops + 1):
                 if not levels[k]:
                     break
+                if not self.asks(probe, k):
+                    continue
                 gold = pick_gold(probe, k, levels[k])
                 if gold is None:
                     continue
@@ -1186,7 +1203,7 @@ class _Builder:
                     band=self.band(gold, self.popular.get((probe, k, pos), []), file),
                 )
 
-        if "hypernymy" in spec.probes:  # sisters of the gold; the concept's hyponyms are wrong
+        if self.asks("hypernymy"):  # sisters of the gold; the concept's hyponyms are wrong
             ask_isa(
                 "hypernymy",
                 g.ancestors_by_hops(c, spec.max_hops),
@@ -1197,7 +1214,7 @@ class _Builder:
                     for n, d in self._sister_family(gold, self.d.sister_from_for("hypernymy"))
                 ],
             )
-        if "hyponymy" in spec.probes:  # sisters of the concept; its hypernyms are wrong
+        if self.asks("hyponymy"):  # sisters of the concept; its hypernyms are wrong
             # the concept's parent family is refused whole (parent_family): siblings never pass, so
             # the default mix has no sister slot; cousins (`sister_from: 2`) may
             levels = g.descendants_by_hops(c, spec.max_hops)
@@ -1313,6 +1330,184 @@ def _share_texts(items: list[DraftItem], texts: dict[str, str]) -> None:
             choice.text = texts.setdefault(choice.text, choice.text)
 
 
+# concepts per worker process below which the concept loop stays in the build's process (the small
+# spec's ~1k concepts: starting and feeding workers would cost more than they save)
+PARALLEL_MIN_CONCEPTS = 3000
+_CHUNK_CONCEPTS = 500  # concepts a worker makes before it sends them (the progress bar moves per chunk)
+ISA_PROBES = ("hypernymy", "hyponymy")  # one item per hop: each hop is its own unit of work
+# CPU seconds of each (probe, hops) unit alone on the 8,000-concept spec (each with its own caches), by
+# which _split_units shares them out; a unit not listed counts 1
+UNIT_COST: dict[tuple[str, int], float] = {
+    ("synonymy", 0): 10.0,
+    ("hypernymy", 3): 8.1,
+    ("hypernymy", 4): 7.9,
+    ("hypernymy", 2): 7.9,
+    ("hypernymy", 1): 5.4,
+    ("definitions", 0): 4.1,
+    ("hyponymy", 1): 1.7,
+    ("hyponymy", 2): 1.7,
+    ("hyponymy", 3): 1.5,
+    ("hyponymy", 4): 1.2,
+}
+_forked_builder: _Builder | None = None  # the parent's builder and concepts, read by forked workers
+_forked_concepts: list[int] = []
+
+
+def _items_here(builder: _Builder, concepts: list[int]) -> Iterator[dict[str, list[DraftItem]]]:
+    """Each concept's drafts, made one after another in this process."""
+    for c in progress(concepts, desc="wordnet concepts", unit="concept"):
+        yield builder.items_for(c)
+
+
+def work_units(spec: WordNetSpec) -> list[tuple[str, int]]:
+    """The (probe, hops) units of a build's items: definitions and synonymy at 0, ISA probes per hop.
+
+    Items of two units never interact: the only state carried from concept to concept, the
+    distractor slots each stratum (probe, hops, gold frequency) has delivered so far, is per unit.
+    """
+    return [
+        (probe, k)
+        for probe in spec.probes
+        for k in (range(1, spec.max_hops + 1) if probe in ISA_PROBES else (0,))
+    ]
+
+
+def _split_units(units: list[tuple[str, int]], workers: int) -> list[list[tuple[str, int]]]:
+    """``units`` in ``workers`` groups of about equal cost (the costliest first, to the cheapest group)."""
+    groups: list[list[tuple[str, int]]] = [[] for _ in range(min(workers, len(units)))]
+    costs = [0.0] * len(groups)
+    for unit in sorted(units, key=lambda u: -UNIT_COST.get(u, 1.0)):
+        cheapest = costs.index(min(costs))
+        groups[cheapest].append(unit)
+        costs[cheapest] += UNIT_COST.get(unit, 1.0)
+    return groups
+
+
+def _items_in_workers(
+    builder: _Builder, concepts: list[int], groups: list[list[tuple[str, int]]]
+) -> Iterator[dict[str, list[DraftItem]]]:
+    """Each concept's drafts, in concept order, made by one forked process per group of units.
+
+    Each worker walks every concept in order and makes only its units' items, so each stratum's
+    slot history is the one this process would have had; an item's random numbers are keyed by
+    its id and every cache is pure: the same drafts as :func:`_items_here`. Workers are forked after
+    the graph, pools and builder are ready (copy on write), call no polars or Arrow, and send their
+    drafts per chunk of concepts as tuples; a concept's items of one probe come back in hop order.
+    """
+    global _forked_builder, _forked_concepts
+    starts = range(0, len(concepts), _CHUNK_CONCEPTS)
+    chunks = [(start, min(start + _CHUNK_CONCEPTS, len(concepts))) for start in starts]
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    processes = [
+        context.Process(target=_work, args=(index, group, chunks, results), daemon=True)
+        for index, group in enumerate(groups)
+    ]
+    try:
+        _forked_builder, _forked_concepts = builder, concepts
+        for process in processes:
+            process.start()
+        _forked_builder, _forked_concepts = None, []
+        arrived: dict[int, dict[int, list]] = defaultdict(dict)  # chunk -> worker -> its drafts
+        with progress(desc="wordnet concepts", unit="concept", total=len(concepts)) as bar:
+            for index, (start, stop) in enumerate(chunks):
+                while len(arrived[index]) < len(processes):
+                    worker, chunk, made, dropped = _next_result(results, processes)
+                    arrived[chunk][worker] = made
+                    builder.dropped.update(dropped)
+                parts = arrived.pop(index)
+                for concept_parts in zip(*(parts[w] for w in sorted(parts)), strict=True):
+                    yield _merged(concept_parts)
+                bar.update(stop - start)
+        for process in processes:
+            process.join()
+    finally:
+        _forked_builder, _forked_concepts = None, []
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+                process.join()
+        results.close()
+
+
+def _next_result(results, processes) -> tuple[int, int, list, Counter]:
+    """The next chunk a worker sent; raises if a worker failed or died."""
+    while True:
+        try:
+            message = results.get(timeout=5)
+        except queue.Empty:
+            dead = [p for p in processes if p.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(f"a WordNetQA worker died (exit code {dead[0].exitcode})") from None
+            continue
+        if message[1] == "failed":
+            raise RuntimeError(f"a WordNetQA worker process failed:\n{message[2]}")
+        return message
+
+
+def _merged(parts: tuple[dict[str, list[tuple]], ...]) -> dict[str, list[DraftItem]]:
+    """One concept's drafts from each worker's part, per probe in hop and perturbation order."""
+    out: dict[str, list[DraftItem]] = {}
+    for part in parts:
+        for probe, fields in part.items():
+            out.setdefault(probe, []).extend(_draft_from_tuple(f) for f in fields)
+    for probe_items in out.values():
+        probe_items.sort(key=lambda item: (item.hops, item.perturbation))
+    return out
+
+
+def _work(worker: int, units: list[tuple[str, int]], chunks: list[tuple[int, int]], results) -> None:
+    """A worker process: its units' drafts (as tuples) and dropped counts, chunk after chunk."""
+    builder, concepts = _forked_builder, _forked_concepts
+    try:
+        if builder.reader is not None:
+            reopen_after_fork(builder.reader)  # NLTK's open data files are shared with the parent
+        builder.units = frozenset(units)
+        for index, (start, stop) in enumerate(chunks):
+            builder.dropped = Counter()
+            made = [
+                {probe: [_draft_tuple(item) for item in ts] for probe, ts in builder.items_for(c).items()}
+                for c in concepts[start:stop]
+            ]
+            results.put((worker, index, made, builder.dropped))
+    except BaseException:
+        results.put((worker, "failed", traceback.format_exc(), None))
+    results.close()
+    results.join_thread()  # everything sent
+    os._exit(0)  # no interpreter teardown of the forked heap (seconds)
+
+
+def _draft_tuple(item: DraftItem) -> tuple:
+    """``item`` as plain tuples, which pickle several times faster than the dataclasses."""
+    return (
+        item.id,
+        item.probe,
+        item.question,
+        _choice_tuple(item.gold),
+        tuple(_choice_tuple(choice) for choice in item.distractors),
+        item.cluster,
+        item.concept,
+        item.hops,
+        item.pos,
+        item.framing,
+        item.perturbation,
+        item.source,
+    )
+
+
+def _choice_tuple(choice: DraftChoice) -> tuple:
+    """A choice's fields as a tuple (:func:`_draft_tuple`)."""
+    return (choice.text, choice.concept, choice.kind, choice.hops)
+
+
+def _draft_from_tuple(fields: tuple) -> DraftItem:
+    """The :class:`DraftItem` :func:`_draft_tuple` made a tuple of."""
+    item_id, probe, question, gold, distractors, *rest = fields
+    return DraftItem(
+        item_id, probe, question, DraftChoice(*gold), [DraftChoice(*choice) for choice in distractors], *rest
+    )
+
+
 def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
     source = WordNetSource(spec.source_dir)
     graph = source.load(("noun", "verb"))
@@ -1326,8 +1521,15 @@ def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
     log.info("asking about %d WordNet concepts", len(concepts))
     builder.prepare_popular(concepts)
     texts: dict[str, str] = {}  # one copy of each choice text and cluster: drafts repeat them
-    for c in progress(concepts, desc="wordnet concepts", unit="concept"):
-        for probe, probe_items in builder.items_for(c).items():
+    units = work_units(spec)
+    workers = min(build_workers(), len(units), max(1, len(concepts) // PARALLEL_MIN_CONCEPTS))
+    made = (
+        _items_in_workers(builder, concepts, _split_units(units, workers))
+        if workers > 1
+        else _items_here(builder, concepts)
+    )
+    for concept_items in made:
+        for probe, probe_items in concept_items.items():
             _share_texts(probe_items, texts)
             items[probe].extend(probe_items)
     texts.clear()

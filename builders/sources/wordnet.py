@@ -308,6 +308,17 @@ class WordNetSource:
         return graph
 
 
+def reopen_after_fork(reader) -> None:
+    """Let a forked process's copy of an NLTK WordNet ``reader`` open its own data files.
+
+    NLTK keeps each data file open and seeks in it per synset read; a forked child shares the open
+    file, and with it the file position, with its parent and siblings, so their reads interleave
+    and return wrong or no synsets. The child's copy forgets the shared files and reopens them on
+    its next read.
+    """
+    reader._data_file_map = {}
+
+
 def _all_synsets(reader, pos: str):
     """NLTK's ``reader.all_synsets(pos)`` for nouns or verbs, its lines read by Python's own file reading.
 
