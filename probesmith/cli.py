@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from probesmith import __version__
+from probesmith.builders.batch import set_build_workers
 from probesmith.builders.build import BuildResult, build, build_all, result_line, summary_markdown_table
 from probesmith.builders.data import check_sources, prepare_sources
 from probesmith.builders.registry import Converter, families, get_family, resolve_spec
@@ -138,6 +139,7 @@ def _configure_output(args: argparse.Namespace) -> None:
     if args.verbose:
         logging.getLogger("probesmith").setLevel(logging.DEBUG)
     show_progress(False if args.quiet else None)
+    set_build_workers(getattr(args, "workers", None))
 
 
 class _Terminated(KeyboardInterrupt):
@@ -203,6 +205,15 @@ def _add_force(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def _add_workers(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=_positive_int,
+        help="Processes a build may use (default: the cores available; 1 = one process). "
+        "The same rows either way.",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="probesmith", description="Build, audit, score and publish knowledge probes."
@@ -235,6 +246,7 @@ def _parser() -> argparse.ArgumentParser:
         default=Path("artifacts"),
         help="Folder that receives one dataset folder per family.",
     )
+    _add_workers(all_parser)
     all_parser.set_defaults(run=_run_build_all)
     for family in families().values():
         sub = targets.add_parser(
@@ -256,6 +268,7 @@ def _parser() -> argparse.ArgumentParser:
         )
         sub.add_argument("--out", type=Path, help="Output folder (default: artifacts/<spec name>).")
         _add_force(sub, "--out")
+        _add_workers(sub)
         sub.add_argument("--allow-empty", action="store_true", help="Write the build even if it has no rows.")
         if family.multiple_choice:  # table families have no artifact filter
             sub.add_argument(
