@@ -567,11 +567,13 @@ _DEFINITE_LAST = frozenset(
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
     "Plateau Ghetto Basin Archipelago Glacier Nations Church Renaissance Penitentiary "
     "Autobahn Motorway Expressway Freeway Highway Turnpike Railway Railroad Metro War Festival "
-    "Facility "
-    # a movement or a circle named as a group of people ("the Beat Generation", "the Silent Generation",
-    # "the Pre-Raphaelite Brotherhood", "the Vienna Secession"; fifteenth read: "a part of Beat Generation")
-    "Generation Brotherhood Secession".split()
+    "Facility".split()
 )
+# a movement or a circle named as a group of people, as the last word after a modifier ("the Beat
+# Generation", "the Pre-Raphaelite Brotherhood", "the Vienna Secession"; fifteenth read: "a part of Beat
+# Generation"); never before "of" ("Brotherhood of the Wolf", a film) or after a possessive ("Girls'
+# Generation", a band)
+_GROUP_LAST = frozenset("Generation Brotherhood Secession".split())
 # two last words that take "the" where the last alone does not: South Africa's district and local
 # municipalities ("the ZF Mgcawu District Municipality"; Sweden's "Botkyrka Municipality" takes none)
 _DEFINITE_LAST_PAIRS = frozenset(
@@ -736,6 +738,8 @@ def takes_definite_article(name: str) -> bool:
         return True  # "the Royal Society", "the Lincean Academy" ("Harvard University" takes none)
     if len(words) >= 3 and words[-1] == "Bank":
         return True  # "the Asian Development Bank" (a firm's "Deutsche Bank" takes none)
+    if words[-1] in _GROUP_LAST:
+        return not _POSSESSIVE.search(name)  # "Girls' Generation" (a band) takes none
     return words[-1] in _DEFINITE_LAST or tuple(words[-2:]) in _DEFINITE_LAST_PAIRS
 
 

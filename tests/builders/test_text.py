@@ -661,6 +661,25 @@ def test_thirteenth_read_no_second_article_after_a_slot_modifier(subject, statem
             "World Class was performed by John Lennon.",
         ),
         ("[X] worked for [Y].", "Charles Issawi", "IBM", "Charles Issawi worked for IBM."),
+        # a group's head before "of" or after a possessive is a title's or a band's word
+        (
+            "[X] was a member of [Y].",
+            "Taeyeon",
+            "Girls' Generation",
+            "Taeyeon was a member of Girls' Generation.",
+        ),
+        (
+            "The language of [X] was [Y].",
+            "Brotherhood of the Wolf",
+            "French",
+            "The language of Brotherhood of the Wolf was French.",
+        ),
+        (
+            "[X] was a member of [Y].",
+            "Hassan al-Banna",
+            "Muslim Brotherhood",
+            "Hassan al-Banna was a member of the Muslim Brotherhood.",
+        ),
     ],
 )
 def test_fifteenth_read_movements_and_classes_of_vehicles_take_the(template, subject, obj, statement):
