@@ -243,17 +243,18 @@ def formatting_residue(text: str) -> str | None:
 
 
 def _brackets_balanced(text: str) -> bool:
-    """Whether every bracket opened in ``text`` is closed, and none closed alone goes on into a word.
+    """Whether every bracket opened in ``text`` is closed and none is closed that was not opened.
 
-    "pre)Thing" closes one it never opened inside a word; a band's "Sunn O)))" ends its name with them.
+    "pre)Thing" and a band's "Sunn O)))" close brackets they never opened: a reader takes them for a typo
+    or a smiley, not a name.
     """
     depth = 0
-    for i, char in enumerate(text):
+    for char in text:
         depth += char in "(["
         if char in ")]":
-            if depth == 0 and text[i + 1 : i + 2].isalnum():
+            if depth == 0:
                 return False
-            depth = max(depth - 1, 0)
+            depth -= 1
     return depth == 0
 
 
@@ -279,8 +280,47 @@ _GLUED_WORDS = re.compile(
 
 
 def glued_at_full_stop(text: str) -> bool:
-    """Whether two words, or initials and a word, are glued at a full stop ("D.Daly", "E.W.Zenberger")."""
+    """Whether two words, or initials and a word, are glued at a full stop ("D.Daly", "E.W.Zenberger").
+
+    The rule for labels: an entity's own stylised name with a dot ("India.Arie", "E.ON", "Fokker D.VIII")
+    is its name and is kept; ``alias_glued_at_full_stop`` is the wider rule for aliases.
+    """
     return bool(_GLUED_WORDS.search(text))
+
+
+# a letter, a full stop and a letter with no space between them ("Á.Löve", "S.v.Hoogstraten", "Fran.co")
+_LETTER_DOT_LETTER = re.compile(r"[^\W\d_]\.[^\W\d_]")
+# a run of initials, each with its full stop, the last one's optional ("U.S.", "J.R.R.", "F.C.", "S.u.S.E.")
+_INITIALS_TOKEN = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]?")
+# a web name: parts joined by full stops ending in a top-level domain ("Salon.com", "Last.fm", "Kiekko.tk");
+# two-letter domains that end Italian and Latin abbreviations ("Fran.co", "Gio.am") are not among them
+_WEB_TOKEN = re.compile(
+    r"[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|info|biz|fm|tv|io|tk|de|fr|es|nl|uk|ru|jp|pl|se|dk|fi|ch"
+    r"|ca|au|cn|br|ie|nz|eu|pt|cz|hu|gr|tr|kr|mx|ar|za|il|ro|sk|lt|lv|ee|ly|gg|cat|hk|bg|tn|li|to|cl|pk)",
+    re.IGNORECASE,
+)
+
+
+def alias_glued_at_full_stop(alias: str, label: str = "") -> bool:
+    """Whether an alias has a word glued to another at a full stop: a letter, a full stop, a letter, no space.
+
+    Every word of the alias (split at spaces, slashes and dashes; outer punctuation aside) with a letter,
+    a full stop and a letter in it is glued ("Á.Löve", "Maarten.H.Tromp", "S.v.Hoogstraten", "Jn.Dalton",
+    "Fran.co Trevisani", "Cav.r Celio") unless it is a run of initials ("U.S.", "J.R.R. Tolkien",
+    "Sunderland A.F.C.") or a web name ending in a top-level domain ("Salon.com"); a word its label writes
+    the same way is the entity's own stylised name ("E.ON SE" under "E.ON"). ``glued_at_full_stop`` too.
+    """
+    if glued_at_full_stop(alias):
+        return True
+    own = set(re.split(r"[\s/\-\u2013\u2014]+", label))
+    for word in re.split(r"[\s/\-\u2013\u2014]+", alias):
+        word = word.strip(",;:!?()[]'\"")
+        if not _LETTER_DOT_LETTER.search(word) or word in own:
+            continue
+        if _INITIALS_TOKEN.fullmatch(word) or _WEB_TOKEN.fullmatch(word.rstrip(".")):
+            continue
+        return True
+    return False
 
 
 # a wiki namespace before a page's title: the label names a page, not the entity ("Category:Pink film")

@@ -59,7 +59,7 @@ from probesmith.builders.names import (
     fold,
     formatting_residue,
     generic_tokens,
-    glued_at_full_stop,
+    alias_glued_at_full_stop,
     label_problem,
     name_key,
     name_leak,
@@ -477,8 +477,8 @@ def alias_problem(alias: str, label: str) -> str | None:
     """
     if residue := formatting_residue(alias):
         return f"alias with {residue}"
-    if glued_at_full_stop(alias):
-        return "words or initials glued at a full stop ('J.Pereira', 'Levi R.Montalcini')"
+    if alias_glued_at_full_stop(alias, label):
+        return "words or initials glued at a full stop ('J.Pereira', 'Á.Löve', 'S.v.Hoogstraten', 'Fran.co')"
     words = alias.split()
     if re.search(r"\d", alias) and (re.search(r"\d{4,}", alias) or re.fullmatch(r"[\W\dA-Z]+", alias)):
         return "identifier or code (digits)"
@@ -1047,13 +1047,17 @@ PARAPHRASE_RULES = {
     "'Conny' Plank\", a romanization's tie mark, U+035C-U+0362 or U+FE20-U+FE2F: 'akt︠s︡ionernoe', a bracket "
     "opening the name: '(Ne) Polnoye sobraniye sochineniy'), a "
     "survey's sky designation ('RAVE J051406.8-400245'), words glued at a full stop ('Dr.mark W tilden', "
-    "'Dr.Simpson', an initial or a run of them: 'D.Daly', 'E.W.Zenberger'), a quote or a bracket left "
-    "alone ('pre)Thing'), "
+    "'Dr.Simpson', an initial or a run of them: 'D.Daly', 'E.W.Zenberger'; an entity's own stylised name "
+    "with a dot is kept: 'India.Arie', 'E.ON', 'Fokker D.VIII'), a quote left alone or a bracket closed "
+    "that was not opened or opened and not closed ('pre)Thing', 'Sunn O)))'), "
     "or is a sentence",
     "alias_usable": "no kept alias is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
     "description ('and others', 'formerly'), initials or abbreviations only ('J. C.', 'U.S.S.R', "
-    "'R.E.Fr.', a catalogue's 'Donn.Sm.'), words or initials glued at a full stop ('J.Pereira', 'C.Rchb.'), "
+    "'R.E.Fr.', a catalogue's 'Donn.Sm.'), words or initials glued at a full stop (a letter, a full stop "
+    "and a letter with no space in any word: 'J.Pereira', 'C.Rchb.', 'Á.Löve', 'S.v.Hoogstraten', "
+    "'Fran.co Trevisani'; runs of initials, 'U.S.', 'J.R.R. Tolkien', web names ending in a top-level "
+    "domain, 'Salon.com', and a word written so in the label, 'E.ON SE' under 'E.ON', are kept), "
     "a letter-digit code ('R22eR'), a lower-cased form of its "
     "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
     "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
