@@ -56,10 +56,10 @@ from probesmith.builders.families.relations import (
     works_misread,
 )
 from probesmith.builders.names import (
+    alias_glued_at_full_stop,
     fold,
     formatting_residue,
     generic_tokens,
-    alias_glued_at_full_stop,
     label_problem,
     name_key,
     name_leak,

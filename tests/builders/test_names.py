@@ -138,7 +138,15 @@ def test_tenth_read_unbalanced_quotes_brackets_and_glued_titles_are_no_names(lab
 
 @pytest.mark.parametrize(
     "label",
-    ["India.Arie", "Media.Vision", "E.ON", "Fokker D.VIII", "Cute 'n' Country", "Guns N' Roses", "Rosa 'La France'"],
+    [
+        "India.Arie",
+        "Media.Vision",
+        "E.ON",
+        "Fokker D.VIII",
+        "Cute 'n' Country",
+        "Guns N' Roses",
+        "Rosa 'La France'",
+    ],
 )
 def test_tenth_read_stylised_names_stay(label):
     assert label_problem(label) is None
