@@ -8,18 +8,25 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
+import os
+import pickle
+import threading
 import time
+import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
 
 import probesmith
-from probesmith.builders.batch import cyclic_gc_paused
+from probesmith.builders.batch import build_workers, cyclic_gc_paused, set_build_workers
 from probesmith.builders.registry import (
     DraftItem,
     MultipleChoiceOutput,
@@ -31,7 +38,7 @@ from probesmith.builders.registry import (
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
 from probesmith.builders.validity import VALIDITY_FILE, validity_markdown, validity_report
 from probesmith.probes.spec import MultipleChoiceSpec, ProbeSpec, to_dict
-from probesmith.progress import progress
+from probesmith.progress import progress, progress_shown, set_bar_row, show_progress
 from probesmith.schemas.artifact import DatasetFolderWriter
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.output import failpoint
@@ -171,27 +178,178 @@ def build_all(
     where one exists (the repository commits those of the default specs); the outcome is in the
     result's ``reference`` and a difference is logged as a warning. ``on_built(result)`` is called
     as each family finishes (the command line prints its line then). ``specs`` replaces the
-    default specs (smaller builds, in tests).
+    default specs (smaller builds, in tests). With more than one worker (:func:`build_workers`)
+    the builds run in two lanes side by side (:func:`_build_side_by_side`); the results come back
+    in ``specs`` order either way, and each build is the one it would be alone.
     """
     root = Path(out_root) if out_root is not None else DEFAULT_OUT_ROOT
     if specs is None:
         specs = [load_spec(family.default_spec) for family in families().values()]
+    if build_workers() > 1 and len(specs) > 1:
+        return _build_side_by_side(list(specs), root, on_built)
     results = []
     for spec in specs:
-        result = build(spec, root / spec.name)
-        differences = compare_with_reference(result.manifest, root / REFERENCE_DIR)
-        if differences is None:
-            log.info("%s: no reference manifest to compare with", spec.name)
-        elif differences:
-            log.warning("%s differs from its reference build: %s", spec.name, "; ".join(differences))
-            result = replace(result, reference="differs")
-        else:
-            log.info("%s matches its reference build (logical hash %s)", spec.name, result.logical_hash[:16])
-            result = replace(result, reference="matches")
+        result = _build_and_compare(spec, root)
         if on_built is not None:
             on_built(result)
         results.append(result)
     return results
+
+
+def _build_and_compare(spec: ProbeSpec, root: Path) -> BuildResult:
+    """``build(spec)`` into ``root/<spec name>``, compared with its reference manifest (:func:`build_all`)."""
+    result = build(spec, root / spec.name)
+    differences = compare_with_reference(result.manifest, root / REFERENCE_DIR)
+    if differences is None:
+        log.info("%s: no reference manifest to compare with", spec.name)
+    elif differences:
+        log.warning("%s differs from its reference build: %s", spec.name, "; ".join(differences))
+        result = replace(result, reference="differs")
+    else:
+        log.info("%s matches its reference build (logical hash %s)", spec.name, result.logical_hash[:16])
+        result = replace(result, reference="matches")
+    return result
+
+
+def _reference_bytes(spec: ProbeSpec, root: Path) -> int:
+    """Bytes of ``spec``'s reference build (its manifest's files); 0 where there is none."""
+    path = root / REFERENCE_DIR / f"{spec.name}.manifest.json"
+    if not path.is_file():
+        return 0
+    try:
+        return sum(entry.get("bytes", 0) for entry in json.loads(path.read_text())["files"].values())
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return 0
+
+
+def _build_side_by_side(
+    specs: list[ProbeSpec], root: Path, on_built: Callable[[BuildResult], None] | None
+) -> list[BuildResult]:
+    """Build the largest spec here and the others, one after another, in a process beside it.
+
+    The largest is the one whose reference build wrote the most bytes (the default WordNet build:
+    its generation shares itself over the worker processes, :func:`build_workers`); the first spec
+    where none has a reference. The side process is spawned (a fresh interpreter: polars and Arrow
+    deadlock in a forked child once they have run here) with this process's log, progress-bar and
+    workers settings, draws its bars one row lower, and sends each result as it finishes:
+    ``on_built`` is called for it here, from a thread, once those before it are in.
+    """
+    sizes = [_reference_bytes(spec, root) for spec in specs]
+    here = sizes.index(max(sizes))
+    beside = [index for index in range(len(specs)) if index != here]
+    context = multiprocessing.get_context("spawn")  # polars and Arrow deadlock in a child forked after use
+    messages = context.Queue()
+    settings = _ProcessSettings.here()
+    lane = [(index, specs[index]) for index in beside]
+    side = context.Process(target=_side_lane, args=(lane, root, messages, settings))
+    side.start()
+    results: dict[int, BuildResult] = {}
+    failures: list[BaseException] = []
+    reported = 0  # on_built has had the results of specs[:reported]
+    lock = threading.Lock()
+
+    def arrived(index: int, result: BuildResult) -> None:
+        nonlocal reported
+        with lock:  # on_built in specs order, each as soon as those before it are in
+            results[index] = result
+            while reported in results:
+                if on_built is not None:
+                    on_built(results[reported])
+                reported += 1
+
+    def receive() -> None:
+        try:
+            for _ in beside:
+                index, outcome = messages.get()
+                if isinstance(outcome, BaseException):
+                    failures.append(outcome)
+                    return
+                arrived(index, outcome)
+        except BaseException as exc:  # on_built failed: raised by the building thread
+            failures.append(exc)
+
+    receiver = threading.Thread(target=receive, name="build-all-side-lane", daemon=True)
+    receiver.start()
+    try:
+        arrived(here, _build_and_compare(specs[here], root))
+        while receiver.is_alive():
+            receiver.join(timeout=2)
+            if receiver.is_alive() and side.exitcode not in (None, 0):
+                raise RuntimeError(f"the side-by-side builds' process died (exit code {side.exitcode})")
+        if failures:
+            raise failures[0]
+        side.join()
+    finally:
+        if side.is_alive():
+            side.terminate()
+            side.join()
+        messages.close()
+    return [results[index] for index in range(len(specs))]
+
+
+def _mapping_proxy(mapping: dict) -> MappingProxyType:
+    return MappingProxyType(mapping)
+
+
+def _reduce_mapping_proxy(proxy: MappingProxyType) -> tuple:
+    return _mapping_proxy, (dict(proxy),)
+
+
+# specs hold read-only mappings (MappingProxyType), which pickle cannot send to a spawned process as they are
+ForkingPickler.register(MappingProxyType, _reduce_mapping_proxy)
+
+
+@dataclass(frozen=True)
+class _ProcessSettings:
+    """What a spawned process takes over of this one's settings: logging, progress bars, workers."""
+
+    root_level: int
+    probesmith_level: int
+    root_has_handlers: bool
+    progress: bool | None
+    workers: int
+
+    @classmethod
+    def here(cls) -> _ProcessSettings:
+        root = logging.getLogger()
+        return cls(
+            root.level,
+            logging.getLogger("probesmith").level,
+            bool(root.handlers),
+            progress_shown(),
+            build_workers(),
+        )
+
+    def apply(self) -> None:
+        if self.root_has_handlers:  # as the command line sets them (probesmith.cli._configure_output)
+            logging.basicConfig(
+                level=self.root_level,
+                format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                datefmt="%H:%M:%S",
+            )
+        logging.getLogger("probesmith").setLevel(self.probesmith_level)
+        show_progress(self.progress)
+        set_build_workers(self.workers)
+
+
+def _side_lane(
+    indexed_specs: list[tuple[int, ProbeSpec]], root: Path, messages, settings: _ProcessSettings
+) -> None:
+    """In the spawned side process: each spec built and compared, its result (or error) sent."""
+    settings.apply()
+    set_bar_row(1)
+    try:
+        for index, spec in indexed_specs:
+            messages.put((index, _build_and_compare(spec, root)))
+    except BaseException as exc:  # sent, raised by the parent
+        try:
+            pickle.dumps(exc)
+        except Exception:
+            exc = RuntimeError(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        messages.put((-1, exc))
+    messages.close()
+    messages.join_thread()  # everything sent
+    os._exit(0)  # no interpreter teardown of the heap (seconds)
 
 
 def result_line(result: BuildResult) -> str:

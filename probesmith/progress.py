@@ -14,12 +14,19 @@ from typing import Any
 from tqdm.auto import tqdm
 
 _SHOWN: bool | None = None
+_ROW = 0  # the terminal row of this process's bars below the cursor (a second build beside the first: 1)
 
 
 def show_progress(shown: bool | None) -> None:
     """Show bars always (True), never (False), or when stderr is a terminal (None)."""
     global _SHOWN
     _SHOWN = shown
+
+
+def set_bar_row(row: int) -> None:
+    """Draw this process's bars ``row`` rows below the cursor (0: on it), beside another process's."""
+    global _ROW
+    _ROW = row
 
 
 def progress_shown() -> bool | None:
@@ -41,4 +48,5 @@ def progress(
         leave=False,
         dynamic_ncols=True,
         disable=None if _SHOWN is None else not _SHOWN,
+        position=_ROW,
     )
