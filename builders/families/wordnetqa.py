@@ -53,6 +53,7 @@ import queue
 import random
 import re
 import string
+import time
 import traceback
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
@@ -1470,6 +1471,7 @@ def _work(worker: int, units: list[tuple[str, int]], chunks: list[tuple[int, int
                 for c in concepts[start:stop]
             ]
             results.put((worker, index, made, builder.dropped))
+        log.info("worker %d made %d units' items in %.1f s CPU", worker, len(units), time.process_time())
     except BaseException:
         results.put((worker, "failed", traceback.format_exc(), None))
     results.close()
