@@ -70,15 +70,23 @@ def name_tokens(text: str) -> frozenset[str]:
     11") are no names, while a year or a longer number names ("2012 United States Grand Prix" ->
     "2012 Formula One season", "90210, season 2" -> "90210"). Two tokens more are made of single
     letters: letters joined by "&" ("The Legendary A&M Sessions" -> "a&m", as in "A&M Records") and
-    a run of two or more initials ("A. R. Reihana" -> "a.r.", as in "A. R. Rahman").
+    a run of two or more initials ("A. R. Reihana" -> "a.r.", as in "A. R. Rahman"). A run of letters glued
+    to digits gives each part as well ("TED2004" -> "ted2004", "ted", "2004"; "ITV3" -> "itv3", "itv").
     """
     folded = fold(text)
-    words = {t for t in re.findall(r"[^\W_]+", folded) if len(t) >= 2 and (len(t) >= 3 or not t.isdigit())}
+    runs = re.findall(r"[^\W_]+", folded)
+    # a word glued to a number is both, and each part alone: "TED2004" -> "ted", "2004"; "TVP3" -> "tvp";
+    # "870s" -> "870" (an ordinal's or a plural's ending, "1st", "870s", is no name)
+    parts = [p for run in runs for p in re.findall(r"\d+|[^\W\d_]+", run) if p != run]
+    parts = [p for p in parts if p not in _NUMBER_ENDINGS]
+    words = {t for t in runs + parts if len(t) >= 2 and (len(t) >= 3 or not t.isdigit())}
     joined = {re.sub(r"\s+", "", m.group(0)) for m in _AMPERSAND_RUN.finditer(folded)}
     initials = {re.sub(r"\s+", "", m.group(0)) for m in _INITIALS_RUN.finditer(folded)}
     return frozenset(words | joined | initials)
 
 
+# what follows a number without being a name: ordinals and a decade's or a plural's "s"
+_NUMBER_ENDINGS = frozenset("st nd rd th s e er eme".split())
 # letters joined by "&" are one name ("A&M", "AT&T"): its single letters alone would be no token
 _AMPERSAND_RUN = re.compile(r"(?<![^\W_])[^\W\d_]+(?:\s?&\s?[^\W\d_]+)+(?![^\W_])")
 # two or more initials in a row are one name ("A. R." of "A. R. Rahman", "J.R.R."); one initial is none

@@ -912,15 +912,18 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         objects = sorted({o for _, o in pairs})
         generic[relation] = generic_tokens([labels[o], *raw_aliases[o]] for o in objects)
         if spec.leakage == "drop":
+            # every answer that may be a gold of the instance: the object and its containers (a gold when
+            # the space holds them: "Christina I of Sweden" born in Stockholm, whose container Sweden is one)
             kept_pairs = [
                 (s, o)
                 for s, o in pairs
-                if not name_leak(
-                    [labels[s], *raw_aliases[s]], [labels[o], *raw_aliases[o]], generic[relation]
+                if not any(
+                    name_leak([labels[s], *raw_aliases[s]], [labels[g], *raw_aliases[g]], generic[relation])
+                    for g in golds_with_containers([o], containers, set(labels), {})
                 )
             ]
             if len(kept_pairs) < len(pairs):
-                dropped[f"{relation}: subject and object share a name token (label or alias)"] += len(
+                dropped[f"{relation}: subject and a gold share a name token (label or alias)"] += len(
                     pairs
                 ) - len(kept_pairs)
             per_relation[relation] = pairs = kept_pairs
@@ -1023,13 +1026,14 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
 
 PARAPHRASE_RULES = {
     "no_leak": "no instance's subject (label or any alias) shares a name token (a word of two letters or "
-    "more, a number of three digits or more, letters joined by '&' or a run of two or more initials; a "
+    "more, a number of three digits or more, letters joined by '&' or a run of two or more initials, and "
+    "each part of letters glued to digits: 'TED2004' -> 'TED', '2004', 'TVP3' -> 'TVP', '870s' -> '870'; a "
     "single letter, function words and legal forms such as 'Inc' are none), nor a name stem, nor a "
     "compound part (a token of five letters or more, no English word, that begins or ends a longer token "
-    "of the other side: 'Venediger Group' / 'Großvenediger') with its "
-    "object's (label or any alias), case, diacritics and 'ß'/'ss' folded (a subject equal to its "
-    "object included); function words and the relation's generic tokens (in 10%+, and 5+, of its objects' "
-    "names, `generic_tokens`) aside",
+    "of the other side: 'Venediger Group' / 'Großvenediger') with any of its golds' (the object and "
+    "the answers that contain it, `gold_obj_ids`: label or any alias), case, diacritics and 'ß'/'ss' "
+    "folded (a subject equal to its object included); function words and the relation's generic tokens "
+    "(in 10%+, and 5+, of its objects' names, `generic_tokens`) aside",
     "equal_answers": "every answer of the space whose label is a name (label or alias, case and "
     "diacritics aside) of one of an instance's golds is one of its golds",
     "nested_answers": "every answer of the space that contains a gold through the spec's `containment` "
@@ -1125,11 +1129,14 @@ def paraphrase_validity(
         containing = set().union(*(containers.get(g, set()) for g in row["gold_obj_ids"]))
         if containing & spaces[row["relation_id"]] - set(row["gold_obj_ids"]):
             violations["nested_answers"] += 1
-        s, o = row["sub_id"], row["obj_id"]
-        if name_leak(
-            [labels[s], *raw_aliases.get(s, ())],
-            [labels[o], *raw_aliases.get(o, ())],
-            generic.get(row["relation_id"], frozenset()),
+        s = row["sub_id"]
+        if any(
+            name_leak(
+                [labels[s], *raw_aliases.get(s, ())],
+                [labels[g], *raw_aliases.get(g, ())],
+                generic.get(row["relation_id"], frozenset()),
+            )
+            for g in row["gold_obj_ids"]
         ):
             violations["no_leak"] += 1
     per_entity: dict[str, list[dict]] = defaultdict(list)

@@ -20,7 +20,8 @@ RELATION_RULES = {
     "gold_listed": "the sampled gold is among the instance's golds and answer_idx points to it",
     "unique_subjects": "no subject appears twice within a relation",
     "no_leak": "the subject's label and aliases share no name token (a word of two letters or more, a number "
-    "of three digits or more, letters joined by '&' or a run of two or more initials; a single letter, "
+    "of three digits or more, letters joined by '&' or a run of two or more initials, and each part of "
+    "letters glued to digits: 'TED2004' -> 'TED', '2004', 'ITV3' -> 'ITV'; a single letter, "
     "function words and legal forms such as 'LLC' are none), nor a name stem, nor a compound part (a "
     "token of five letters or more, no English word, that begins or ends a longer token of the other "
     "side: 'Venediger Group' / 'Großvenediger') with the label or an alias of a gold of its answer "

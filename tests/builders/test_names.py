@@ -196,3 +196,21 @@ def test_eleventh_read_initials_with_their_space_stay(label):
 def test_eleventh_read_a_schools_acronym_is_spelled_out(label, aliases, shown):
     """The eleventh read's "Which country is RCA located in?" (the Royal College of Art, read as RCA Records)."""
     assert spelled_out(label, aliases) == shown
+
+
+@pytest.mark.parametrize(
+    ("subject", "gold", "shared"),
+    [
+        ("TED2004", "TED", {"ted"}),
+        ("870s", "870", {"870"}),
+        ("TVP3", "TVP", {"tvp"}),
+        ("ITV3", "ITV Digital Channels", {"itv"}),
+        ("1st Army", "St. Louis", set()),  # an ordinal's ending is no name
+        ("Apollo 11", "Apollo program", {"apollo"}),
+    ],
+)
+def test_sixteenth_read_a_name_glued_to_digits_leaks_its_parts(subject, gold, shared):
+    """The sixteenth read's give-aways through a word glued to a number: each part is a name token."""
+    assert set(name_leak([subject], [gold])) >= shared
+    if not shared:
+        assert name_leak([subject], [gold]) == frozenset()
