@@ -188,6 +188,7 @@ def fill_template(
         if plural_band or (label not in names | plural_names and takes_definite_article(label)):
             text = _with_definite_article(text, slot)
         plural = is_plural_noun(label) or names_structures(label) or plural_event_name(label)
+        plural = plural or plural_place_name(label)
         if label in plural_names or (label not in names and plural):
             text = _verbs_agreeing_in_plural(text, slot)
         if label.split()[0] in _BARE_FIRST and " of " not in label:
@@ -223,6 +224,18 @@ _QUALIFIER_OPENINGS = "|".join(
     "senhor senhora count countess duke duchess earl lord lady king queen sieur seigneur heir heiress season "
     "series volume vol part episode chapter book".split()
 )
+
+
+def plural_place_name(label: str) -> bool:
+    """Whether a label names several islands or mountains: "Faroe Islands", "Crater Highlands", "Andes".
+
+    Read with "the" (:func:`takes_definite_article`) and its last word one of ``PLURAL_PLACE_HEADS``; its
+    verbs agree in the plural ("The Faroe Islands have their highest point at Slættaratindur", the sixteenth
+    read's "has its"). "The Netherlands", "the Philippines", "the United States" are one country each and keep
+    the singular.
+    """
+    words = label.split()
+    return bool(words) and words[-1] in PLURAL_PLACE_HEADS and takes_definite_article(label)
 
 
 def plural_in_form(label: str) -> bool:
@@ -530,11 +543,10 @@ def _verbs_agreeing_in_plural(text: str, slot: str) -> str:
         plural = plural_verb(match.group("verb"))
         return match.group(0) if plural is None else match.group("lead") + plural
 
-    text = re.sub(
-        rf"(?P<lead>(?:^|[.!?]\s+|^The\s+){s}(?:,\s+(?:which|who|that))?\s+(?:[a-z]+ly\s+)?)(?P<verb>[A-Za-z]+)\b",
-        after,
-        text,
-    )
+    subject = rf"(?:^|[.!?]\s+|^The\s+){s}(?:,\s+(?:which|who|that))?\s+(?:[a-z]+ly\s+)?"
+    text = re.sub(rf"(?P<lead>{subject})(?P<verb>[A-Za-z]+)\b", after, text)
+    # the subject's own possessive after its verb: "The Faroe Islands have their highest point"
+    text = re.sub(rf"({subject}[A-Za-z]+\s+)its\b", r"\1their", text)
 
     def before(match: re.Match) -> str:
         return _IRREGULAR_PLURAL_VERBS.get(match.group(1), match.group(1)) + match.group(2)
@@ -562,13 +574,24 @@ def _without_indefinite_article(text: str, slot: str) -> str:
 # Vienna", "the House of Zhu", "the Bank of America"); a person's "of" ("Catherine of Aragon") is not one.
 _DEFINITE_LAST = frozenset(
     "Republic Kingdom Union Empire Federation Confederation Commonwealth Caliphate Sultanate Emirate "
-    "Khanate Dynasty States Emirates Islands Isles Mountains Alps Andes Himalayas Rockies Ocean Sea "
+    "Khanate Dynasty States Emirates Islands Isles Mountains Highlands Alps Andes Himalayas Rockies "
+    "Ocean Sea "
     "River Canal Gulf Strait Channel Desert Peninsula Party Army Navy Museum Library Company Line "
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
     "Plateau Ghetto Basin Archipelago Glacier Nations Church Renaissance Penitentiary "
     "Autobahn Motorway Expressway Freeway Highway Turnpike Railway Railroad Metro War Festival "
     "Facility".split()
 )
+# heads of a protected area's name read with "the" after its own name, as a name of two words or more (the
+# sixteenth read: "located in Great White Heron National Wildlife Refuge", "Lassen Volcanic Wilderness"; the
+# slice's 8 "Refuge", 9 "Wilderness" and 3 "Preserve" labels read: "Denali National Preserve" takes it;
+# titles, "Twilight in the Wilderness", and "Katmai National Park and Preserve" hold a lower-case word and
+# take none); "Park" (257 labels: "Yellowstone National Park", "Hyde Park") takes none
+_PROTECTED_AREA_LAST = frozenset("Refuge Wilderness Preserve".split())
+# a name read with "the" whose last word is a plural of islands or mountains names several of them: its
+# verb and its "its" agree in the plural ("The Faroe Islands have their highest point at ..."); a country's
+# name plural in form ("the Netherlands", "the Philippines", "the United States") reads in the singular
+PLURAL_PLACE_HEADS = frozenset("Islands Isles Mountains Highlands Alps Andes Himalayas Rockies".split())
 # a movement or a circle named as a group of people, as the last word after a modifier ("the Beat
 # Generation", "the Pre-Raphaelite Brotherhood", "the Vienna Secession"; fifteenth read: "a part of Beat
 # Generation"); never before "of" ("Brotherhood of the Wolf", a film) or after a possessive ("Girls'
@@ -740,6 +763,8 @@ def takes_definite_article(name: str) -> bool:
         return True  # "the Asian Development Bank" (a firm's "Deutsche Bank" takes none)
     if words[-1] in _GROUP_LAST:
         return not _POSSESSIVE.search(name)  # "Girls' Generation" (a band) takes none
+    if words[-1] in _PROTECTED_AREA_LAST:
+        return True  # "the Great White Heron National Wildlife Refuge", "the Lassen Volcanic Wilderness"
     return words[-1] in _DEFINITE_LAST or tuple(words[-2:]) in _DEFINITE_LAST_PAIRS
 
 

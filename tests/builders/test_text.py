@@ -715,3 +715,31 @@ def test_fifteenth_read_event_names(label, is_event):
     from probesmith.builders.text import event_name
 
     assert event_name(label) is is_event
+
+
+@pytest.mark.parametrize(
+    ("template", "subject", "obj", "expected"),
+    [
+        (
+            "[X] has its highest point at [Y].",
+            "Faroe Islands",
+            "Slættaratindur",
+            "The Faroe Islands have their highest point at Slættaratindur.",
+        ),
+        ("[X] has its highest point at [Y].", "Netherlands", "Vaalserberg", "The Netherlands has its highest point at Vaalserberg."),
+        (
+            "[X] is located in [Y].",
+            "Channel Key",
+            "Great White Heron National Wildlife Refuge",
+            "Channel Key is located in the Great White Heron National Wildlife Refuge.",
+        ),
+        ("[X] is located in [Y].", "Mount X", "Lassen Volcanic Wilderness", "Mount X is located in the Lassen Volcanic Wilderness."),
+        ("[X] is located in [Y].", "Y", "Denali National Preserve", "Y is located in the Denali National Preserve."),
+        ("[X] is located in [Y].", "Y", "Katmai National Park and Preserve", "Y is located in Katmai National Park and Preserve."),
+        ("[X] is set in [Y].", "Twilight in the Wilderness", "Z", "Twilight in the Wilderness is set in Z."),
+    ],
+)  # fmt: skip
+def test_sixteenth_read_protected_areas_take_the_and_plural_islands_agree(template, subject, obj, expected):
+    """The sixteenth read's "located in Great White Heron National Wildlife Refuge" and "The Faroe Islands has
+    its highest point"; a country plural in form ("the Netherlands") keeps the singular, a title keeps no "the"."""
+    assert fill_template(template, subject, obj) == expected

@@ -853,3 +853,39 @@ def test_fifteenth_read_bodies_movements_classes_and_events_over_every_instance(
         for e, label in zip(p131["sub_id"], p131["sub_label"])
         if classes.get(e, set()) & EVENTS or EVENT_LABEL.search(label)
     ] == []
+
+
+# a protected area's name (two words or more, every word capitalised) ending in one of these heads, written
+# here apart from text._PROTECTED_AREA_LAST
+PROTECTED_AREA = re.compile(r"^(?:[A-Z][\w'.-]*\s+)+(?:Refuge|Wilderness|Preserve)$")
+# islands or mountains named in the plural, apart from text.PLURAL_PLACE_HEADS ("Beverly Hills" is a city)
+PLURAL_PLACE = re.compile(r"^(?:[A-Z][\w'.-]*\s+)+(?:Islands|Isles|Mountains|Highlands)$")
+
+
+def test_sixteenth_read_protected_areas_plural_places_and_languages_of_the_dead_over_every_fill(
+    read_relations_build,
+):
+    """Over every instance x template x answer of the read build (the sixteenth read: "located in Great White
+    Heron National Wildlife Refuge", "The Faroe Islands has its highest point", "Allvar Gullstrand is
+    proficient in Swedish", d. 1930): a protected area named "... Refuge/Wilderness/Preserve" has "the" before
+    it; a plural name of islands or mountains that opens a sentence takes "have"/"are", never "has"/"is"
+    after it; no P1412 fill says a person "is" proficient or a language "is" used by them."""
+    bare, singular, present, seen_areas, seen_plural, seen_languages = [], [], [], 0, 0, 0
+    for row, answer, text in every_fill(read_relations_build):
+        for label in (row["sub_label"], answer):
+            if PROTECTED_AREA.match(label):
+                seen_areas += 1
+                if not re.search(rf"\b[Tt]he {re.escape(label)}", text):
+                    bare.append(text)
+        if PLURAL_PLACE.match(row["sub_label"]) and text.startswith(
+            ("The " + row["sub_label"], row["sub_label"])
+        ):
+            seen_plural += 1
+            if re.match(rf"(?:The )?{re.escape(row['sub_label'])},? (?:has|is|was)\b|.* its\b", text):
+                singular.append(text)
+        if row["relation_id"] == "P1412":
+            seen_languages += 1
+            if re.search(r"\bis (?:proficient|the language|a language)\b", text):
+                present.append(text)
+    assert seen_areas and seen_plural and seen_languages, (seen_areas, seen_plural, seen_languages)
+    assert bare == [] and singular == [] and present == [], (bare[:5], singular[:5], present[:5])
