@@ -731,6 +731,7 @@ def knowledge_sets(
     # death for most of the dead (fifteenth independent read: "What is the country of citizenship of Vaughn
     # Monroe?", d. 1973; "What is Ryuichi Sakamoto a member of?", d. 2023, beside "What was Roy Orbison ...")
     dead = dead | frozenset(e for e, classes in fit.types.items() if PERSON in classes)
+    dead = dead | unclassed_people(facts, fit)  # "What language was Morpurgo known to have spoken?"
     countries = frozenset(e for e, classes in fit.types.items() if classes & COUNTRY_CLASSES)
     dropped: Counter = Counter()
     usable = rules.filter(
@@ -970,11 +971,59 @@ _PRESENT_TO_PAST = {
 }
 
 
+# past participles after "has"/"have" in a form: a regular "-ed" (the simple past alike) or one of these
+# irregular ones, with their simple past
+_PARTICIPLE_TO_PAST = {
+    "spoken": "spoke",
+    "written": "wrote",
+    "taught": "taught",
+    "held": "held",
+    "won": "won",
+    "led": "led",
+    "made": "made",
+    "sung": "sang",
+    "known": "knew",
+    "done": "did",
+}
+_PARTICIPLE = r"[a-z]+ed|" + "|".join(_PARTICIPLE_TO_PAST)
+
+
+def perfect_in_the_past(text: str) -> bool:
+    """Whether a form asked in the past holds a past perfect ("had employed", "had worked", "had been")."""
+    return bool(re.search(rf"\bhad (?:[a-z]+ly )?(?:been|{_PARTICIPLE})\b", text, flags=re.IGNORECASE))
+
+
 # questions asked where the answer is a country, for relations whose question names no kind of place (the
 # fifteenth read: 12 items "Where is Tennessee located?" -> United States of America; a region or a continent
 # answers it too)
 COUNTRY_QUESTIONS = {"P131": "In which country is [X]?"}
 PERSON = "Q5"  # human
+
+
+#: a relation is asked of people alone when at least this share of its subjects with a class are humans
+PERSON_RELATION_SHARE = 0.9
+
+
+def unclassed_people(facts: pl.DataFrame, fit: FactTypes) -> frozenset[str]:
+    """Subjects with no class (P31) in the slice of a relation whose classed subjects are people.
+
+    The relation's subject type says what they are (the sixteenth read: "What language is Morpurgo known to
+    have spoken?", "What position does Candela play?": P1412 and P413 subjects with no P31): a relation
+    whose subjects with a class are humans (Q5) in ``PERSON_RELATION_SHARE`` of cases or more is asked of
+    people, and its unclassed subjects are asked about in the past as every person is.
+    """
+    if fit.permissive:
+        return frozenset()
+    people_relations = set()
+    for (relation,), part in facts.group_by("r"):
+        classed = [fit.types[e] for e in set(part["s"].to_list()) if fit.types.get(e)]
+        if classed and sum(PERSON in c for c in classed) >= PERSON_RELATION_SHARE * len(classed):
+            people_relations.add(relation)
+    return frozenset(
+        subject
+        for subject, relation in facts.select("s", "r").iter_rows()
+        if relation in people_relations and not fit.types.get(subject)
+    )
 
 
 def present_verbs(text: str, name: str = "") -> list[str]:
@@ -1000,6 +1049,16 @@ def past_tense(form: str) -> str:
     For the facts of the dead, of whom the present is false (thirteenth independent read: "What is Roy
     Orbison a member of?").
     """
+    # a present perfect is a simple past, not a past perfect: "Which organization has employed [X]?" ->
+    # "employed" (the sixteenth read's "had employed"), "has been employed by" -> "was employed by"; the
+    # perfect infinitive stays ("known to have spoken")
+    form = re.sub(r"(?<!\bto )\b([Hh])as been\b", lambda m: "Was" if m.group(1) == "H" else "was", form)
+    form = re.sub(r"(?<!\bto )\b([Hh])ave been\b", lambda m: "Were" if m.group(1) == "H" else "were", form)
+    form = re.sub(
+        rf"(?<!\bto )\b[Hh]a(?:s|ve) ((?:[a-z]+ly )?)({_PARTICIPLE})\b",
+        lambda m: m.group(1) + _PARTICIPLE_TO_PAST.get(m.group(2), m.group(2)),
+        form,
+    )
     return re.sub(
         rf"\b({'|'.join(_PRESENT_TO_PAST)})\b",
         lambda m: (
@@ -1081,9 +1140,12 @@ KNOWLEDGE_SET_RULES = {
     "calibrated_tier": "every set's rule is of min_tier or better (tiers judged on held-out facts)",
     "tier_rule": "every must_be_true rule (of all rules, with or without sets) is a declared entailment "
     "whose held-out Wilson lower bound reaches tiers.must_be_true over min_heldout+ predictions",
-    "past_for_people": "every question and rephrasing about a person (P31 human) or an entity the source "
+    "past_for_people": "every question and rephrasing about a person (P31 human; or a subject with no class "
+    "in the slice of a relation whose subjects with a class are 90%+ humans, its subject type: 'What "
+    "language was Morpurgo known to have spoken?') or an entity the source "
     "says is dead is in the past (none of the present verbs 'is', 'are', 'does', 'do', 'has', 'belongs', "
-    "'plays', 'works', 'lives', 'speaks', 'comes', 'holds' outside the subject's name): the facts of a "
+    "'plays', 'works', 'lives', 'speaks', 'comes', 'holds' outside the subject's name, and a present "
+    "perfect made a simple past, no past perfect: 'Which organization employed ...?'): the facts of a "
     "person's life were true, the present is false of the dead, and the slice records no death for most "
     "of them ('What was Ryuichi Sakamoto a member of?')",
     "country_questions": "every fact of a relation whose question names no kind of place (P131: 'Where is "
@@ -1131,10 +1193,11 @@ def knowledge_set_validity(
     violations["current_state_updates"] = sum(
         fit.country_valued(i["relation"]) and not fit.current_state(i["object"]) for i in updates
     )
+    people = unclassed_people(facts, fit)
     violations["past_for_people"] = sum(
-        bool(present_verbs(f, (labels or {}).get(i["subject"], "")))
+        bool(present_verbs(f, (labels or {}).get(i["subject"], "")) or perfect_in_the_past(f))
         for i in items
-        if i["subject"] in dead or PERSON in fit.types.get(i["subject"], ())
+        if i["subject"] in dead or i["subject"] in people or PERSON in fit.types.get(i["subject"], ())
         for f in (i["question"], *i["rephrasings"])
     )
     violations["country_questions"] = sum(

@@ -702,8 +702,12 @@ def test_thirteenth_read_the_dead_are_asked_in_the_past_over_every_item(small_ru
         ("What is the country of citizenship of [X]?", "What was the country of citizenship of [X]?"),
         ("Which position does [X] play?", "Which position did [X] play?"),
         ("[X] belongs to ___.", "[X] belonged to ___."),
-        ("[X] has worked as a ___.", "[X] had worked as a ___."),
+        ("[X] has worked as a ___.", "[X] worked as a ___."),
         ("Where was [X] educated?", "Where was [X] educated?"),
+        # sixteenth read: a present perfect is a simple past ("had employed"), the perfect infinitive stays
+        ("Which organization has employed [X]?", "Which organization employed [X]?"),
+        ("[X] has been employed by ___.", "[X] was employed by ___."),
+        ("What language is [X] known to have spoken?", "What language was [X] known to have spoken?"),
     ],
 )
 def test_thirteenth_read_past_tense_of_a_form(form, past):
@@ -746,3 +750,32 @@ def test_fifteenth_read_people_in_the_past_and_country_questions_over_every_item
     assert [q for q in countries if not q.startswith("In which country is ")] == []
     validity = json.loads((small_rules_build.out / "validity.json").read_text())
     assert validity["violations"]["past_for_people"] == 0 and validity["violations"]["country_questions"] == 0
+
+
+def test_sixteenth_read_no_past_perfect_and_unclassed_subjects_of_people_relations_in_the_past(
+    small_rules_build,
+):
+    """Over every question and rephrasing of the small build, judged from the slice's TSV: no "had" before a
+    participle ("Which organization had employed David Bruce Dill?", the sixteenth read); every subject with no
+    P31 in the slice asked in a relation whose subjects with a class are 90%+ humans (P1412, P413: "What
+    language is Morpurgo known to have spoken?", "What position does Candela play?") is asked in the past."""
+    facts = slice_relations()
+    classes = slice_classes()
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    texts = [
+        (s, r, text)
+        for s, r, q, rephrasings in items.select("subject", "relation", "question", "rephrasings").rows()
+        for text in [q, *rephrasings]
+    ]
+    perfect = [t for _, _, t in texts if re.search(r"\bhad (?:been|[a-z]+ed|spoken|written)\b", t)]
+    people_relations = set()
+    for relation, subjects in facts.items():
+        classed = [classes[s] for s in subjects if classes.get(s)]
+        if classed and sum("Q5" in c for c in classed) >= 0.9 * len(classed):
+            people_relations.add(relation)
+    unclassed = [(s, t) for s, r, t in texts if r in people_relations and not classes.get(s)]
+    asked = {r for _, r, _ in texts}
+    assert asked & people_relations and perfect == [], (sorted(asked & people_relations), perfect[:5])
+    assert [t for _, t in unclassed if PRESENT.search(t)] == []
