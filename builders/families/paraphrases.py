@@ -912,14 +912,16 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         objects = sorted({o for _, o in pairs})
         generic[relation] = generic_tokens([labels[o], *raw_aliases[o]] for o in objects)
         if spec.leakage == "drop":
-            # every answer that may be a gold of the instance: the object and its containers (a gold when
-            # the space holds them: "Christina I of Sweden" born in Stockholm, whose container Sweden is one)
+            # every answer that may be a gold of the instance: the object and its containers among the
+            # relation's objects (a gold when the space holds them: "Christina I of Sweden" born in Stockholm,
+            # whose container Sweden is one)
+            candidates = set(objects)
             kept_pairs = [
                 (s, o)
                 for s, o in pairs
                 if not any(
                     name_leak([labels[s], *raw_aliases[s]], [labels[g], *raw_aliases[g]], generic[relation])
-                    for g in golds_with_containers([o], containers, set(labels), {})
+                    for g in golds_with_containers([o], containers, candidates, {})
                 )
             ]
             if len(kept_pairs) < len(pairs):
