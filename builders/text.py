@@ -235,7 +235,17 @@ def plural_place_name(label: str) -> bool:
     the singular.
     """
     words = label.split()
-    return bool(words) and words[-1] in PLURAL_PLACE_HEADS and takes_definite_article(label)
+    return (
+        bool(words)
+        and words[-1] in PLURAL_PLACE_HEADS
+        and " of " not in label  # "Battle of Highlands" (a work), "Lord of the Isles"
+        and words[0] not in _SHIP_PREFIXES  # a ship named after them: "USS Admiralty Islands"
+        and takes_definite_article(label)
+    )
+
+
+# a ship's prefix: the ship named after a place is one ship ("USS Admiralty Islands is ...")
+_SHIP_PREFIXES = frozenset("USS USNS HMS HMAS HMCS HMNZS RMS SS MS MV SMS INS HNLMS".split())
 
 
 def plural_in_form(label: str) -> bool:
@@ -545,8 +555,9 @@ def _verbs_agreeing_in_plural(text: str, slot: str) -> str:
 
     subject = rf"(?:^|[.!?]\s+|^The\s+){s}(?:,\s+(?:which|who|that))?\s+(?:[a-z]+ly\s+)?"
     text = re.sub(rf"(?P<lead>{subject})(?P<verb>[A-Za-z]+)\b", after, text)
-    # the subject's own possessive after its verb: "The Faroe Islands have their highest point"
-    text = re.sub(rf"({subject}[A-Za-z]+\s+)its\b", r"\1their", text)
+    # the subject's own possessive in its clause: "The Faroe Islands have their highest point", "The Falkland
+    # Islands use [Y] as their official language"
+    text = re.sub(rf"({subject}[A-Za-z]+\s+(?:[^.,;?!]*?\s)?)its\b", r"\1their", text)
 
     def before(match: re.Match) -> str:
         return _IRREGULAR_PLURAL_VERBS.get(match.group(1), match.group(1)) + match.group(2)

@@ -737,6 +737,10 @@ def test_fifteenth_read_event_names(label, is_event):
         ("[X] is located in [Y].", "Y", "Denali National Preserve", "Y is located in the Denali National Preserve."),
         ("[X] is located in [Y].", "Y", "Katmai National Park and Preserve", "Y is located in Katmai National Park and Preserve."),
         ("[X] is set in [Y].", "Twilight in the Wilderness", "Z", "Twilight in the Wilderness is set in Z."),
+        # read over every grid statement of the v17 build: "its" later in the clause, a work and a ship so named
+        ("[X] uses [Y] as its official language.", "Falkland Islands", "English", "The Falkland Islands use English as their official language."),
+        ("[X] was originally created in [Y].", "Battle of Highlands", "Japan", "The Battle of Highlands was originally created in Japan."),
+        ("[X] is produced by [Y].", "USS Admiralty Islands", "Kaiser", "The USS Admiralty Islands is produced by Kaiser."),
     ],
 )  # fmt: skip
 def test_sixteenth_read_protected_areas_take_the_and_plural_islands_agree(template, subject, obj, expected):
