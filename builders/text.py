@@ -60,9 +60,15 @@ def word_tokens(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()))
 
 
+@lru_cache(maxsize=1 << 18)
+def name_words(text: str) -> frozenset[str]:
+    """The case-folded words of a name in any script ("Łódź" is one word, not "d")."""
+    return frozenset(re.findall(r"[^\W_]+(?:'[^\W_]+)?", text.casefold()))
+
+
 def names_nested(a: str, b: str) -> bool:
-    """Whether one name's words are a proper part of the other's ("BBC One" / "BBC")."""
-    left, right = word_tokens(a), word_tokens(b)
+    """Whether one name's words are a proper part of the other's ("BBC One" / "BBC", "Ba'athist Iraq")."""
+    left, right = name_words(a), name_words(b)
     return bool(left and right) and (left < right or right < left)
 
 

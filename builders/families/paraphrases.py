@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import json
 import logging
 import re
@@ -88,6 +89,7 @@ from probesmith.builders.text import (
     english_lexicon,
     fill_template,
     filled_problem,
+    names_nested,
     pattern_form,
     template_key,
     word_tokens,
@@ -695,6 +697,26 @@ def answers_named_alike(
     return alike
 
 
+NESTED_NAME = (
+    "answer name contains or is contained in a better supported answer's, not nested by the source "
+    "(\"Ba'athist Iraq\" beside 'Iraq', 'punk rock' beside 'rock')"
+)
+
+
+def source_nests(a: str, b: str, containers: Mapping[str, set[str]]) -> bool:
+    """Whether the source's containment relations put one answer inside the other (transitively)."""
+    for inner, outer in ((a, b), (b, a)):
+        seen, frontier = {inner}, [inner]
+        while frontier:
+            for container in containers.get(frontier.pop(), ()):
+                if container == outer:
+                    return True
+                if container not in seen:
+                    seen.add(container)
+                    frontier.append(container)
+    return False
+
+
 def golds_with_containers(
     golds: list[str], containers: dict[str, set[str]], space: set[str], namesakes: dict[str, list[str]]
 ) -> list[str]:
@@ -905,6 +927,20 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             dropped[f"{relation}: object labelled like a better supported answer (distinct_answers)"] += sum(
                 1 for _, o in usable if o not in shown
             )
+        # an answer whose name's words are a proper part of another's ("Iraq" / "Ba'athist Iraq", "rock" /
+        # "punk rock") is a second true answer no fact marks, unless the source nests them (then both are
+        # golds): the better supported one stays, the other's instances go (the relations family's rule)
+        support = Counter(o for _, o in usable if o in shown)
+        kept_answers: list[str] = []
+        for o in sorted(support, key=lambda a: (-support[a], a)):
+            if any(
+                names_nested(labels[o], labels[a]) and not source_nests(o, a, containers)
+                for a in kept_answers
+            ):
+                dropped[f"{relation}: {NESTED_NAME}"] += support[o]
+            else:
+                kept_answers.append(o)
+        shown = set(kept_answers)
         per_relation[relation] = pairs = [(s, o) for s, o in usable if o in shown]
         unplaced[relation] = sorted(
             {o for _, o in pairs if of_places and o not in countries and o not in placed}
@@ -1083,7 +1119,9 @@ PARAPHRASE_RULES = {
     "transliterations or older spellings, 'Lisboa', 'Berne', 'Kharkov', that no rule tells from a typo) are "
     "not checked",
     "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics, "
-    "punctuation and spaces aside: 'M-Net' / 'Mnet')",
+    "punctuation and spaces aside: 'M-Net' / 'Mnet'), nor names one of which has the other's words and "
+    "more (whole words, any script: \"Ba'athist Iraq\" / 'Iraq', 'punk rock' / 'rock') unless the "
+    "source's containment relations nest them (then both are golds: `nested_answers`)",
     "verbalizations": "at most K verbalizations per entity, the label first",
     "patterns_read": "no pattern doubles a word or an article when filled with its first instance",
 }
@@ -1151,6 +1189,10 @@ def paraphrase_validity(
     for space in spaces.values():
         shown = Counter(name_key(labels[o]) or o for o in space)
         violations["distinct_answers"] += sum(n - 1 for n in shown.values())
+        violations["distinct_answers"] += sum(
+            names_nested(labels[a], labels[b]) and not source_nests(a, b, containers)
+            for a, b in itertools.combinations(sorted(space), 2)
+        )
     violations["verbalizations"] = sum(
         len(rows) > spec.aliases.max_verbalizations or rows[0]["source"] != "label"
         for rows in per_entity.values()

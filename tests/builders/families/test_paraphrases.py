@@ -1231,3 +1231,36 @@ def test_sixteenth_read_no_leak_through_digits_glued_to_a_name_nor_to_any_gold(w
                 bad.append((names[s][0], names[g][0], sorted(glued & words)))
     assert checked and bad == [], bad[:8]
     assert json.loads((result.out / "validity.json").read_text())["violations"]["no_leak"] == 0
+
+
+def _name_words(name: str) -> frozenset[str]:
+    """A name's case-folded words in any script, written here apart from the builder's tokenizer."""
+    return frozenset(w for w in re.split(r"[\s,.()/&:;!?\"+\-]+", name.casefold()) if w)
+
+
+@pytest.mark.parametrize("which", ["small_paraphrases_build", "read_paraphrases_build"])
+def test_seventeenth_read_no_answer_name_nests_another_unless_both_are_golds(which, request):
+    """Over every pair of answers of every space of two real builds: when one name's words are a proper
+    part of the other's ("Iraq" / "Ba'athist Iraq" in the P495 space of the seventeenth read, where "Lion of
+    Babylon" had only the second as gold and the true "Iraq" was scored wrong), the source nests them, so
+    some instance has both as golds; otherwise the pair would hide a second true answer no fact marks.
+    validity.json counts it (distinct_answers)."""
+    result = request.getfixturevalue(which)
+    answers, instances = table(result, "answer_spaces"), table(result, "instances")
+    together = {
+        (relation, a, b)
+        for relation, golds in instances.select("relation_id", "gold_obj_ids").rows()
+        for a in golds
+        for b in golds
+    }
+    nested, pairs = [], 0
+    for (relation,), space in answers.group_by("relation_id"):
+        rows = space.select("obj_id", "obj_label").rows()
+        for i, (a, label_a) in enumerate(rows):
+            for b, label_b in rows[i + 1 :]:
+                pairs += 1
+                words_a, words_b = _name_words(label_a), _name_words(label_b)
+                if (words_a < words_b or words_b < words_a) and (relation, a, b) not in together:
+                    nested.append((relation, label_a, label_b))
+    assert pairs > 1000 and nested == [], nested[:8]
+    assert json.loads((result.out / "validity.json").read_text())["violations"]["distinct_answers"] == 0
