@@ -145,10 +145,11 @@ def run_build(
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as stdout:
         child = subprocess.Popen(
-            [sys.executable, "-c", CHILD_ALL if everything else CHILD, spec, str(out), workers],
+            # -P: the working folder is not put first on sys.path, so PYTHONPATH's code is what runs
+            [sys.executable, "-P", "-c", CHILD_ALL if everything else CHILD, spec, str(out), workers],
             stdout=stdout,
             stderr=subprocess.DEVNULL,
-            cwd=python_path or REPO,  # `python -c` imports from its working folder first
+            cwd=REPO,  # relative source paths (the Wikidata slice) resolve as for the working tree
             env=env,
         )
         memory = TreeMemory(child.pid)
@@ -179,6 +180,8 @@ def run_build(
 
 
 def describe(label: str, r: dict) -> str:
+    if r.get("exit"):
+        raise SystemExit(f"{label}: the command exited {r['exit']}:\n" + "\n".join(r.get("lines", [])))
     memory = (
         f"peak RSS {r['peak_rss_mb']:6.0f} MB, tree RSS {r['tree_rss_mb']:6.0f} MB, tree PSS "
         f"{r['tree_pss_mb']:6.0f} MB ({r['processes']} processes)"
