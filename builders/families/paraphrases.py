@@ -47,6 +47,7 @@ from probesmith.builders.families.relations import (
     PLACE_RELATIONS,
     PLURAL_TEAM,
     PRESENT_PLACE_RELATIONS,
+    TEAM_CLASSES,
     UNPLACED,
     bare_slot,
     lower_case_people,
@@ -89,6 +90,7 @@ from probesmith.builders.text import (
     english_lexicon,
     fill_template,
     filled_problem,
+    is_plural_band_name,
     names_nested,
     pattern_form,
     template_key,
@@ -717,6 +719,21 @@ def source_nests(a: str, b: str, containers: Mapping[str, set[str]]) -> bool:
     return False
 
 
+def grid_statement(template: str, verbalization: str, group: bool) -> str:
+    """A pattern filled with a subject's verbalization, the object's slot left open.
+
+    A band or team (``group``: by its class) named in the plural takes plural verbs and "the" inside the
+    sentence ("The Four Knights come from [Y]", "[Y] is where the Four Knights come from"), as the rules
+    family asks ("Which country do The Breeders come from?").
+    """
+    plural = frozenset({verbalization}) if group and is_plural_band_name(verbalization) else frozenset()
+    statement = fill_template(template, verbalization, plural_names=plural)
+    if plural and verbalization.startswith("The "):
+        head, tail = statement[:1], statement[1:]
+        statement = head + tail.replace(verbalization, "the " + verbalization[4:])
+    return statement
+
+
 def golds_with_containers(
     golds: list[str], containers: dict[str, set[str]], space: set[str], namesakes: dict[str, list[str]]
 ) -> list[str]:
@@ -833,6 +850,14 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         measure, degree = popularity(client, subjects)
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
         teams = plural_teams(client, {s: labels[s] for s in subjects})
+        # a band or team whose own "The" opens its plural name ("The Four Knights"): its grid statements
+        # agree in the plural ("The Four Knights come from"), each verbalization read by its own form
+        named_in_plural = sorted(
+            s for s in subjects if any(is_plural_band_name(n) for n in (labels[s], *raw_aliases[s]))
+        )
+        plural_groups = {
+            s for s, _, kind in facts_of(client, named_in_plural, ["P31"]) if kind in TEAM_CLASSES
+        }
         # a person labelled with no capital ('w.r. hearst'), as relations drop them
         uncapitalised = lower_case_people(client, {s: labels[s] for s in subjects})
         # a past event in a relation whose patterns all state a place in the present ("... Championships are
@@ -1018,7 +1043,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                             "pattern_id": pattern["pattern_id"],
                             "verbalization_rank": verbalization["rank"],
                             "verbalization": verbalization["alias"],
-                            "statement": fill_template(pattern["template"], verbalization["alias"]),
+                            "statement": grid_statement(
+                                pattern["template"], verbalization["alias"], s in plural_groups
+                            ),
                         }
                     )
     patterns = [p for bank in banks.values() for p in bank]

@@ -1264,3 +1264,31 @@ def test_seventeenth_read_no_answer_name_nests_another_unless_both_are_golds(whi
                     nested.append((relation, label_a, label_b))
     assert pairs > 1000 and nested == [], nested[:8]
     assert json.loads((result.out / "validity.json").read_text())["violations"]["distinct_answers"] == 0
+
+
+# a band's classes (musical group, rock band, musical ensemble), written here apart from relations.TEAM_CLASSES
+BAND_CLASSES = {"Q215380", "Q5741069", "Q2088357"}
+# a singular verb after a name: the forms of "be", "have", "do" and a present in "-s" ("comes", "plays")
+SINGULAR_AFTER = r"(?:, (?:which|who|that))? (?:is|was|has|does|[a-z]+[^s\W]s)\b"
+
+
+@pytest.mark.parametrize("which", ["small_paraphrases_build", "read_paraphrases_build"])
+def test_seventeenth_read_a_band_named_the_plural_takes_plural_verbs(which, request):
+    """Over every grid statement of two real builds whose subject is a band by its slice class and whose
+    verbalization is "The ..." ending in a plural in "-s" (not "-ss", "-us", "-is": "The Virus"), the verb
+    after the name is plural ("The Four Knights come from", the seventeenth read: "comes"), in a relative
+    clause too ("The kind of music that the Corsairs play")."""
+    result = request.getfixturevalue(which)
+    grid = table(result, "grid")
+    classes = slice_classes()
+    bad, checked = [], 0
+    for s, verbalization, statement in grid.select("sub_id", "verbalization", "statement").rows():
+        plural = re.fullmatch(r"The (?:\S+ )*[A-Z][a-z]+[^suie]s", verbalization)
+        if not (classes.get(s, set()) & BAND_CLASSES and plural and " and " not in verbalization):
+            continue
+        checked += 1
+        name = re.escape(verbalization[4:])
+        if re.search(rf"(?:^The|\bthe) {name}{SINGULAR_AFTER}", statement):
+            bad.append(statement)
+    assert checked or which == "small_paraphrases_build"
+    assert bad == [], bad[:8]
