@@ -506,10 +506,12 @@ def is_plural_band_name(label: str) -> bool:
         return True  # a team named by its number ("San Francisco 49ers", "Philadelphia 76ers")
     if not re.fullmatch(r"[A-Z][a-z]+s", last) or last.endswith("ss"):
         return False
+    low = last.lower()
+    lexicon = english_lexicon()
+    if last.endswith(("us", "is")) and low not in lexicon.plural_nouns:
+        return False  # a singular in "-us"/"-is": "The Virus", "The Electric Swing Circus" (seventeenth read)
     if re.search(r"[&,]| and | N'", label) or words[0].lower() in _NUMBER_WORDS or words[0][:1].isdigit():
         return False
-    lexicon = english_lexicon()
-    low = last.lower()
     return (
         (low in lexicon.plural_nouns and low not in lexicon.singular_nouns)
         or low[:-1] in lexicon.singular_nouns
@@ -559,7 +561,9 @@ def _verbs_agreeing_in_plural(text: str, slot: str) -> str:
         plural = plural_verb(match.group("verb"))
         return match.group(0) if plural is None else match.group("lead") + plural
 
-    subject = rf"(?:^|[.!?]\s+|^The\s+){s}(?:,\s+(?:which|who|that))?\s+(?:[a-z]+ly\s+)?"
+    # the slot after a relative word opens a clause of its own: "The kind of music that the Corsairs play"
+    subject = rf"(?:^|[.!?]\s+|^The\s+|\b(?:that|which|where)\s+(?:the\s+)?){s}(?:,\s+(?:which|who|that))?\s+"
+    subject += r"(?:[a-z]+ly\s+)?"
     text = re.sub(rf"(?P<lead>{subject})(?P<verb>[A-Za-z]+)\b", after, text)
     # the subject's own possessive in its clause: "The Faroe Islands have their highest point", "The Falkland
     # Islands use [Y] as their official language"
@@ -648,6 +652,14 @@ _INSTITUTION_HEADS = frozenset(
 # first words of names read without "the" however a template puts it ("next to Lake Michigan", "near
 # Mount Kenya"); with an "of" the name takes it again ("the Lake of the Woods")
 _DEFINITE_FIRST = frozenset("River Académie Accademia Akademie".split())  # "the River Thames"
+# an academy named in its own language, its head anywhere before a particle of that language ("the
+# Koninklijke Nederlandse Akademie van Wetenschappen", "the Academia Brasileira de Letras": the seventeenth
+# read's "a member of Koninklijke ..."); "Academia Sinica", "Akademie Verlag" (no particle after the head)
+# are decided as before
+_FOREIGN_ACADEMIES = frozenset("Akademie Academia Académie Accademia Academie Akademia Akademija".split())
+_FOREIGN_PARTICLES = frozenset(
+    "van voor der des de di della dei delle degli für do da das dos del du".split()
+)
 _BARE_FIRST = frozenset("Lake Loch Lough Mount Lac Lago Mont Monte".split())
 # lower-case heads of a name that takes "the" after capitalised or lower-case modifiers with no function
 # word among them: a place ("the Guantanamo Bay detention camp", "the Apulia region", "the Mecca-Medina
@@ -766,6 +778,9 @@ def takes_definite_article(name: str) -> bool:
     particles = _NAME_PARTICLES | {"and", "for", "in", "on"} if institution else _NAME_PARTICLES
     if _SHIP_NAME.match(name):
         return True  # "the Japanese battleship Mikasa", "the German submarine U-47"
+    academy = next((i for i, w in enumerate(words) if w in _FOREIGN_ACADEMIES), None)
+    if academy is not None and _FOREIGN_PARTICLES.intersection(words[academy + 1 :]):
+        return True  # "the Koninklijke Nederlandse Akademie van Wetenschappen", "the Académie des beaux-arts"
     if any(w[:1].islower() and w not in particles for w in words):
         return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
     if words[0] in _DEFINITE_FIRST and words[1][:1].isupper():
@@ -780,6 +795,8 @@ def takes_definite_article(name: str) -> bool:
         return True  # "the Asian Development Bank" (a firm's "Deutsche Bank" takes none)
     if words[-1] in _GROUP_LAST:
         return not _POSSESSIVE.search(name)  # "Girls' Generation" (a band) takes none
+    if words[-1] == "Fortress" and words[0].lower() not in english_lexicon().known:
+        return True  # "the Theresienstadt Small Fortress", "the Brest Fortress"; "Hero Fortress": none
     if words[-1] in _PROTECTED_AREA_LAST:
         return True  # "the Great White Heron National Wildlife Refuge", "the Lassen Volcanic Wilderness"
     return words[-1] in _DEFINITE_LAST or tuple(words[-2:]) in _DEFINITE_LAST_PAIRS
@@ -927,6 +944,15 @@ def filled_problem(statement: str, *labels: str) -> str | None:
     if re.search(r"\s[.,;:!?]", statement) and not any(re.search(r"\s[.,;:!?]", label) for label in labels):
         return "a space before punctuation"
     return None
+
+
+def possessive_after_qualifier(statement: str, label: str) -> bool:
+    """Whether a name with a comma qualifier stands before a possessive in ``statement``.
+
+    "Juan Prim, 1st Marquis of los Castillejos's place of death was Madrid" (the seventeenth read): the
+    possessive falls on the qualifier, not on the person; no comma placement mends it.
+    """
+    return ", " in label and re.search(re.escape(label) + r"['’]", statement) is not None
 
 
 # a slot (with a possessive noun phrase: "[Y]'s capital city") then a comma, a lower-case opening

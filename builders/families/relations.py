@@ -108,6 +108,7 @@ from probesmith.builders.text import (
     is_plural_noun,
     names_nested,
     pattern_form,
+    possessive_after_qualifier,
     takes_definite_article,
 )
 from probesmith.builders.wikidata_output import wikidata_output
@@ -489,6 +490,7 @@ class RelationPool:
                 filled_problem(
                     fill_template(t, self.labels[s], self.labels[o]), self.labels[s], self.labels[o]
                 )
+                or possessive_after_qualifier(fill_template(t, self.labels[s]), self.labels[s])
                 for t in self.templates
                 for o in objs
             ):

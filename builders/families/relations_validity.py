@@ -12,7 +12,13 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from probesmith.builders.names import name_key, name_leak
-from probesmith.builders.text import fill_template, filled_problem, names_nested, template_key
+from probesmith.builders.text import (
+    fill_template,
+    filled_problem,
+    names_nested,
+    possessive_after_qualifier,
+    template_key,
+)
 from probesmith.builders.validity import rules_table
 
 RELATION_RULES = {
@@ -41,7 +47,9 @@ RELATION_RULES = {
     "source cannot tell to lie inside another ('Goiás' beside 'Brazil')",
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
     "templates": "every relation has at least 3 distinct templates",
-    "templates_read": "no template doubles a word or an article when filled with an instance as probesmith "
+    "templates_read": "no template puts a possessive after a subject's comma qualifier ('Juan Prim, 1st "
+    "Marquis of los Castillejos's place of death') nor doubles a word or an article when filled with an "
+    "instance as probesmith "
     "fills it (`fill_template`: the article agreed with the label, a word the label repeats said once; a "
     "BEAR export leaves out the templates a plain [Y] replacement would misread)",
 }
@@ -139,7 +147,8 @@ def relation_validity_report(
         for row in rows:
             for template in texts[pid]:
                 statement = fill_template(template, row["sub_label"], row["obj_label"])
-                if filled_problem(statement, row["sub_label"], row["obj_label"]):
+                read_wrong = filled_problem(statement, row["sub_label"], row["obj_label"])
+                if read_wrong or possessive_after_qualifier(statement, row["sub_label"]):
                     violations["templates_read"] += 1
                     examples["templates_read"].append(statement)
         relations[pid] = {

@@ -12,7 +12,9 @@ from probesmith.builders.text import (
     is_plural_band_name,
     pattern_form,
     plural_verb,
+    possessive_after_qualifier,
     shared_stems,
+    takes_definite_article,
 )
 
 
@@ -747,3 +749,69 @@ def test_sixteenth_read_protected_areas_take_the_and_plural_islands_agree(templa
     """The sixteenth read's "located in Great White Heron National Wildlife Refuge" and "The Faroe Islands has
     its highest point"; a country plural in form ("the Netherlands") keeps the singular, a title keeps no "the"."""
     assert fill_template(template, subject, obj) == expected
+
+
+def _slice_labels() -> list[str]:
+    """Every English label of the shared slice, read from its TSV apart from the builders."""
+    import gzip
+
+    from ..conftest import SHARED_DATA
+
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        return [line.split("\t")[1] for line in fh if line.split("\t")[1]]
+
+
+def test_seventeenth_read_foreign_academies_and_fortresses_take_the():
+    """Over every label of the slice: an academy named in its own language whose head (Akademie, Academia,
+    Académie, Accademia) comes before a particle of that language ("a member of the Koninklijke Nederlandse
+    Akademie van Wetenschappen", the seventeenth read: no "the"), and a fortress named by a place, a word no
+    English dictionary holds, before "Fortress", every word capitalised ("detained at the Theresienstadt Small
+    Fortress"), take "the"; a title ("Kabaneri of the Iron Fortress", "Avadon: The Black Fortress"), one of English words ("Hero Fortress", a game) and an academy with no particle ("Academia Sinica")
+    are left as they were."""
+    heads = {"Akademie", "Academia", "Académie", "Accademia"}
+    particles = {"van", "der", "des", "de", "di", "della", "du", "del", "da", "do", "dos"}
+    known = english_lexicon().known
+    academies, fortresses, wrong = 0, 0, []
+    for label in _slice_labels():
+        words = label.split()
+        at = next((i for i, w in enumerate(words) if w in heads), None)
+        if at is not None and particles & set(words[at + 1 :]) and words[0] not in ("La", "The"):
+            academies += 1
+            if not takes_definite_article(label):
+                wrong.append(label)
+        if (
+            len(words) >= 2
+            and words[-1] == "Fortress"
+            and words[0].lower() not in known
+            and label.istitle()
+            and ":" not in label
+        ):
+            fortresses += 1
+            if not takes_definite_article(label):
+                wrong.append(label)
+    assert academies >= 5 and fortresses >= 5 and wrong == [], wrong
+    assert not takes_definite_article("Hero Fortress") and not takes_definite_article("Academia Sinica")
+    statement = fill_template(
+        "[X] is a member of the [Y].",
+        "Jacques-Louis David",
+        "Koninklijke Nederlandse Akademie van Wetenschappen",
+    )
+    assert (
+        statement
+        == "Jacques-Louis David is a member of the Koninklijke Nederlandse Akademie van Wetenschappen."
+    )
+
+
+def test_seventeenth_read_no_possessive_after_a_comma_qualified_name():
+    """ "Juan Prim, 1st Marquis of los Castillejos's place of death" puts the possessive on the title; the
+    relations family redraws such a subject (``possessive_after_qualifier``), and the other forms read."""
+    label = "Juan Prim, 1st Marquis of los Castillejos"
+    possessive = fill_template("[X]'s place of death was [Y].", label, "Madrid")
+    assert possessive_after_qualifier(possessive, label)
+    died = fill_template("[X] died in [Y].", label, "Madrid")
+    assert died == "Juan Prim, 1st Marquis of los Castillejos, died in Madrid."
+    assert not possessive_after_qualifier(died, label)
+    assert not possessive_after_qualifier(
+        fill_template("[X]'s place of death was [Y].", "Juan Prim"), "Juan Prim"
+    )
