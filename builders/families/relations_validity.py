@@ -8,6 +8,7 @@ violations and examples per relation, the constant-answer baseline and BEAR's co
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -20,6 +21,19 @@ from probesmith.builders.text import (
     template_key,
 )
 from probesmith.builders.validity import rules_table
+
+# relations whose subjects are people: their templates are in the simple past (the seventeenth read: "John
+# Matuszak plays as a defensive end", d. 2001; the past is true of the living, the present false of the dead)
+PEOPLE_IN_THE_PAST = frozenset(
+    {"P26", "P27", "P39", "P69", "P101", "P103", "P106", "P108", "P413", "P463", "P1303", "P1412"}
+)
+_PRESENT = re.compile(r"\b(?:is|are|has|have)\b|\[X\] (?!was\b)[a-z]+[^s\W]s\b")
+
+
+def in_the_present(template: str) -> bool:
+    """Whether a template states its fact in the present ("[X] is a member of", "[X] plays as a [Y]")."""
+    return _PRESENT.search(template) is not None
+
 
 RELATION_RULES = {
     "balanced": "within a relation every answer is the gold of the same number of instances",
@@ -47,6 +61,10 @@ RELATION_RULES = {
     "source cannot tell to lie inside another ('Goiás' beside 'Brazil')",
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
     "templates": "every relation has at least 3 distinct templates",
+    "people_in_the_past": "every template of a relation whose subjects are people (P26, P27, P39, P69, P101, "
+    "P103, P106, P108, P413, P463, P1303, P1412) states the fact in the simple past, true of the living and "
+    "the dead, as the rules family asks people ('Jacques-Louis David was a member of', not 'is'): no 'is', "
+    "'are', 'has', 'have' and no present in '-s' after the subject",
     "templates_read": "no template puts a possessive after a subject's comma qualifier ('Juan Prim, 1st "
     "Marquis of los Castillejos's place of death') nor doubles a word or an article when filled with an "
     "instance as probesmith "
@@ -144,6 +162,10 @@ def relation_validity_report(
             violations["constant_answer"] += 1
         if len(patterns[pid]) < 3:
             violations["templates"] += 1
+        if pid in PEOPLE_IN_THE_PAST:
+            present = [t for t in texts[pid] if in_the_present(t)]
+            violations["people_in_the_past"] += len(present)
+            examples["people_in_the_past"] += present
         for row in rows:
             for template in texts[pid]:
                 statement = fill_template(template, row["sub_label"], row["obj_label"])

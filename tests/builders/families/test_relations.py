@@ -923,3 +923,42 @@ def test_seventeenth_read_academies_fortresses_and_qualified_possessives_over_ev
     assert bare == [] and possessive == [], (bare[:5], possessive[:5])
     totals = json.loads((request.getfixturevalue(which).out / "validity.json").read_text())["totals"]
     assert totals["templates_read"] == 0
+
+
+# relations whose subjects are mostly people by the slice's classes (Q5), written here apart from the builder
+PEOPLE_RELATIONS = {
+    "P26",
+    "P27",
+    "P39",
+    "P69",
+    "P101",
+    "P103",
+    "P106",
+    "P108",
+    "P413",
+    "P463",
+    "P1303",
+    "P1412",
+}
+
+
+@pytest.mark.parametrize("which", ["small_relations_build", "read_relations_build"])
+def test_seventeenth_read_people_are_stated_in_the_past_over_every_fill(which, request):
+    """Over every instance x template x answer of two real builds whose relation asks people (the seventeenth
+    read: "Jacques-Louis David is a member of", d. 1825; "John Matuszak plays as a defensive end"; "Euphronios
+    has worked in the field of"): the sentence holds no present ("is", "are", "has", "have", a verb in "-s"
+    after the subject's name), since the past is true of the living and the present false of the dead; the
+    card's people_in_the_past counts 0."""
+    present, seen = [], Counter()
+    for row, answer, text in every_fill(request.getfixturevalue(which)):
+        if row["relation_id"] not in PEOPLE_RELATIONS:
+            continue
+        seen[row["relation_id"]] += 1
+        rest = text[len(row["sub_label"]) :] if text.startswith(row["sub_label"]) else text
+        frame = text.replace(row["sub_label"], "").replace(answer, "")
+        if re.search(r"\b(?:is|are|has|have)\b", frame) or re.match(r",? (?!was\b)[a-z]+[^s\W]s\b", rest):
+            present.append(text)
+    assert seen, seen
+    assert present == [], present[:8]
+    totals = json.loads((request.getfixturevalue(which).out / "validity.json").read_text())["totals"]
+    assert totals["people_in_the_past"] == 0
