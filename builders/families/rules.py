@@ -1105,6 +1105,9 @@ def _item(
     if r in COUNTRY_QUESTIONS and o in countries and forms[r].questions:
         asked[0] = COUNTRY_QUESTIONS[r]
     asked = [past_tense(f) for f in asked] if s in dead else asked
+    # a form the past makes equal to another, or the catalog already words so ("is a member of" -> "was a
+    # member of", beside "was a member of"), is asked once
+    asked = list(dict.fromkeys(asked))
     questions = [fill_template(f, label, names=own, plural_names=plural) for f in asked]
     if label.startswith("The "):  # inside a sentence a name's article is lower case: "do the Beach Boys"
         questions = [q[:1] + q[1:].replace(label, "the " + label[4:]) for q in questions]

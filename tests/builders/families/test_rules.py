@@ -779,3 +779,16 @@ def test_sixteenth_read_no_past_perfect_and_unclassed_subjects_of_people_relatio
     asked = {r for _, r, _ in texts}
     assert asked & people_relations and perfect == [], (sorted(asked & people_relations), perfect[:5])
     assert [t for _, t in unclassed if PRESENT.search(t)] == []
+
+
+def test_seventeenth_read_no_item_asks_the_same_text_twice(small_rules_build):
+    """Over every knowledge item of a real build: its question and rephrasings are distinct texts (a catalog
+    template already in the past, "was a member of", beside the rules' own form put in the past for a
+    person, "is a member of" -> "was a member of", gave the same rephrasing twice in 176 default items)."""
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in small_rules_build.out.glob("knowledge_items/*.parquet")]
+    )
+    repeated = [
+        [q, *rs] for q, rs in items.select("question", "rephrasings").rows() if len({q, *rs}) < 1 + len(rs)
+    ]
+    assert items.height and repeated == [], repeated[:3]
