@@ -1312,7 +1312,9 @@ def paraphrase_validity_markdown(report: dict) -> str:
         "`probesmith.builders.text.fill_template(statement, obj=label)`, as the evaluation does, so the "
         'article agrees with each candidate ("an inventor"); a plain `[Y]` replacement misreads '
         '("a inventor"). Filled so, every grid row reads as its pattern filled with the '
-        "verbalization and the answer in one go.",
+        "verbalization and the answer in one go, except that a name in the plural (a band or a team "
+        'named "The ...s", islands or mountains named in the plural) makes its verbs and pronouns agree '
+        '("The Magnetic Fields were from [Y].", where the pattern says "[X] was from [Y].").',
         "",
         "Not checked on every item: grammar beyond doubled words, article runs and a/an (no parser "
         "reads the patterns), and whether an alias that passes the filters is a name the entity "

@@ -1287,8 +1287,9 @@ def knowledge_set_validity_markdown(report: dict) -> str:
         "score is on the mined subgraph; AMIE's test hides a keyed 20% of the facts, mines the rest, and "
         "counts how many of a rule's new predictions are hidden facts (held-out precision):",
         "",
-        f"- `must_be_true`: the rule is a declared entailment of its relations' definitions (`entailment` "
-        f"column: {', '.join(f'`{r}`' for r in ENTAILMENTS)}), and the Wilson lower bound (95%) of its "
+        f"- `must_be_true`: the rule is a declared entailment of its relations' definitions (declared: "
+        f"{', '.join(f'`{r}`' for r in ENTAILMENTS)}; the `entailment` column says why its head follows, "
+        "empty for any other rule), and the Wilson lower bound (95%) of its "
         f"held-out precision is at least {t['must_be_true']} over at least {t['min_heldout']} predictions "
         f"(with every prediction right, 35 predictions reach 0.9), with standard confidence >= "
         f"{t['min_std_confidence']}. A correlation (a band's country of origin and its members' "
