@@ -11,7 +11,7 @@ With ``--before COMMIT`` the same spec is first built, back to back, with that c
 two logical hashes are compared: a speed-up must not change a row. The load average before and
 after each build is printed too, since other processes on the machine slow a build.
 
-A build may run in several processes (``--workers``; the default: the cores available): user CPU is
+A build may run in several processes (``--workers N``; the build's default is 1): user CPU is
 the whole tree's (``wait4`` counts the workers the build waited for), and memory is sampled every
 half second as the sum of RSS, and of PSS (shared pages split between the processes sharing them),
 over the build's process and all its descendants; ``peak RSS`` is the largest single process.
@@ -208,7 +208,9 @@ def main() -> None:
     parser.add_argument("--before", help="a commit to build the same spec with first, back to back")
     parser.add_argument("--out", type=Path, help="folder for the builds (default: a temporary one)")
     parser.add_argument(
-        "--workers", default="default", help="processes the 'after' build may use (default: the cores)"
+        "--workers",
+        default="default",
+        help="processes the 'after' build may use (default: the build's own, 1)",
     )
     parser.add_argument("--before-workers", default="default", help="the same for the 'before' build")
     parser.add_argument("--all", action="store_true", help="time `probesmith build all` instead")

@@ -17,7 +17,6 @@ splices), where the next full collection, which Python runs rarely, still frees 
 from __future__ import annotations
 
 import gc
-import os
 from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -26,10 +25,12 @@ _WORKERS: int | None = None
 
 
 def set_build_workers(workers: int | None) -> None:
-    """How many processes a build's long generation loops may use (None: the cores available).
+    """How many processes a build may use (None: the default, 1); 0 is refused.
 
     One process-wide setting, like the progress bars' (``probesmith build --workers``); 1 keeps
-    every loop in the build's own process. Nothing a build writes depends on it.
+    every loop in the build's own process. Nothing a build writes depends on it. The default is
+    1: on the shared 2-core box two workers bought no wall time and cost ~2 GB more memory
+    (BENCHMARKS.md, issue 26 part 5); ``--workers N`` opts in where cores are free.
     """
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be 1 or more, not {workers}")
@@ -38,13 +39,8 @@ def set_build_workers(workers: int | None) -> None:
 
 
 def build_workers() -> int:
-    """The processes a build's generation may use: :func:`set_build_workers`, else the cores available."""
-    if _WORKERS is not None:
-        return _WORKERS
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    """The processes a build may use: what :func:`set_build_workers` set, else 1."""
+    return _WORKERS or 1
 
 
 @contextmanager

@@ -209,8 +209,8 @@ def _add_workers(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
         type=_positive_int,
-        help="Processes a build may use (default: the cores available; 1 = one process). "
-        "The same rows either way.",
+        help="Processes a build may use (default 1): WordNet's concept "
+        "loop and `build all`'s families side by side. The same rows either way; more memory.",
     )
 
 
