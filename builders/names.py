@@ -247,6 +247,30 @@ def formatting_residue(text: str) -> str | None:
         return "a romanization's tie mark (U+035C-U+0362, U+FE20-U+FE2F: 'akt︠s︡ionernoe', 'I͡Uriĭ')"
     if text[:1] in "([":
         return "a bracket opening the name ('(Ne) Polnoye sobraniye sochineniy')"
+    if mixed_script_word(text):
+        return "Latin letters mixed with Cyrillic or Greek ones in one word ('principality of Kodа')"
+    return None
+
+
+def letter_script(char: str) -> str:
+    """The script of a letter by its Unicode name: "LATIN", "CYRILLIC", "GREEK" or another first word."""
+    return unicodedata.name(char, "").split(" ")[0]
+
+
+def mixed_script_word(text: str) -> str | None:
+    """The first word (a run of letters) that mixes Latin letters with Cyrillic or Greek ones, or None.
+
+    A look-alike letter typed in another script ("principality of Kodа" with a Cyrillic "а", U+0430;
+    "Doncho Kolеv Danev") or a stylised spelling ("Λucifer", "KoЯn", "CHVRCHΞS") is not the name a
+    sentence writes, and a tokenizer reads it as another word. Words of one script ("Київ"), and a Greek
+    letter joined to a Latin word by a hyphen ("α-synuclein", two runs of letters) are kept.
+    """
+    for word in re.findall(r"[^\W\d_]+", text):
+        if word.isascii():
+            continue
+        scripts = {letter_script(c) for c in word}
+        if "LATIN" in scripts and scripts & {"CYRILLIC", "GREEK"}:
+            return word
     return None
 
 

@@ -477,7 +477,8 @@ def alias_problem(alias: str, label: str) -> str | None:
     any alias all in lower case under a capitalised label ("xiang gang" for Hong Kong) are not names a
     sentence would use; nor is one with formatting residue (``names.formatting_residue``: direction marks,
     doubled spaces, quotes around it or a quoted part of it: '"El profeta"', '"Captain" Lou Albano', a
-    romanization's tie mark: 'akt︠s︡ionernoe', a bracket opening it).
+    romanization's tie mark: 'akt︠s︡ionernoe', a bracket opening it, Latin letters mixed with Cyrillic or Greek
+    ones in one word: 'Doncho Kolеv Danev').
     """
     if residue := formatting_residue(alias):
         return f"alias with {residue}"
@@ -1114,7 +1115,8 @@ PARAPHRASE_RULES = {
     "around the name or a quoted part of it, '\"Captain\" Lou Albano', words in single quotes before another "
     'word: "Konrad '
     "'Conny' Plank\", a romanization's tie mark, U+035C-U+0362 or U+FE20-U+FE2F: 'akt︠s︡ionernoe', a bracket "
-    "opening the name: '(Ne) Polnoye sobraniye sochineniy'), a "
+    "opening the name: '(Ne) Polnoye sobraniye sochineniy', Latin letters mixed with Cyrillic or Greek ones "
+    "in one word: 'principality of Kodа' with a Cyrillic 'а', 'Λucifer'), a "
     "survey's sky designation ('RAVE J051406.8-400245'), words glued at a full stop ('Dr.mark W tilden', "
     "'Dr.Simpson', an initial or a run of them: 'D.Daly', 'E.W.Zenberger'; an entity's own stylised name "
     "with a dot is kept: 'India.Arie', 'E.ON', 'Fokker D.VIII'), a quote left alone or a bracket closed "
@@ -1135,7 +1137,8 @@ PARAPHRASE_RULES = {
     "marks, any double quote: a name in quotes, '\"El profeta\"', or a quoted part of it, 'Edward Kennedy "
     '"Duke" Ellington\', words in single quotes before another word: "Konrad \'Conny\' Plank", a quote or a '
     "bracket left "
-    "alone: '\"I Am The Actor', a romanization's tie mark: 'I͡Uriĭ', a bracket opening it) or "
+    "alone: '\"I Am The Actor', a romanization's tie mark: 'I͡Uriĭ', a bracket opening it, Latin letters "
+    "mixed with Cyrillic or Greek ones in one word: 'Doncho Kolеv Danev', 'KoЯn') or "
     "all lower case under a proper name of two words or more (every word capitalised or a name particle: a "
     "label such as 'Islamic scholar' is a common noun, and 'uluma' under it is not judged), or its own label "
     "lower-cased ('xiang "

@@ -214,3 +214,57 @@ def test_sixteenth_read_a_name_glued_to_digits_leaks_its_parts(subject, gold, sh
     assert set(name_leak([subject], [gold])) >= shared
     if not shared:
         assert name_leak([subject], [gold]) == frozenset()
+
+
+def _mixes_latin_with_cyrillic_or_greek(name: str) -> bool:
+    """Written apart from names.mixed_script_word: a run of letters holding a Latin letter and a Cyrillic or
+    Greek one, scripts told by the Unicode block of each letter's code point."""
+    import re
+
+    def script(char: str) -> str:
+        point = ord(char)
+        if 0x0370 <= point <= 0x03FF or 0x1F00 <= point <= 0x1FFF:
+            return "greek"
+        if 0x0400 <= point <= 0x052F:
+            return "cyrillic"
+        return (
+            "latin" if char.isascii() or 0x00C0 <= point <= 0x024F or 0x1E00 <= point <= 0x1EFF else "other"
+        )
+
+    return any(
+        "latin" in scripts and scripts & {"greek", "cyrillic"}
+        for scripts in ({script(c) for c in word} for word in re.findall(r"[^\W\d_]+", name))
+    )
+
+
+def test_eighteenth_read_no_label_or_alias_of_the_slice_mixes_latin_with_cyrillic_or_greek():
+    """Over every label and alias of the shared slice (issue 25, the eighteenth read's "principality of Kodа",
+    a Cyrillic "а" in a Latin name): every name with a word mixing Latin letters with Cyrillic or Greek ones is
+    rejected by label_problem (labels) or alias_problem (aliases), for that reason; no name of one script per
+    word is rejected for it ("Київ", "Zürich", "α-synuclein")."""
+    import gzip
+    import json
+
+    from probesmith.builders.families.paraphrases import alias_problem
+
+    from ..conftest import SHARED_DATA
+
+    mixed, rejected_wrongly, kept = [], [], []
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            _, label, aliases = line.rstrip("\n").split("\t")
+            names = [(label, label_problem(label))]
+            names += [(a, alias_problem(a, label)) for a in json.loads(aliases or "[]")]
+            for name, problem in names:
+                says_mixed = bool(problem) and "Cyrillic or Greek" in problem
+                if _mixes_latin_with_cyrillic_or_greek(name):
+                    mixed.append(name)
+                    if not says_mixed:
+                        kept.append(name)
+                elif says_mixed:
+                    rejected_wrongly.append(name)
+    assert "principality of Kodа" in mixed and "Doncho Kolеv Danev" in mixed
+    assert kept == [] and rejected_wrongly == []
+    for name in ("Київ", "Zürich", "α-synuclein", "Curaçao"):
+        assert not (label_problem(name) or "").startswith("label with Latin")
