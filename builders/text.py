@@ -946,6 +946,22 @@ def filled_problem(statement: str, *labels: str) -> str | None:
     return None
 
 
+TITLE_MARK_ENDS_STATEMENT = (
+    "a label ending in '?' or '!' where a template ends its statement with it ('The Dexter series includes "
+    "Remember the Monsters?' reads as a question)"
+)
+
+
+def title_mark_ends_statement(template: str, slot: str, label: str) -> bool:
+    """Whether ``label`` ends in "?" or "!" and ``template`` ends its statement with ``slot``.
+
+    A title such as "Remember the Monsters?" or "Jeopardy!" reads as the statement's own mark there ("The
+    Dexter series includes Remember the Monsters?": a question, the eighteenth read); inside a statement
+    ("Absalom, Absalom! was written by William Faulkner") it is the title's, as print writes it.
+    """
+    return label.rstrip()[-1:] in ("?", "!") and re.search(re.escape(slot) + r"[.\s]*$", template) is not None
+
+
 def possessive_after_qualifier(statement: str, label: str) -> bool:
     """Whether a name with a comma qualifier stands before a possessive in ``statement``.
 

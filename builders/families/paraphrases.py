@@ -87,6 +87,7 @@ from probesmith.builders.sources.wikidata_queries import (
     subjects_in_key_order,
 )
 from probesmith.builders.text import (
+    TITLE_MARK_ENDS_STATEMENT,
     english_lexicon,
     fill_template,
     filled_problem,
@@ -94,6 +95,7 @@ from probesmith.builders.text import (
     names_nested,
     pattern_form,
     template_key,
+    title_mark_ends_statement,
     word_tokens,
 )
 from probesmith.builders.textcheck import apply_fixes
@@ -482,6 +484,9 @@ def alias_problem(alias: str, label: str) -> str | None:
     """
     if residue := formatting_residue(alias):
         return f"alias with {residue}"
+    if alias.rstrip()[-1:] in ("?", "!") and label.rstrip()[-1:] not in ("?", "!"):
+        # a verbalization ends the statements of patterns ending with [X]: "... Monsters?" reads as a question
+        return "ending in '?' or '!' under a label that does not ('Jeopardy!' style titles end statements)"
     if alias_glued_at_full_stop(alias, label):
         return "words or initials glued at a full stop ('J.Pereira', 'Á.Löve', 'S.v.Hoogstraten', 'Fran.co')"
     words = alias.split()
@@ -925,6 +930,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1
+            elif any(title_mark_ends_statement(p["template"], "[X]", labels[s]) for p in banks[relation]):
+                dropped[f"{relation}: subject {TITLE_MARK_ENDS_STATEMENT}"] += 1
+            elif any(title_mark_ends_statement(p["template"], "[Y]", labels[o]) for p in banks[relation]):
+                dropped[f"{relation}: object {TITLE_MARK_ENDS_STATEMENT}"] += 1
             elif o in spec.excluded_objects.get(relation, ()):
                 dropped[f"{relation}: object no pattern can state (excluded_objects)"] += 1
             elif object_classes[o] & set(spec.object_excluded_types.get(relation, ())):
@@ -1138,7 +1147,8 @@ PARAPHRASE_RULES = {
     '"Duke" Ellington\', words in single quotes before another word: "Konrad \'Conny\' Plank", a quote or a '
     "bracket left "
     "alone: '\"I Am The Actor', a romanization's tie mark: 'I͡Uriĭ', a bracket opening it, Latin letters "
-    "mixed with Cyrillic or Greek ones in one word: 'Doncho Kolеv Danev', 'KoЯn') or "
+    "mixed with Cyrillic or Greek ones in one word: 'Doncho Kolеv Danev', 'KoЯn'), ending in '?' or '!' "
+    "under a label that does not (a pattern ending with [X] would end its statement so), or "
     "all lower case under a proper name of two words or more (every word capitalised or a name particle: a "
     "label such as 'Islamic scholar' is a common noun, and 'uluma' under it is not judged), or its own label "
     "lower-cased ('xiang "
@@ -1153,7 +1163,10 @@ PARAPHRASE_RULES = {
     "more (whole words, any script: \"Ba'athist Iraq\" / 'Iraq', 'punk rock' / 'rock') unless the "
     "source's containment relations nest them (then both are golds: `nested_answers`)",
     "verbalizations": "at most K verbalizations per entity, the label first",
-    "patterns_read": "no pattern doubles a word or an article when filled with its first instance",
+    "patterns_read": "no pattern doubles a word or an article when filled with its first instance, and no "
+    "statement of the grid, filled with its answer, ends with a name ending in '?' or '!' (a subject's "
+    "verbalization or an answer: 'The Dexter series includes Remember the Monsters?' reads as a question; "
+    "checked over every instance, pattern and kept verbalization)",
 }
 
 
@@ -1235,6 +1248,16 @@ def paraphrase_validity(
         for p in patterns
         if p["relation_id"] in first
     )
+    by_relation: dict[str, list[str]] = defaultdict(list)
+    for p in patterns:
+        by_relation[p["relation_id"]].append(p["template"])
+    for row in instances:
+        names = [a["alias"] for a in per_entity.get(row["sub_id"], ())] or [row["sub_label"]]
+        violations["patterns_read"] += sum(
+            title_mark_ends_statement(t, "[X]", name) or title_mark_ends_statement(t, "[Y]", row["obj_label"])
+            for t in by_relation[row["relation_id"]]
+            for name in names
+        )
     gold_counts: dict[str, Counter] = defaultdict(Counter)
     for row in instances:
         gold_counts[row["relation_id"]].update(set(row["gold_obj_ids"]))

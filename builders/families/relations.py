@@ -100,6 +100,7 @@ from probesmith.builders.sources.wikidata_queries import (
 )
 from probesmith.builders.sources.wikidata_snapshot import changes_over_time
 from probesmith.builders.text import (
+    TITLE_MARK_ENDS_STATEMENT,
     english_lexicon,
     event_name,
     fill_template,
@@ -110,6 +111,7 @@ from probesmith.builders.text import (
     pattern_form,
     possessive_after_qualifier,
     takes_definite_article,
+    title_mark_ends_statement,
 )
 from probesmith.builders.wikidata_output import wikidata_output
 from probesmith.errors import SpecError
@@ -486,6 +488,12 @@ class RelationPool:
                 ] += 1
             elif self.cardinality in ("N-1", "1-1") and len(objs) > 1:
                 self.dropped[f"{pid}: subject with several objects ({self.cardinality} relation)"] += 1
+            elif any(title_mark_ends_statement(t, "[X]", self.labels[s]) for t in self.templates):
+                self.dropped[f"{pid}: subject {TITLE_MARK_ENDS_STATEMENT}"] += 1
+            elif any(
+                title_mark_ends_statement(t, "[Y]", self.labels[o]) for t in self.templates for o in objs
+            ):
+                self.dropped[f"{pid}: object {TITLE_MARK_ENDS_STATEMENT}"] += 1
             elif any(
                 filled_problem(
                     fill_template(t, self.labels[s], self.labels[o]), self.labels[s], self.labels[o]

@@ -19,6 +19,7 @@ from probesmith.builders.text import (
     names_nested,
     possessive_after_qualifier,
     template_key,
+    title_mark_ends_statement,
 )
 from probesmith.builders.validity import rules_table
 
@@ -66,8 +67,10 @@ RELATION_RULES = {
     "the dead, as the rules family asks people ('Jacques-Louis David was a member of', not 'is'): no 'is', "
     "'are', 'has', 'have' and no present in '-s' after the subject",
     "templates_read": "no template puts a possessive after a subject's comma qualifier ('Juan Prim, 1st "
-    "Marquis of los Castillejos's place of death') nor doubles a word or an article when filled with an "
-    "instance as probesmith "
+    "Marquis of los Castillejos's place of death') nor doubles a word or an article, "
+    "nor ends its statement with a subject or gold whose label ends in '?' or '!' ('The Dexter series "
+    "includes Remember the Monsters?' reads as a question; every answer of a space is some instance's gold) "
+    "when filled with an instance as probesmith "
     "fills it (`fill_template`: the article agreed with the label, a word the label repeats said once; a "
     "BEAR export leaves out the templates a plain [Y] replacement would misread)",
 }
@@ -170,7 +173,10 @@ def relation_validity_report(
             for template in texts[pid]:
                 statement = fill_template(template, row["sub_label"], row["obj_label"])
                 read_wrong = filled_problem(statement, row["sub_label"], row["obj_label"])
-                if read_wrong or possessive_after_qualifier(statement, row["sub_label"]):
+                title_mark = title_mark_ends_statement(
+                    template, "[X]", row["sub_label"]
+                ) or title_mark_ends_statement(template, "[Y]", row["obj_label"])
+                if read_wrong or title_mark or possessive_after_qualifier(statement, row["sub_label"]):
                     violations["templates_read"] += 1
                     examples["templates_read"].append(statement)
         relations[pid] = {

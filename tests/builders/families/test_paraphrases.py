@@ -1292,3 +1292,23 @@ def test_seventeenth_read_a_band_named_the_plural_takes_plural_verbs(which, requ
             bad.append(statement)
     assert checked or which == "small_paraphrases_build"
     assert bad == [], bad[:8]
+
+
+@pytest.mark.parametrize("which", ["small_paraphrases_build", "read_paraphrases_build"])
+def test_eighteenth_read_no_statement_ends_with_a_title_mark_over_every_grid_row(which, request):
+    """Over every grid row of two real builds, filled with its answer (the read build holds P449's shows:
+    "Totally Spies!", "Jeopardy!"): no statement ends with a "?" or "!" of a name ("The Dexter series includes
+    Remember the Monsters?" reads as a question); validity.json's patterns_read counts 0."""
+    result = request.getfixturevalue(which)
+    grid, spaces = table(result, "grid"), table(result, "answer_spaces")
+    answer = {
+        (r, i): label for r, i, label in spaces.select("relation_id", "answer_idx", "obj_label").iter_rows()
+    }
+    statements = [
+        fill_template(statement, "", answer[relation, idx])
+        for relation, idx, statement in grid.select("relation_id", "answer_idx", "statement").iter_rows()
+    ]
+    assert len(statements) > 1000
+    assert [s for s in statements if re.search(r"[?!]\.?\s*$", s)] == []
+    validity = json.loads((result.out / "validity.json").read_text())
+    assert validity["violations"]["patterns_read"] == 0

@@ -962,3 +962,29 @@ def test_seventeenth_read_people_are_stated_in_the_past_over_every_fill(which, r
     assert present == [], present[:8]
     totals = json.loads((request.getfixturevalue(which).out / "validity.json").read_text())["totals"]
     assert totals["people_in_the_past"] == 0
+
+
+@pytest.mark.parametrize("which", ["small_relations_build", "read_relations_build"])
+def test_eighteenth_read_no_statement_ends_with_a_title_mark_over_every_fill(which, request):
+    """Over every instance x template x answer of its space of two real builds (the read build holds P179, the
+    eighteenth read's "The Dexter series includes Remember the Monsters?"): no filled statement ends with a
+    "?" or "!" of a label; validity.json's templates_read counts 0."""
+    result = request.getfixturevalue(which)
+    instances, templates = table(result, "instances"), table(result, "templates")
+    spaces = table(result, "answer_spaces").group_by("relation_id").agg("obj_label")
+    answers = dict(zip(spaces["relation_id"], spaces["obj_label"]))
+    texts = templates.group_by("relation_id").agg("template")
+    by_relation = dict(zip(texts["relation_id"], texts["template"]))
+    filled, bad = 0, []
+    for row in instances.iter_rows(named=True):
+        for template in by_relation[row["relation_id"]]:
+            for answer in answers[row["relation_id"]]:
+                statement = fill_template(template, row["sub_label"], answer)
+                filled += 1
+                if re.search(r"[?!]\.?\s*$", statement):
+                    bad.append(statement)
+    assert filled > 1000 and bad == []
+    validity = json.loads((result.out / "validity.json").read_text())
+    assert validity["relations"] and all(
+        info["rules"]["templates_read"]["violations"] == 0 for info in validity["relations"].values()
+    )
