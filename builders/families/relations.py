@@ -64,7 +64,14 @@ from probesmith.builders.families.relations_validity import (
     relation_validity_markdown,
     relation_validity_report,
 )
-from probesmith.builders.names import generic_tokens, label_problem, name_key, name_leak, spelled_out
+from probesmith.builders.names import (
+    generic_tokens,
+    label_problem,
+    mixed_script_word,
+    name_key,
+    name_leak,
+    spelled_out,
+)
 from probesmith.builders.registry import (
     Converter,
     TableOutput,
@@ -1258,7 +1265,11 @@ def generate_relations(spec: RelationsSpec) -> TableOutput:
         measure, popular = popularity(client, subjects)
         queries = query_log(client)
     for row in instances:
-        row["sub_aliases"] = sorted(lookups.aliases.get(row["sub_id"], []))
+        # Wikidata's aliases as they are, less those that mix Latin letters with Cyrillic or Greek ones in a
+        # word ('Kyїv', 'ΛVICII'): a look-alike letter or a stylisation is no name a reader types
+        row["sub_aliases"] = sorted(
+            a for a in lookups.aliases.get(row["sub_id"], []) if not mixed_script_word(a)
+        )
         row["popularity"] = popular.get(row["sub_id"])
     summary_rows = [
         {

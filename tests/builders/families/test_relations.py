@@ -988,3 +988,18 @@ def test_eighteenth_read_no_statement_ends_with_a_title_mark_over_every_fill(whi
     assert validity["relations"] and all(
         info["rules"]["templates_read"]["violations"] == 0 for info in validity["relations"].values()
     )
+
+
+@pytest.mark.parametrize("which", ["small_relations_build", "read_relations_build"])
+def test_eighteenth_read_no_name_mixes_latin_with_cyrillic_or_greek_over_every_instance(which, request):
+    """Over every instance's subject label and aliases and every answer label of two real builds (the
+    eighteenth read's "principality of Kodа", a Cyrillic "а"; 'Kyїv', 'ΛVICII' among subject aliases): no
+    word mixes Latin letters with Cyrillic or Greek ones (judged apart from names.py, by code point)."""
+    from ..test_names import _mixes_latin_with_cyrillic_or_greek
+
+    result = request.getfixturevalue(which)
+    instances = table(result, "instances")
+    names = list(instances["sub_label"]) + [a for aliases in instances["sub_aliases"] for a in aliases]
+    names += list(table(result, "answer_spaces")["obj_label"])
+    assert len(names) > 500
+    assert [n for n in names if _mixes_latin_with_cyrillic_or_greek(n)] == []
