@@ -487,6 +487,13 @@ def alias_problem(alias: str, label: str) -> str | None:
     if alias.rstrip()[-1:] in ("?", "!") and label.rstrip()[-1:] not in ("?", "!"):
         # a verbalization ends the statements of patterns ending with [X]: "... Monsters?" reads as a question
         return "ending in '?' or '!' under a label that does not ('Jeopardy!' style titles end statements)"
+    if _opens_with_punctuation(alias, label):
+        # a top-level domain ('.re' for Réunion), a file extension ('.dae'), a stylised spelling ('?uestlove',
+        # '/.' for Slashdot) or a note ('&c. Gainsborough'): no name a sentence would use
+        return (
+            "opening with punctuation ('.re', '/.', '?uestlove', '&c. Gainsborough') "
+            "under a label that does not"
+        )
     if alias_glued_at_full_stop(alias, label):
         return "words or initials glued at a full stop ('J.Pereira', 'Á.Löve', 'S.v.Hoogstraten', 'Fran.co')"
     words = alias.split()
@@ -537,6 +544,18 @@ def alias_problem(alias: str, label: str) -> str | None:
     if _name_then_code(words, label):
         return "label words then initials or a code ('Zeilinger A', 'Evanston IL')"
     return None
+
+
+def _opens_with_punctuation(alias: str, label: str) -> bool:
+    """Whether the alias opens with punctuation under a label that does not open with that same mark.
+
+    A letter, a digit or an elision's apostrophe ("'s-Gravenhage", "'Umar") opens a name; '.re' for Réunion
+    does not, while a top-level domain labelled '.aq' keeps its own aliases.
+    """
+    first = alias[:1]
+    if not first or first.isalnum() or first in "'’ʿʻ":
+        return False
+    return label[:1] != first
 
 
 # a website's name: a name, then a generic top-level domain ("Cleveland.com", "SFGate.com", "Wikipedia.org")
@@ -1131,7 +1150,9 @@ PARAPHRASE_RULES = {
     "with a dot is kept: 'India.Arie', 'E.ON', 'Fokker D.VIII'), a quote left alone or a bracket closed "
     "that was not opened or opened and not closed ('pre)Thing', 'Sunn O)))'), "
     "or is a sentence",
-    "alias_usable": "no kept alias is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
+    "alias_usable": "no kept alias opens with punctuation other than an elision's apostrophe under a label "
+    "that does not ('.re' for Réunion, '/.' for Slashdot, '?uestlove', '&c. Gainsborough'; 's-Gravenhage is "
+    "kept), nor is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
     "description ('and others', 'formerly'), initials or abbreviations only ('J. C.', 'U.S.S.R', "
     "'R.E.Fr.', a catalogue's 'Donn.Sm.'), words or initials glued at a full stop (a letter, a full stop "

@@ -100,6 +100,9 @@ DESCRIPTION = "description, not a name ('and others', 'formerly', 'etc.')"
 LOWER_CASED = "lower-cased form of a proper name ('j. diez' for Julius Diez)"
 COLON_CODE = "colon-joined code or namespaced title ('ISO 639:be', 'Category:...', 'S:t Michel')"
 LETTER_DIGIT = "letter-digit code ('34Se', '20e', 'ff14', 'R22eR')"
+PUNCT_OPENING = (
+    "opening with punctuation ('.re', '/.', '?uestlove', '&c. Gainsborough') under a label that does not"
+)
 GLUED = "words or initials glued at a full stop ('J.Pereira', 'Á.Löve', 'S.v.Hoogstraten', 'Fran.co')"
 LOWER_PROPER = "all lower case under a capitalised label ('xiang gang' for Hong Kong)"
 STANDARD = "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
@@ -185,6 +188,13 @@ STANDARD = "standard identifier (capitals then a number: 'ISO 639', 'RFC 2616')"
         ("Sunderland A.F.C.", "Sunderland A.F.C", None),
         ("Salon.com", "Salon", "website name ('Cleveland.com' for The Plain Dealer, 'Filmcritic.com' for AMC)"),
         ("E.ON SE", "E.ON", None),
+        # nineteenth read: an alias opening with punctuation (a top-level domain, a file extension, a note)
+        (".re", "Réunion", PUNCT_OPENING),
+        ("/.", "Slashdot", PUNCT_OPENING),
+        ("?uestlove", "Questlove", PUNCT_OPENING),
+        ("&c. Gainsborough", "Thomas Gainsborough", PUNCT_OPENING),
+        ("'s-Gravenhage", "The Hague", None),  # an elision's apostrophe opens a name
+        (".aq domain", ".aq", None),  # the label opens so too
     ],
 )  # fmt: skip
 def test_unusable_aliases_are_named(alias, label, reason):
@@ -397,6 +407,23 @@ def test_no_kept_alias_is_a_code_by_its_form(small_paraphrases_build):
         or re.fullmatch(r"\d+[A-Za-z]{1,2}", alias)
     ]
     assert aliases.height and codes == []
+
+
+def test_no_kept_alias_opens_with_punctuation(small_paraphrases_build):
+    """Over every kept alias of the small build, written apart from ``alias_problem``: none opens with a
+    character that is not a letter, a digit or an apostrophe unless its label opens with the same one
+    ('.re' for Réunion is no name)."""
+    aliases = table(small_paraphrases_build, "aliases")
+    labels = {
+        r["entity_id"]: r["alias"] for r in aliases.filter(pl.col("source") == "label").iter_rows(named=True)
+    }
+    kept = aliases.filter(pl.col("source") == "alias")
+    opening = [
+        (row["alias"], labels[row["entity_id"]])
+        for row in kept.iter_rows(named=True)
+        if re.match(r"[^\w'’ʿʻ]", row["alias"]) and labels[row["entity_id"]][:1] != row["alias"][:1]
+    ]
+    assert kept.height and opening == []
 
 
 def test_no_kept_alias_is_surname_and_initials_or_place_and_code(small_paraphrases_build):
