@@ -972,10 +972,12 @@ def possessive_after_qualifier(statement: str, label: str) -> bool:
 
 
 # a slot (with a possessive noun phrase: "[Y]'s capital city") then a comma, a lower-case opening
-# ("playing as a [Y], [X].", "the [Y] debut of [X].") or a coordinated noun phrase ("[Y] and its
-# product [X]."): no main clause follows
+# ("playing as a [Y], [X].", "the [Y] debut of [X]."), a coordinated noun phrase ("[Y] and its
+# product [X].") or a slot's compound adjective before the other slot ("The [Y]-owned [X].", a noun phrase
+# with no verb): no main clause follows
 _FRAGMENT = re.compile(
     r"\[[XY]\](?:'s(?: [a-z]+)+)?, .*|[a-z].*|\[[XY]\] and (?:its|their) [a-z ]+\[[XY]\]\."
+    r"|The \[[XY]\]-[a-z]+ \[[XY]\]\."
 )
 
 
@@ -983,7 +985,7 @@ def pattern_form(template: str) -> str:
     """Whether a pattern is a "sentence" or a "fragment" (a noun phrase or appositive to complete).
 
     ParaRel writes some patterns as appositives or noun phrases ("[X], located in [Y].", "[Y]'s
-    capital, [X].", "the [Y] debut of [X]."): read as a cloze, not as a statement. A pattern that
-    opens with an adverbial ("In [X], the official language is [Y].") is a sentence.
+    capital, [X].", "the [Y] debut of [X].", "The [Y]-owned [X]."): read as a cloze, not as a statement.
+    A pattern that opens with an adverbial ("In [X], the official language is [Y].") is a sentence.
     """
     return "fragment" if _FRAGMENT.fullmatch(template) else "sentence"

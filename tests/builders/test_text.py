@@ -331,6 +331,8 @@ def test_a_band_is_plural_by_its_last_words_number_not_its_s(band, plural):
         ("the [Y] debut of [X].", "fragment"),
         ("playing as a [Y], [X].", "fragment"),
         ("[Y] and its product [X].", "fragment"),
+        ("The [Y]-owned [X].", "fragment"),  # nineteenth read: a noun phrase, no verb
+        ("[X] is a [Y]-language work.", "sentence"),
     ],
 )
 def test_pattern_form_tells_a_fragment_from_a_sentence(template, form):
