@@ -557,8 +557,14 @@ def lower_case_people(client: SparqlClient, labels: dict[str, str]) -> set[str]:
 # a [Y]"): a subject the slice types, with no class human, is a style, a prize or an institute ("Rococo",
 # "Turing Award", "octane": 10 of the 400 P101 instances of the v8 build); a subject with no class at all is
 # kept (in the v8 build 49 P101 and 72 P106 subjects, nearly all people: "Xunzi", "Anacharsis")
-PERSON_RELATIONS = frozenset({"P101", "P106"})
-NOT_A_PERSON = "subject typed (P31), no class human: a career template misreads it ('Rococo has worked in')"
+# relations whose templates speak of a person in the past: a subject typed otherwise is dropped ("Rococo
+# worked in"; the nineteenth read: "Nepal was a member of the Asian Development Bank", a state's membership
+# today, 134 of 400 P463 subjects of the seed-2109 default build)
+PERSON_RELATIONS = frozenset({"P101", "P106", "P463"})
+NOT_A_PERSON = (
+    "subject typed (P31), no class human: a person's template misreads it ('Rococo worked in', 'Nepal was a "
+    "member of')"
+)
 
 
 def typed_not_people(client: SparqlClient, subjects: list[str]) -> set[str]:
@@ -678,15 +684,34 @@ EVENT_CLASSES = frozenset(
     "Q625298 Q6934728 Q687554 Q273469 Q1141381 Q581634 Q1349088 Q428792 Q725169 Q911134 Q799469 "
     "Q2066031".split()
 )
+# classes of a polity of the past (the nineteenth read: "The Marinid Dynasty is located in Africa"): a dynasty
+# is not located anywhere today, as an event is not; a city classed so as well (Florence, Naples, Aden, once
+# states) is a place still and keeps its present tense
+PAST_POLITY_CLASSES = frozenset(
+    {
+        "Q3024240",  # historical country (Swedish Empire, Seleucid Empire)
+        "Q164950",  # dynasty (Marinid Dynasty)
+        "Q12857432",  # Chinese dynasty (Han dynasty)
+        "Q50068795",  # historical Chinese state
+        "Q20203507",  # viceroyalty of the Spanish Empire (Viceroyalty of New Spain)
+    }
+)
+PLACE_STILL_CLASSES = frozenset({"Q515", "Q1549591", "Q486972"})  # city, big city, human settlement
 PAST_EVENT = (
-    "an event (by its class or its name: 'Battle of Voltri', '2005 ... Championships') asked in a relation "
-    "whose templates state a place in the present ('is located in')"
+    "an event (by its class or its name: 'Battle of Voltri', '2005 ... Championships') or a polity of the "
+    "past (a dynasty, a historical country: 'Marinid Dynasty', 'Seleucid Empire'; not a city so classed too) "
+    "asked in a relation whose templates state a place in the present ('is located in')"
 )
 
 
 def past_event(label: str, classes: set[str]) -> bool:
-    """Whether an entity is a past event: a class of ``EVENT_CLASSES`` or a name ``event_name`` reads so."""
-    return bool(classes & EVENT_CLASSES) or event_name(label)
+    """Whether an entity is a past event or polity, asked of no present-tense place relation.
+
+    A class of ``EVENT_CLASSES``, a name ``event_name`` reads so, or a class of ``PAST_POLITY_CLASSES``
+    with no class of a place that stands today (``PLACE_STILL_CLASSES``: Florence, once a republic).
+    """
+    past_polity = bool(classes & PAST_POLITY_CLASSES) and not classes & PLACE_STILL_CLASSES
+    return bool(classes & EVENT_CLASSES) or event_name(label) or past_polity
 
 
 def past_events(client: SparqlClient, labels: dict[str, str]) -> set[str]:

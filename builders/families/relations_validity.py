@@ -65,7 +65,9 @@ RELATION_RULES = {
     "constant_answer": "no single answer is gold for more than 1/A + margin of a relation's instances",
     "templates": "every relation has at least 3 distinct templates",
     "people_in_the_past": "every template of a relation whose subjects are people (P26, P27, P39, P69, P101, "
-    "P103, P106, P108, P413, P463, P1303, P1412) states the fact in the simple past, true of the living and "
+    "P103, P106, P108, P413, P463, P1303, P1412; of P101, P106 and P463 a subject with a class in the slice, "
+    "none of them human, is dropped: 'Nepal was a member of'; the others' subjects are not checked to be "
+    "people) states the fact in the simple past, true of the living and "
     "the dead, as the rules family asks people ('Jacques-Louis David was a member of', not 'is'): no 'is', "
     "'are', 'has', 'have' and no present in '-s' after the subject",
     "templates_read": "no template puts a possessive after a subject's comma qualifier ('Juan Prim, 1st "

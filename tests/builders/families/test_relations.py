@@ -1003,3 +1003,41 @@ def test_eighteenth_read_no_name_mixes_latin_with_cyrillic_or_greek_over_every_i
     names += list(table(result, "answer_spaces")["obj_label"])
     assert len(names) > 500
     assert [n for n in names if _mixes_latin_with_cyrillic_or_greek(n)] == []
+
+
+# polities of the past (historical country, dynasty, Chinese dynasty), written here apart from
+# relations.PAST_POLITY_CLASSES; a city once a state (city, big city) is a place still
+PAST_POLITIES = {"Q3024240", "Q164950", "Q12857432"}
+CITIES = {"Q515", "Q1549591"}
+HUMAN_CLASS = "Q5"
+
+
+def test_nineteenth_read_past_polities_states_as_members_and_wordings_over_every_fill(
+    read_relations_build, slice_facts
+):
+    """Over every instance x template x answer of the read build (the nineteenth read): no P30 or P131
+    subject is a polity of the past ("The Marinid Dynasty is located in Africa"); every P463 subject with
+    a class in the slice is human ("Nepal was a member of the Asian Development Bank"); no statement says
+    "appeared in print" (P291: albums and TV series) or "is present in" (P1441)."""
+    classes = slice_facts["P31"]
+    instances = table(read_relations_build, "instances")
+    places = instances.filter(pl.col("relation_id").is_in(["P30", "P131"]))
+    members = instances.filter(pl.col("relation_id") == "P463")
+    assert places.filter(pl.col("relation_id") == "P30").height and members.height
+    past = [
+        label
+        for e, label in zip(places["sub_id"], places["sub_label"])
+        if classes.get(e, set()) & PAST_POLITIES and not classes.get(e, set()) & CITIES
+    ]
+    assert past == []
+    assert [
+        label
+        for e, label in zip(members["sub_id"], members["sub_label"])
+        if classes.get(e) and HUMAN_CLASS not in classes[e]
+    ] == []
+    wordings = [
+        text
+        for _, _, text in every_fill(read_relations_build)
+        if re.search(r"appeared in print|is present in", text)
+    ]
+    assert wordings == []
