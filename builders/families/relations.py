@@ -35,8 +35,12 @@ Per relation of the catalog (``probes/catalogs/wikidata_relations.yaml``):
 4. instances sampled so that every answer is the gold of exactly ``k`` instances, subjects unique
    within the relation, subjects with fewer golds inside the space first, then by the sample key.
    ``gold_obj_ids`` holds every object of the subject plus the answers of the space that
-   contain one of them (Dortmund -> Germany) or bear one of their names (label or alias: "Writer",
-   alias "author", for a gold "author"); any of them counts as correct;
+   contain one of them (Dortmund -> Germany), are labelled with one of their names (label or alias:
+   "Writer" for a gold "author", alias "writer") or, for occupations, are a direct class of one
+   (``superclass_golds``: "Writer" for a poet); any of them counts as correct. A subject one of
+   whose golds (in the space or not) shares any name, label or alias, with an answer of the space
+   that is no gold of it is not asked ("Russian Empire", alias "Russia", for a citizen of Russia;
+   "screenwriter", alias "writer", for a Writer);
 5. subject aliases (``skos:altLabel``) and popularity (sitelinks where the source has them, else
    the subject's degree in the source: the card says which).
 
@@ -1081,8 +1085,8 @@ def _sample_instances(
             break
         for o in short:
             pool.more(o)
-    if unknown:
-        dropped[f"{pool.pid}: subject's gold contains another answer whose truth is unknown"] += unknown
+    for reason, n in unknown.items():
+        dropped[f"{pool.pid}: {reason}"] += n
     if any(not chosen.get(o) for o in space):
         return RelationSet([], [], "", starved=[o for o in space if not chosen.get(o)])
     k = min(len(subjects) for subjects in chosen.values())
@@ -1112,10 +1116,17 @@ def _sample_instances(
     return RelationSet(instances, answers, "", multi_gold=multi)
 
 
+NESTED_UNKNOWN = "subject's gold contains another answer whose truth is unknown"
+NAMED_LIKE_A_GOLD = (
+    "subject's gold shares a name (label or alias) with an answer of the space that is no gold of it"
+)
+
+
 def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: int, popularity_of):
     """One assignment of the fetched subjects to the space.
 
-    (chosen, golds in space, unknown count, supply): ``supply`` is each answer's eligible subjects.
+    (chosen, golds in space, subjects not asked by reason, supply): ``supply`` is each answer's eligible
+    subjects.
     """
     in_space = set(space)
     containers = pool.containers
@@ -1130,14 +1141,25 @@ def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: i
         for o in objs | golds_in_space[s]:
             golds_in_space[s] |= namesakes(o) | (pool.superclasses.get(o, set()) & in_space)
     eligible = dict(pool.golds)
-    unknown = 0
+    unknown: Counter = Counter()
     if spec.nested_answers == "gold":
         # a subject whose gold contains another answer of the space, with no word on that one, might
         # or might not be a true instance of it: it is not asked
         for s, objs in pool.golds.items():
             if any(o in containers.get(a, ()) and a not in golds_in_space[s] for o in objs for a in space):
                 del eligible[s]
-                unknown += 1
+                unknown[NESTED_UNKNOWN] += 1
+    # a subject one of whose golds (in the space or not) shares a name (label or alias) with an answer of
+    # the space that is no gold of it is not asked: that answer is right by its name and wrong by its
+    # entity ("Russian Empire", alias "Russia", for a citizen of Russia and the Soviet Union; "screenwriter",
+    # alias "writer", for a Writer)
+    answer_keys = {a: {name_key(n) for n in pool.names(a)} - {""} for a in space}
+    for s in list(eligible):
+        golds = pool.golds[s] | golds_in_space[s]
+        keys = {name_key(n) for g in golds if g in pool.labels for n in pool.names(g)} - {""}
+        if any(answer_keys[a] & keys for a in space if a not in golds):
+            del eligible[s]
+            unknown[NAMED_LIKE_A_GOLD] += 1
     candidates = defaultdict(list)
     for s, objs in eligible.items():
         for o in objs & in_space:

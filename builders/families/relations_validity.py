@@ -48,8 +48,8 @@ RELATION_RULES = {
     "side: 'Venediger Group' / 'Großvenediger') with the label or an alias of a gold of its answer "
     "space, case, diacritics and 'ß'/'ss' folded; function words and the relation's generic "
     "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
-    "equal_answers": "no answer of a space whose label is a name (label or alias, case and diacritics "
-    "aside) of one of the instance's golds is left out of its golds",
+    "equal_answers": "no answer of a space that shares a name (label or alias, case, diacritics, spaces "
+    "and punctuation aside) with one of the instance's golds, in the space or not, is left out of its golds",
     "distinct_answers": "no two answers of a space share a name (label or alias) or nest one label in "
     "the other",
     "nested_answers": "every answer of the space that contains a gold of the instance by the source's "
@@ -148,7 +148,7 @@ def relation_validity_report(
                 violations["nested_answers"] += 1
                 examples["nested_answers"].append([row["sub_label"], row["obj_label"]])
             gold_keys = {name_key(n) for g in golds for n in names[g]} - {""}
-            unmarked = [a for a in ids if a not in row["gold_obj_ids"] and name_key(names[a][0]) in gold_keys]
+            unmarked = [a for a in ids if a not in row["gold_obj_ids"] and answer_keys[a] & gold_keys]
             if unmarked:
                 violations["equal_answers"] += 1
                 examples["equal_answers"].append([row["sub_label"], row["obj_label"], names[unmarked[0]][0]])
@@ -234,8 +234,12 @@ def relation_validity_markdown(report: dict[str, Any], popularity_note: str) -> 
         f"(`answers_placed`); not checked: two answers of one space nested in the world but not in the "
         f"source elsewhere, as P4552's Catskill Mountains in the Appalachian Mountains or P171's Lamiaceae "
         f"in Lamiales), "
-        f"bear one of their names (label or alias) "
-        f"or, for occupations, are a direct class of one (Writer for a poet). "
+        f"are labelled with one of their names (label or alias: Writer for a gold whose alias is 'writer') "
+        f"or, for occupations, are a direct class of one (Writer for a poet). A subject one of whose "
+        f"golds, in the space or not, shares any name (label or alias, as the source gives them) with an "
+        f"answer of the space that is no gold of it is not asked (Russian Empire, alias 'Russia', is no "
+        f"answer for a citizen of Russia; `equal_answers`), and no two answers of a space share a name "
+        f"(the less supported one leaves; `distinct_answers`). "
         f"{report['multi_gold_instances']:,} "
         "instances have more than one gold inside their answer space; any of them counts as correct.",
         "",

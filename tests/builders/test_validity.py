@@ -148,10 +148,13 @@ def test_relation_rules_find_a_planted_name_leak_and_an_answer_named_like_a_gold
     )
     rules = report["relations"]["P27"]["rules"]
     assert rules["no_leak"]["violations"] == 1 and rules["no_leak"]["examples"][0][2] == ["li"]
-    # Dostoyevsky: the answer labelled "Russia" bears a name (alias) of his gold Russian Empire, and is
-    # left out; Petrov: "Russian Empire" only has his gold's label as an alias: shown by its label, it
-    # names another state, so it is no gold of his (and is not counted)
-    assert rules["equal_answers"]["violations"] == 1
-    assert rules["equal_answers"]["examples"][0][:2] == ["Fyodor Dostoyevsky", "Russian Empire"]
+    # Petrov: "Russian Empire" bears his gold's label as an alias and is left out of his golds; Dostoyevsky:
+    # the answer labelled "Russia" bears a name (alias) of his gold Russian Empire, and is left out. Any
+    # name of either side counts, not the answer's label alone
+    assert rules["equal_answers"]["violations"] == 2
+    assert [e[:2] for e in rules["equal_answers"]["examples"]] == [
+        ["Ivan Petrov", "Russia"],
+        ["Fyodor Dostoyevsky", "Russian Empire"],
+    ]
     assert rules["distinct_answers"]["violations"] == 1  # Russia / Russian Empire share "Russia"
     assert report["relations"]["P27"]["generic_tokens"] == ["republic"]
