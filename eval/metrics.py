@@ -1,15 +1,14 @@
-"""The literature's metrics over per-item score tables: pure functions, checkable by hand.
+"""The shared metrics over per-item score tables: pure functions, checkable by hand.
 
 * multiple choice (WordNetQA, DictionaryQA): instance accuracy (raw, and length-normalised by
   tokens and by characters, as lm-evaluation-harness's acc / acc_norm), strict cluster accuracy
   (a cluster counts only if every item of it is right: WordNetQA's perturbation clusters),
   and accuracy by hops x distractor type (the gold must beat every distractor of that type);
-* relation sets (BEAR): P@1 within the answer space, micro and macro, per relation, domain and
-  cardinality, per template and averaged over templates;
-* paraphrase grids (ParaRel; Cao et al. 2022): consistency over pattern pairs by edge type,
-  consistent-accuracy, accuracy per pattern, verbalization stability, per-relation spread over
-  prompts, backdoor-adjusted accuracy, and rank consistency of several models;
-* knowledge sets (DepEdit): Est.S, Est.I, Upd.S, Cons.NS, Cons.U, Upd.I, Cons.NI.
+* Wilson intervals and chance levels that every family's metrics use.
+
+A table family's own metrics sit with its evaluation runner (``eval/families/<family>.py``): P@1
+within the answer space for relation sets (BEAR), consistency over pattern pairs for paraphrase
+grids (ParaRel; Cao et al. 2022), Est.S ... Cons.NI for knowledge sets (DepEdit).
 """
 
 from __future__ import annotations
@@ -112,12 +111,3 @@ def hop_distractor_accuracy(items: pl.DataFrame) -> pl.DataFrame:
             "accuracy": pl.Float64,
         },
     )
-
-
-# ---------------------------------------------------------------- relation sets
-
-
-# ---------------------------------------------------------------- paraphrase grids
-
-
-# ---------------------------------------------------------------- knowledge sets
