@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from probesmith.builders.text import GENERIC_STEMS, STEM_LENGTH, content_stems, english_lexicon
@@ -187,6 +187,26 @@ def name_key(text: str) -> str:
     Case, diacritics, punctuation and spaces aside: "Russia" / "russia", "M-Net" / "Mnet".
     """
     return "".join(re.findall(r"[^\W_]+", fold(text)))
+
+
+def name_keys(names: Iterable[str]) -> frozenset[str]:
+    """The ``name_key`` of every name of an entity (label and aliases); an emoji or a flag names nothing."""
+    return frozenset(name_key(n) for n in names) - {""}
+
+
+def named_like_a_gold(
+    golds: Iterable[str], space: Iterable[str], keys_of: Callable[[str], frozenset[str]]
+) -> list[str]:
+    """The answers of ``space`` that are no gold yet share a name (``keys_of``: label or alias) with a gold.
+
+    Such an answer is right by its name and wrong by its entity ("Russian Empire", alias "Russia",
+    for a citizen of Russia; "Seychelles", alias "SC", beside a gold Scotland, alias "SC"): a subject
+    with one is not asked, and the ``equal_answers`` rule of every Wikidata family counts it. Every
+    gold counts, in the space or not; ``keys_of`` gives an entity's name keys (``name_keys``).
+    """
+    golds = set(golds)
+    gold_keys = frozenset().union(*(keys_of(g) for g in golds))
+    return [a for a in space if a not in golds and keys_of(a) & gold_keys]
 
 
 def label_problem(label: str) -> str | None:

@@ -43,6 +43,7 @@ from probesmith.builders.families.relations import (
     COUNTRY_CLASSES,
     GEOGRAPHIC_CONTAINMENT,
     LOWER_CASE_PERSON,
+    NAMED_LIKE_A_GOLD,
     PAST_EVENT,
     PLACE_RELATIONS,
     PLURAL_TEAM,
@@ -64,7 +65,9 @@ from probesmith.builders.names import (
     generic_tokens,
     label_problem,
     name_key,
+    name_keys,
     name_leak,
+    named_like_a_gold,
 )
 from probesmith.builders.registry import TableOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -692,38 +695,10 @@ def _name_then_code(words: list[str], label: str) -> bool:
     )
 
 
-def answers_named_alike(
-    space: list[str], labels: dict[str, str], aliases: dict[str, list[str]]
-) -> dict[str, list[str]]:
-    """Per answer, the answers of the space *labelled* with one of its names (label or alias), itself too.
-
-    A reader sees an answer by its label: beside an object "author" (alias "writer"), the answer
-    "Writer" is right too, so both are golds of the instance (``names.name_key``: case, diacritics
-    and punctuation aside), and so on from each gold found. The other way round is no gold:
-    "Russian Empire" (alias "Russia") is not right for a citizen of Russia, its label names
-    another entity.
-    """
-    by_label: dict[str, list[str]] = defaultdict(list)
-    for a in space:
-        if name_key(labels[a]):
-            by_label[name_key(labels[a])].append(a)
-
-    def labelled_by_names_of(entity: str) -> set[str]:
-        keys = {name_key(n) for n in (labels[entity], *aliases.get(entity, ()))} - {""}
-        return set().union(*(by_label.get(k, ()) for k in keys))
-
-    alike: dict[str, list[str]] = {}
-    for o in space:
-        golds, frontier = {o}, [o]
-        # a gold's namesake is a gold: "goalkeeper" -> "goalkeeper" (alias goaltender) -> "goaltender"
-        while frontier:
-            found = labelled_by_names_of(frontier.pop()) - golds
-            golds |= found
-            frontier += sorted(found)
-        alike[o] = sorted(golds)
-    return alike
-
-
+NAMED_LIKE_AN_ANSWER = (
+    "object shares a name (label or alias, the source's full lists) with a better supported answer "
+    "(distinct_answers)"
+)
 NESTED_NAME = (
     "answer name contains or is contained in a better supported answer's, not nested by the source "
     "(\"Ba'athist Iraq\" beside 'Iraq', 'punk rock' beside 'rock')"
@@ -759,21 +734,19 @@ def grid_statement(template: str, verbalization: str, group: bool) -> str:
     return statement
 
 
-def golds_with_containers(
-    golds: list[str], containers: dict[str, set[str]], space: set[str], namesakes: dict[str, list[str]]
-) -> list[str]:
-    """The golds and the answers of the space that contain one of them (and their namesakes), sorted.
+def golds_with_containers(golds: list[str], containers: dict[str, set[str]], space: set[str]) -> list[str]:
+    """The golds and the answers of the space that contain one of them, sorted.
 
     "Christianity" beside a gold "Catholicism", "Universal Music Group" beside "Interscope Records":
-    the containing answer is true too (``containment``, followed transitively).
+    the containing answer is true too (``containment``, followed transitively). No answer of the space
+    shares a name with another (``distinct_answers``), so none is a gold by its name alone.
     """
     found, frontier = set(golds), list(golds)
-    while frontier:  # a container's namesake may have containers of its own
+    while frontier:
         for container in containers.get(frontier.pop(), ()):
             if container in space and container not in found:
-                added = set(namesakes.get(container, [container])) - found
-                found |= added | {container}
-                frontier += sorted(added | {container})
+                found.add(container)
+                frontier.append(container)
     return sorted(found)
 
 
@@ -971,31 +944,41 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {UNPLACED}"] += 1
             else:
                 usable.append((s, o))
-        # two answers labelled alike ("Norfolk" the county and the city) are one to a reader: the one
-        # with more instances stays (then the smaller id), the other's instances go
-        by_label: dict[str, Counter] = defaultdict(Counter)
-        for _, o in usable:
-            by_label[name_key(labels[o]) or o][o] += 1
-        shown = {sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for c in by_label.values()}
-        if len(shown) < sum(len(c) for c in by_label.values()):
-            dropped[f"{relation}: object labelled like a better supported answer (distinct_answers)"] += sum(
-                1 for _, o in usable if o not in shown
-            )
-        # an answer whose name's words are a proper part of another's ("Iraq" / "Ba'athist Iraq", "rock" /
-        # "punk rock") is a second true answer no fact marks, unless the source nests them (then both are
-        # golds): the better supported one stays, the other's instances go (the relations family's rule)
-        support = Counter(o for _, o in usable if o in shown)
+        # two answers that share a name, label or alias ("Norfolk" the county and the city; Scotland and
+        # Seychelles, both "SC"), are one to a reader: a model that names either is right and wrong at once.
+        # The one with more instances stays (then the smaller id), the other's instances go (the relations
+        # family's rule). An answer whose name's words are a proper part of another's ("Iraq" / "Ba'athist
+        # Iraq", "rock" / "punk rock") is a second true answer no fact marks, unless the source nests them
+        # (then both are golds): it goes too
+        support = Counter(o for _, o in usable)
         kept_answers: list[str] = []
+        kept_keys: set[str] = set()
         for o in sorted(support, key=lambda a: (-support[a], a)):
-            if any(
+            keys = name_keys([labels[o], *raw_aliases[o]])
+            if keys & kept_keys:
+                dropped[f"{relation}: {NAMED_LIKE_AN_ANSWER}"] += support[o]
+            elif any(
                 names_nested(labels[o], labels[a]) and not source_nests(o, a, containers)
                 for a in kept_answers
             ):
                 dropped[f"{relation}: {NESTED_NAME}"] += support[o]
             else:
                 kept_answers.append(o)
+                kept_keys |= keys
+        # a subject one of whose golds shares a name with an answer of the space that is no gold of it is
+        # not asked (the relations family's rule, ``named_like_a_gold``); with the answers' names distinct it
+        # finds none, and it stays so that no change of the golds can bring one back
         shown = set(kept_answers)
-        per_relation[relation] = pairs = [(s, o) for s, o in usable if o in shown]
+        usable = [(s, o) for s, o in usable if o in shown]
+        answer_keys = functools.cache(lambda e: name_keys([labels[e], *raw_aliases[e]]))
+        named_like = {
+            (s, o)
+            for s, o in usable
+            if named_like_a_gold(golds_with_containers([o], containers, shown), shown, answer_keys)
+        }
+        if named_like:
+            dropped[f"{relation}: {NAMED_LIKE_A_GOLD}"] += len(named_like)
+        per_relation[relation] = pairs = [pair for pair in usable if pair not in named_like]
         unplaced[relation] = sorted(
             {o for _, o in pairs if of_places and o not in countries and o not in placed}
         )
@@ -1011,7 +994,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 for s, o in pairs
                 if not any(
                     name_leak([labels[s], *raw_aliases[s]], [labels[g], *raw_aliases[g]], generic[relation])
-                    for g in golds_with_containers([o], containers, candidates, {})
+                    for g in golds_with_containers([o], containers, candidates)
                 )
             ]
             if len(kept_pairs) < len(pairs):
@@ -1029,7 +1012,6 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         names = Counter(re.sub(r"\W+", "", n.lower()) for o in space for n in {labels[o], *raw_aliases[o]})
         ambiguous = {n for n, count in names.items() if count > 1}
         answer_idx = {o: i for i, o in enumerate(space)}
-        namesakes = answers_named_alike(space, labels, raw_aliases)
         in_space = set(space)
         answers += [
             {"relation_id": relation, "answer_idx": i, "obj_id": o, "obj_label": labels[o]}
@@ -1057,7 +1039,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                     "obj_id": o,
                     "obj_label": labels[o],
                     "answer_idx": answer_idx[o],
-                    "gold_obj_ids": golds_with_containers(namesakes[o], containers, in_space, namesakes),
+                    "gold_obj_ids": golds_with_containers([o], containers, in_space),
                     "popularity": degree.get(s),
                 }
             )
@@ -1128,8 +1110,9 @@ PARAPHRASE_RULES = {
     "the answers that contain it, `gold_obj_ids`: label or any alias), case, diacritics and 'ß'/'ss' "
     "folded (a subject equal to its object included); function words and the relation's generic tokens "
     "(in 10%+, and 5+, of its objects' names, `generic_tokens`) aside",
-    "equal_answers": "every answer of the space whose label is a name (label or alias, case and "
-    "diacritics aside) of one of an instance's golds is one of its golds",
+    "equal_answers": "no answer of a space that shares a name (label or alias, the source's full lists; "
+    "case, diacritics, spaces and punctuation aside) with one of an instance's golds is left out of its "
+    "golds",
     "nested_answers": "every answer of the space that contains a gold through the spec's `containment` "
     "relations (P361, P131, P279, ..., transitively, as the source says: Christianity for Catholicism) is "
     "one of its golds",
@@ -1179,8 +1162,9 @@ PARAPHRASE_RULES = {
     "Balkans: 1,315 kept aliases of the v11 build are one letter from their label, nearly all "
     "transliterations or older spellings, 'Lisboa', 'Berne', 'Kharkov', that no rule tells from a typo) are "
     "not checked",
-    "distinct_answers": "no two answers of a relation's space have the same label (case, diacritics, "
-    "punctuation and spaces aside: 'M-Net' / 'Mnet'), nor names one of which has the other's words and "
+    "distinct_answers": "no two answers of a relation's space share a name (label or alias, the source's "
+    "full lists; case, diacritics, punctuation and spaces aside: 'M-Net' / 'Mnet', Scotland and Seychelles "
+    "both 'SC'), nor have labels one of which has the other's words and "
     "more (whole words, any script: \"Ba'athist Iraq\" / 'Iraq', 'punk rock' / 'rock') unless the "
     "source's containment relations nest them (then both are golds: `nested_answers`)",
     "verbalizations": "at most K verbalizations per entity, the label first",
@@ -1215,20 +1199,13 @@ def paraphrase_validity(
     spaces: dict[str, set[str]] = defaultdict(set)
     for row in instances:
         spaces[row["relation_id"]].add(row["obj_id"])
-    keys = {
-        o: {name_key(n) for n in (labels[o], *raw_aliases.get(o, ()))} - {""}
-        for space in spaces.values()
-        for o in space
-    }
-    by_key: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for relation, space in spaces.items():
-        for o in space:
-            by_key[relation, name_key(labels[o])].add(o)
+
+    @functools.cache
+    def keys_of(entity: str) -> frozenset[str]:
+        return name_keys([labels[entity], *raw_aliases.get(entity, ())]) if entity in labels else frozenset()
+
     for row in instances:
-        alike = set().union(
-            *(by_key[row["relation_id"], key] for g in row["gold_obj_ids"] for key in keys.get(g, ()))
-        )
-        if not alike <= set(row["gold_obj_ids"]):
+        if named_like_a_gold(row["gold_obj_ids"], spaces[row["relation_id"]], keys_of):
             violations["equal_answers"] += 1
         containing = set().union(*(containers.get(g, set()) for g in row["gold_obj_ids"]))
         if containing & spaces[row["relation_id"]] - set(row["gold_obj_ids"]):
@@ -1251,10 +1228,9 @@ def paraphrase_validity(
         if alias["source"] == "label" and label_problem(alias["alias"]):
             violations["labels_usable"] += 1
     for space in spaces.values():
-        shown = Counter(name_key(labels[o]) or o for o in space)
-        violations["distinct_answers"] += sum(n - 1 for n in shown.values())
         violations["distinct_answers"] += sum(
-            names_nested(labels[a], labels[b]) and not source_nests(a, b, containers)
+            bool(keys_of(a) & keys_of(b))
+            or (names_nested(labels[a], labels[b]) and not source_nests(a, b, containers))
             for a, b in itertools.combinations(sorted(space), 2)
         )
     violations["verbalizations"] = sum(

@@ -51,6 +51,7 @@ BEAR's 60 relations), and an export to BEAR's layout that ``lm_pub_quiz.Dataset.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -73,7 +74,9 @@ from probesmith.builders.names import (
     label_problem,
     mixed_script_word,
     name_key,
+    name_keys,
     name_leak,
+    named_like_a_gold,
     spelled_out,
 )
 from probesmith.builders.registry import (
@@ -1153,11 +1156,9 @@ def _choose(pool: RelationPool, space: list[str], spec: RelationsSpec, target: i
     # the space that is no gold of it is not asked: that answer is right by its name and wrong by its
     # entity ("Russian Empire", alias "Russia", for a citizen of Russia and the Soviet Union; "screenwriter",
     # alias "writer", for a Writer)
-    answer_keys = {a: {name_key(n) for n in pool.names(a)} - {""} for a in space}
+    keys_of = functools.cache(lambda e: name_keys(pool.names(e)) if e in pool.labels else frozenset())
     for s in list(eligible):
-        golds = pool.golds[s] | golds_in_space[s]
-        keys = {name_key(n) for g in golds if g in pool.labels for n in pool.names(g)} - {""}
-        if any(answer_keys[a] & keys for a in space if a not in golds):
+        if named_like_a_gold(pool.golds[s] | golds_in_space[s], space, keys_of):
             del eligible[s]
             unknown[NAMED_LIKE_A_GOLD] += 1
     candidates = defaultdict(list)

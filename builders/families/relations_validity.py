@@ -7,12 +7,13 @@ violations and examples per relation, the constant-answer baseline and BEAR's co
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter, defaultdict
 from typing import Any
 
-from probesmith.builders.names import name_key, name_leak
+from probesmith.builders.names import name_keys, name_leak, named_like_a_gold
 from probesmith.builders.text import (
     fill_template,
     filled_problem,
@@ -110,6 +111,10 @@ def relation_validity_report(
         names.setdefault(row["obj_id"], [row["obj_label"]])
     generic = generic or {}
 
+    @functools.cache
+    def keys_of(entity: str) -> frozenset[str]:
+        return name_keys(names[entity]) if entity in names else frozenset()
+
     by_relation: dict[str, list[dict]] = defaultdict(list)
     for row in instances:
         by_relation[row["relation_id"]].append(row)
@@ -131,7 +136,7 @@ def relation_validity_report(
         if len(set(per_answer.values())) != 1 or set(per_answer) != set(ids):
             violations["balanced"] += 1
         generic_here = frozenset(generic.get(pid, ()))
-        answer_keys = {a: {name_key(n) for n in names[a]} - {""} for a in ids}
+        answer_keys = {a: name_keys(names[a]) for a in ids}
         for row in rows:
             if row["obj_id"] not in row["gold_obj_ids"] or ids[row["answer_idx"]] != row["obj_id"]:
                 violations["gold_listed"] += 1
@@ -147,8 +152,7 @@ def relation_validity_report(
             if containing & set(ids) - set(row["gold_obj_ids"]):
                 violations["nested_answers"] += 1
                 examples["nested_answers"].append([row["sub_label"], row["obj_label"]])
-            gold_keys = {name_key(n) for g in golds for n in names[g]} - {""}
-            unmarked = [a for a in ids if a not in row["gold_obj_ids"] and answer_keys[a] & gold_keys]
+            unmarked = named_like_a_gold(row["gold_obj_ids"], ids, keys_of)
             if unmarked:
                 violations["equal_answers"] += 1
                 examples["equal_answers"].append([row["sub_label"], row["obj_label"], names[unmarked[0]][0]])
