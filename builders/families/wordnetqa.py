@@ -1516,7 +1516,7 @@ def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
     # no choice or question shows a gloss's usage or domain label ("(law)", "(golf)"): a copy of the
     # cached graph, whose glosses stay WordNet's for the other families
     graph = replace(graph, glosses=[strip_domain_label(gloss) for gloss in graph.glosses])
-    reader = source.reader()
+    reader = source.lexicon()  # NLTK's lookups from flat tables: no NLTK Synset or Lemma objects
     builder = _Builder(spec, graph, reader)
     items: dict[str, list[DraftItem]] = {probe: [] for probe in spec.probes}
     concepts = builder.concepts()

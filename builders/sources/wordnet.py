@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from probesmith.builders.sources.wordnet_files import WordNetFileError, WordNetFiles, definition_and_examples
 from probesmith.errors import SourceError
 from probesmith.schemas.manifest import file_sha256
 from probesmith.schemas.output import OutputFolder
@@ -51,6 +52,7 @@ REQUIRED_FILES = tuple(
 POS_CODES = {"noun": "n", "verb": "v"}
 _GRAPH_CACHE: dict[tuple, WordNetGraph] = {}
 _READER_CACHE: dict[tuple, object] = {}
+_LEXICON_CACHE: dict[tuple, WordNetFiles] = {}
 
 
 def data_home() -> Path:
@@ -209,6 +211,32 @@ class WordNetSource:
         _READER_CACHE[(str(root), key)] = reader
         return reader
 
+    def lexicon(self) -> WordNetFiles:
+        """WordNet's files read into flat tables (:class:`WordNetFiles`): NLTK's lookups, no NLTK objects.
+
+        What the WordNet build asks of WordNet (``morphy``, ``synsets``, ``lemmas``...) with NLTK's answers,
+        read from ``source_dir`` directly (no prepared copy needed). Cached per process like the graph.
+        """
+        missing = missing_source_files(self.source_dir)
+        if missing:
+            raise SourceError(f"WordNet files {missing} are missing from {self.source_dir}. {INSTALL_HINT}")
+        key = (str(self.source_dir.resolve()), self._stamp())
+        if key not in _LEXICON_CACHE:
+            try:
+                files = WordNetFiles(self.source_dir, tuple(LEXNAMES))
+            except (WordNetFileError, OSError, ValueError, IndexError) as exc:
+                raise self._corrupt(exc) from None
+            _LEXICON_CACHE.clear()  # one at a time, like the graph
+            _LEXICON_CACHE[key] = files
+        return _LEXICON_CACHE[key]
+
+    def _stamp(self) -> tuple:
+        return tuple(
+            (name, p.stat().st_size, p.stat().st_mtime_ns)
+            for name in REQUIRED_FILES
+            if (p := self.source_dir / name).is_file()
+        )
+
     def _corrupt(self, exc: BaseException) -> SourceError:
         return SourceError(
             f"WordNet files in {self.source_dir} are unreadable, truncated or corrupt "
@@ -231,12 +259,7 @@ class WordNetSource:
         Graphs are cached per process, keyed by the files' sizes and modification times, so
         building several specs in one process reads WordNet once. Treat the graph as read-only.
         """
-        stamp = tuple(
-            (name, p.stat().st_size, p.stat().st_mtime_ns)
-            for name in REQUIRED_FILES
-            if (p := self.source_dir / name).is_file()
-        )
-        key = (str(self.source_dir.resolve()), stamp, tuple(parts_of_speech))
+        key = (str(self.source_dir.resolve()), self._stamp(), tuple(parts_of_speech))
         if key not in _GRAPH_CACHE:
             _GRAPH_CACHE.clear()  # one graph at a time: each holds ~100k synsets
             _GRAPH_CACHE[key] = self._load_uncached(parts_of_speech)
@@ -252,48 +275,12 @@ class WordNetSource:
             data_file = self.source_dir / f"data.{pos}"
             if data_file.is_file() and not _ends_with_newline(data_file):
                 raise self._corrupt(EOFError(f"{data_file} does not end with a complete line"))
-        wn = self.reader()
-        graph = WordNetGraph()
-        synsets = []
-        near: list[list[int]] = []
         try:
-            for pos in parts_of_speech:
-                ids = graph.by_pos.setdefault(pos, [])
-                for synset in _all_synsets(wn, POS_CODES[pos]):
-                    graph.index[synset.name()] = len(graph.names)
-                    ids.append(len(graph.names))
-                    synsets.append(synset)
-                    graph.names.append(synset.name())
-                    graph.pos.append(pos)
-                    graph.lemmas.append(tuple(n.replace("_", " ") for n in synset.lemma_names()))
-                    graph.glosses.append(clean_gloss(synset.definition()))
-                    graph.examples.append(tuple(clean_example(e) for e in synset.examples()))
-            for synset in synsets:
-                graph.parents.append(
-                    tuple(
-                        graph.index[p.name()]
-                        for p in synset.hypernyms() + synset.instance_hypernyms()
-                        if p.name() in graph.index
-                    )
-                )
-                graph.instance.append(bool(synset.instance_hypernyms()))
-                graph.antonyms.append(
-                    frozenset(
-                        graph.index[a.synset().name()]
-                        for lemma in synset.lemmas()
-                        for a in lemma.antonyms()
-                        if a.synset().name() in graph.index
-                    )
-                )
-                near.append(
-                    [
-                        graph.index[n.name()]
-                        for n in synset.verb_groups() + synset.also_sees()
-                        if n.name() in graph.index
-                    ]
-                )
-        except Exception as exc:  # noqa: BLE001 - any parse failure means a damaged file
+            files = self.lexicon()
+            graph = _graph_from_files(files, parts_of_speech)
+        except (WordNetFileError, OSError, KeyError, ValueError) as exc:  # a damaged or truncated file
             raise self._corrupt(exc) from None
+        near = graph.near
         children: list[list[int]] = [[] for _ in graph.names]
         for child, parents in enumerate(graph.parents):
             for parent in parents:
@@ -308,15 +295,61 @@ class WordNetSource:
         return graph
 
 
+def _graph_from_files(files: WordNetFiles, parts_of_speech: tuple[str, ...]) -> WordNetGraph:
+    """The graph of ``parts_of_speech`` from WordNet's files, as NLTK's synsets gave it.
+
+    Synsets in data file order; ``parents`` in the order NLTK's ``hypernyms() + instance_hypernyms()``
+    lists them (the iteration order of the same set of pointers, filled in file order); ``near`` before
+    it is made symmetric (the caller does that).
+    """
+    graph = WordNetGraph()
+    node_of: dict[tuple[str, int], int] = {}
+    records = []
+    for pos in parts_of_speech:
+        code = POS_CODES[pos]
+        ids = graph.by_pos.setdefault(pos, [])
+        for record in files.in_file_order[code]:
+            name = files.synset_name(record)
+            node = len(graph.names)
+            graph.index[name] = node
+            node_of[code, record.offset] = node
+            ids.append(node)
+            records.append(record)
+            graph.names.append(name)
+            graph.pos.append(pos)
+            graph.lemmas.append(tuple(n.replace("_", " ") for n in record.lemma_names))
+            definition, examples = definition_and_examples(files.glosses[code, record.offset])
+            graph.glosses.append(clean_gloss(definition))
+            graph.examples.append(tuple(clean_example(e) for e in examples))
+    near: list[list[int]] = []
+    for record in records:
+        pointers = record.pointers
+        hypernyms = [*pointers.get("@", ()), *pointers.get("@i", ())]
+        graph.parents.append(tuple(node_of[p] for p in hypernyms if p in node_of))
+        graph.instance.append(bool(pointers.get("@i")))
+        graph.antonyms.append(
+            frozenset(
+                node_of[pos, offset]
+                for name in record.lemma_names
+                for pos, offset, _ in record.lemma_pointers.get((name, "!"), ())
+                if (pos, offset) in node_of
+            )
+        )
+        near.append([node_of[p] for p in (*pointers.get("$", ()), *pointers.get("^", ())) if p in node_of])
+    graph.near = near  # type: ignore[assignment]  # lists until the caller makes them symmetric
+    return graph
+
+
 def reopen_after_fork(reader) -> None:
     """Let a forked process's copy of an NLTK WordNet ``reader`` open its own data files.
 
     NLTK keeps each data file open and seeks in it per synset read; a forked child shares the open
     file, and with it the file position, with its parent and siblings, so their reads interleave
     and return wrong or no synsets. The child's copy forgets the shared files and reopens them on
-    its next read.
+    its next read. :class:`WordNetFiles` keeps no file open and needs nothing.
     """
-    reader._data_file_map = {}
+    if hasattr(reader, "_data_file_map"):
+        reader._data_file_map = {}
 
 
 def _all_synsets(reader, pos: str):
