@@ -55,7 +55,7 @@ import pyarrow as pa
 
 from probesmith.builders.data import data_path
 from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
-from probesmith.builders.names import generic_tokens, name_leak, spelled_out
+from probesmith.builders.names import generic_tokens, label_problem, name_leak, spelled_out
 from probesmith.builders.registry import Converter, TableOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -74,7 +74,13 @@ from probesmith.builders.sources.wikidata_queries import (
     subject_sample,
     timeout_names_relation,
 )
-from probesmith.builders.text import fill_template, is_plural_band_name
+from probesmith.builders.text import (
+    fill_template,
+    indefinite_article,
+    is_mass_noun,
+    is_plural_band_name,
+    takes_definite_article,
+)
 from probesmith.builders.textcheck import apply_fixes
 from probesmith.builders.validity import rules_table
 from probesmith.builders.wikidata_output import wikidata_output
@@ -468,6 +474,13 @@ class QuestionForms:
         return self.questions + self.clozes
 
 
+# MQuAKE's P407 cloze names the kind of answer before the blank, where English names the language alone:
+# "was written in the language of English" (the twenty-first read); the kind goes ("was written in English").
+# P140's "affiliated with the religion of ___" stays: its answers are no names alone ("nondenominational"),
+# and "the religion of the Catholic Church" reads as English once the answer's article is before the blank
+CLOZE_KIND_BEFORE_BLANK = re.compile(r"\b(in) the language of ___")
+
+
 def question_forms(
     pid: str,
     templates: tuple[str, ...],
@@ -475,10 +488,15 @@ def question_forms(
     clozes: dict[str, str],
     own_questions: dict[str, str] | None = None,
 ) -> QuestionForms:
-    """Question forms of a relation: its questions (MQuAKE's, then ours), then cloze forms."""
+    """Question forms of a relation: its questions (MQuAKE's, then ours), then cloze forms.
+
+    A cloze that names its answer's kind before the blank ("in the language of ___") loses the kind
+    (``CLOZE_KIND_BEFORE_BLANK``).
+    """
     cloze_forms = []
     if pid in clozes:
-        cloze_forms.append(clozes[pid].replace("__", "___").rstrip(" .") + ".")
+        cloze = clozes[pid].replace("__", "___").rstrip(" .") + "."
+        cloze_forms.append(CLOZE_KIND_BEFORE_BLANK.sub(r"\1 ___", cloze))
     for template in templates:
         stripped = template.rstrip(" .")
         if stripped.endswith("[Y]") and "[X]" in stripped:
@@ -507,6 +525,38 @@ class _World:
         self._edit_candidates: dict[str, list[str]] = {}
         self._generic: dict[str, frozenset[str]] = {}
         self.unnamed: frozenset[str] = frozenset()  # named things labelled in lower case ("w.r. hearst")
+        self.both_ways = both_ways_relations(facts)
+        self.stated_back: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for s, r, o in facts.filter(pl.col("r").is_in(sorted(self.both_ways))).iter_rows():
+            self.stated_back[(o, r)].add(s)
+        self.bearers: dict[str, set[str]] = defaultdict(set)  # a label and the entities bearing it
+        for entity, label in labels.items():
+            self.bearers[label].add(entity)
+
+    def answers(self, s: str, r: str) -> set[str]:
+        """Every answer the source gives to "r of s": objects, and subjects (``both_ways_relations``)."""
+        return set(self.objects.get((s, r), ())) | self.stated_back.get((s, r), set())
+
+    def asked_once(self, fact: tuple[str, str, str]) -> bool:
+        """Whether the fact's question has its object as its only answer, about a subject named once.
+
+        The source gives "r of s" no other answer (:meth:`answers`: "What was Dante Alighieri's
+        occupation?" has six, "Which place is twinned with Montreal?" more; the twenty-first read counted 10
+        of 35 unrelated questions so), and no other entity bearing the subject's label has another
+        (:meth:`named_alike`).
+        """
+        s, r, o = fact
+        return self.answers(s, r) == {o} and not self.named_alike(fact)
+
+    def named_alike(self, fact: tuple[str, str, str]) -> bool:
+        """Whether another entity bears the subject's label and has another answer to the fact's relation.
+
+        "What is the capital of Victoria?" asks about the Australian state or another Victoria of the source
+        whose capital is not Melbourne (the twenty-first read): the question is not asked.
+        """
+        s, r, o = fact
+        others = self.bearers.get(self.labels.get(s, ""), set()) - {s}
+        return any(self.answers(e, r) - {o} for e in others)
 
     def gives_away(self, fact: tuple[str, str, str]) -> bool:
         """Whether the subject's label shares a name token with the object's names (``names.name_leak``).
@@ -562,6 +612,25 @@ class _World:
         for (s, r), objects in self.objects.items():
             for o in objects:
                 self.reverse[(o, r)].append(s)
+
+
+#: a relation is read both ways (twinned cities, diplomatic relations) where at least this share of its facts
+#: are stated both ways in the source: "Which place is twinned with Montreal?" is answered by the cities
+#: twinned with it either way
+BOTH_WAYS_SHARE = 0.5
+
+
+def both_ways_relations(facts: pl.DataFrame) -> frozenset[str]:
+    """Relations at least ``BOTH_WAYS_SHARE`` of whose facts the source states both ways (P190, P530)."""
+    back = facts.select(s="o", r="r", o="s", _back=pl.lit(True))
+    joined = facts.join(back, on=["s", "r", "o"], how="left")
+    shares = joined.group_by("r").agg(pl.col("_back").fill_null(False).mean().alias("share"))
+    return frozenset(shares.filter(pl.col("share") >= BOTH_WAYS_SHARE)["r"].to_list())
+
+
+# labels of the source that are not the entity's name but a string of the text a dataset took it from
+# (X-FACTR's 'Ani' for Anahí, whose aliases are 'Anahi', 'Anahi Portilla': the twenty-first read): not asked
+LABEL_RESIDUE = {"Q169461": "Ani"}
 
 
 def _suits_answer(fit: FactTypes, rule: dict, entity: str) -> bool:
@@ -726,6 +795,10 @@ def knowledge_sets(
     # a person, work or band whose label is all lower case ("w.r. hearst") is no name a question can
     # use: no grounding or unrelated fact asks about it (fourth independent read)
     world.unnamed = frozenset(e for e in names if labels.get(e) and labels[e] == labels[e].lower())
+    # nor about an entity whose label is no name (``names.label_problem``, ``LABEL_RESIDUE``: 'Ani')
+    in_facts = set(facts["s"].to_list()) | set(facts["o"].to_list())
+    world.unnamed |= frozenset(e for e in in_facts if e in labels and label_problem(labels[e]))
+    world.unnamed |= frozenset(e for e, residue in LABEL_RESIDUE.items() if labels.get(e) == residue)
     # every person is asked about in the past, as the dead are: a snapshot's facts of a person's life were
     # true (the past is true of the living too, the present false of the dead), and the slice records no
     # death for most of the dead (fifteenth independent read: "What is the country of citizenship of Vaughn
@@ -744,7 +817,10 @@ def knowledge_sets(
     unrelated_pool = facts.filter(pl.col("r").is_in(sorted(askable)))
     unrelated_pool = unrelated_pool.filter(
         pl.Series(
-            [fit.fits(t) and not {t[0], t[2]} & world.unnamed for t in unrelated_pool.iter_rows()],
+            [
+                fit.fits(t) and not {t[0], t[2]} & world.unnamed and world.asked_once(t)
+                for t in unrelated_pool.iter_rows()
+            ],
             dtype=pl.Boolean,
         )
     )
@@ -855,7 +931,13 @@ def _grounding_sets(
             facts = [_atom_fact(*atom) for atom in atoms]
             # no question of the grounding names its answer (issue 25: one leak rule for all families)
             named = not {x, y, z} & world.unnamed
-            if named and all(fit.fits(f) for f in facts) and not any(world.gives_away(f) for f in facts):
+            asked_once = all(world.asked_once(f) for f in facts)
+            if (
+                named
+                and asked_once
+                and all(fit.fits(f) for f in facts)
+                and not any(map(world.gives_away, facts))
+            ):
                 by_join[y].append((x, y, z))
     joins = sorted(by_join, key=lambda y: stable_hash(spec.seed, rule["rule_id"], "join", y))
     dealt = [
@@ -1071,6 +1153,36 @@ def past_tense(form: str) -> str:
     )
 
 
+def fill_form(
+    form: str,
+    subject: str,
+    answer: str,
+    *,
+    names: frozenset[str] = frozenset(),
+    plural_names: frozenset[str] = frozenset(),
+) -> str:
+    """A question or cloze form filled with its subject; a cloze's blank ``___`` reads as its answer would.
+
+    The cloze is filled with the answer by :func:`fill_template` (as relation templates are filled), then
+    the answer is blanked again: the words before the blank are those its answer needs, "the"
+    before a name English writes with it ("Chris Martin was a citizen of the ___." for "United Kingdom"),
+    none before one that has its own ("a member of ___." for "The Breeders") or is a person's or a work's,
+    "an" before a vowel ("worked as an ___." for "actor"), no article before a mass noun. The answer
+    stays the label, as the question's: an evaluator scores the blank and the question against one string.
+    """
+    if "___" not in form:
+        return fill_template(form, subject, names=names, plural_names=plural_names)
+    filled = fill_template(
+        form.replace("___", "[Y]"), subject, answer, names=names, plural_names=plural_names
+    )
+    at = filled.rfind(answer)
+    if at < 0:  # the filling changed the answer's own letters (a capital opening a sentence): not blanked
+        return fill_template(form, subject, names=names, plural_names=plural_names)
+    cloze = filled[:at] + "___" + filled[at + len(answer) :]
+    # a label ending in its own mark ("S.O.B.") took the form's full stop: the blank gives it back
+    return cloze + "." if cloze.endswith("___") else cloze
+
+
 def _item(
     set_id,
     rule_id,
@@ -1108,14 +1220,17 @@ def _item(
     # a form the past makes equal to another, or the catalog already words so ("is a member of" -> "was a
     # member of", beside "was a member of"), is asked once
     asked = list(dict.fromkeys(asked))
-    questions = [fill_template(f, label, names=own, plural_names=plural) for f in asked]
+    answer = labels.get(o, o)
+    answer_own = frozenset({answer}) if o in names else frozenset()
+    answer_plural = answer_own if o in bands and is_plural_band_name(answer) else frozenset()
+    questions = [
+        fill_form(f, label, answer, names=own | answer_own, plural_names=plural | answer_plural)
+        for f in asked
+    ]
     if label.startswith("The "):  # inside a sentence a name's article is lower case: "do the Beach Boys"
         questions = [q[:1] + q[1:].replace(label, "the " + label[4:]) for q in questions]
     if label.endswith("s") and not label.endswith("'s"):  # "Join Hands' record label", not "Hands's"
         questions = [q.replace(label + "'s ", label + "' ") for q in questions]
-    answer = labels.get(o, o)
-    if answer.startswith("The "):  # "a member of the ___." with "The Breeders": the name has its own
-        questions = [re.sub(r"\b([Tt])he ___", "___", q) for q in questions]
     return {
         "set_id": set_id,
         "rule_id": rule_id,
@@ -1157,6 +1272,19 @@ KNOWLEDGE_SET_RULES = {
     "question_fits_types": "every item's answer has a class (P31) among its relation's dominant answer "
     "classes, and its subject, where it has a class, one that 10%+ of the relation's subjects have: no "
     "genre question answered by a film genre, no 'field of work' answered by an occupation",
+    "one_answer": "every item that is no update asks a question the source gives its answer alone: no other "
+    "object of its subject and relation (nor subject, for a relation the source states both ways in half its "
+    "facts or more: P190 twinned cities, P530 diplomatic relations), and no other entity bearing the "
+    "subject's label with another answer ('What was Dante Alighieri's occupation?' has six answers; another "
+    "Victoria than the Australian state has another capital)",
+    "cloze_article": "the words before every cloze's blank are those its answer takes: 'the' before a label "
+    "English writes with it (text.takes_definite_article: 'was a citizen of the ___.' for 'United Kingdom'; "
+    "not a person's, work's or band's name, not a label with its own 'The'; a band named in the plural takes "
+    "it), no 'the' before any other, 'a' or 'an' by the answer's first sound and none before a mass noun; "
+    "no kind named before the answer ('written in the language of ___')",
+    "named": "no item's subject or answer bears a label that is no name: names.label_problem's (a "
+    "disambiguator, residue, a sentence), or a dataset's text string the source took for the label "
+    "(X-FACTR's 'Ani' for Anahí)",
 }
 
 
@@ -1208,6 +1336,28 @@ def knowledge_set_validity(
         for i in items
         if i["relation"] in COUNTRY_QUESTIONS and fit.types.get(i["object"], frozenset()) & COUNTRY_CLASSES
     )
+    world = _World(facts, labels or {}, fit)
+    world.build_reverse()
+    violations["one_answer"] = sum(
+        not world.asked_once((i["subject"], i["relation"], i["object"])) for i in items if not i["is_update"]
+    )
+    violations["cloze_article"] = sum(
+        bool(_cloze_article_problem(cloze, i["answer"], fit.types.get(i["object"], frozenset())))
+        for i in items
+        for cloze in i["rephrasings"]
+        if "___" in cloze
+    )
+    violations["named"] = (
+        sum(
+            any(
+                label_problem(labels.get(e, "")) or LABEL_RESIDUE.get(e) == labels.get(e)
+                for e in (i["subject"], i["object"])
+            )
+            for i in items
+        )
+        if labels
+        else 0
+    )
     problems = Counter(fit.problem((i["subject"], i["relation"], i["object"])) for i in items)
     problems.pop(None, None)
     violations["question_fits_types"] = sum(problems.values())
@@ -1237,6 +1387,13 @@ def knowledge_set_validity(
         "violations": {rule: violations[rule] for rule in KNOWLEDGE_SET_RULES},
         "question_fits_types_by_reason": dict(sorted(problems.items())),
         "subjects_without_class": sum(not fit.types.get(i["subject"]) for i in items),
+        "clozes": sum("___" in c for i in items for c in i["rephrasings"]),
+        "clozes_with_the": sum(
+            c.partition("___")[0].lower().endswith("the ")
+            for i in items
+            for c in i["rephrasings"]
+            if "___" in c
+        ),
         "items": len(items),
         "sets": len(by_set),
         "rules_by_tier": dict(Counter(rules["tier"].to_list())),
@@ -1260,6 +1417,28 @@ def knowledge_set_validity(
     }
 
 
+def _cloze_article_problem(cloze: str, answer: str, answer_classes: frozenset[str]) -> str | None:
+    """What is wrong with the words before a cloze's blank for its answer (``cloze_article``), or None."""
+    before = cloze.partition("___")[0]
+    article = before.split()[-1] if before.split() else ""
+    name = bool(answer_classes & load_name_classes())
+    band_plural = bool(answer_classes & BAND_CLASSES) and is_plural_band_name(answer)
+    definite = not answer.startswith("The ") and (
+        band_plural or (not name and takes_definite_article(answer))
+    )
+    if definite and article.lower() != "the":
+        return "no 'the' before a label English writes with it"
+    if not definite and article.lower() == "the":
+        return "'the' before a label that takes none"
+    if article.lower() in ("a", "an") and (
+        is_mass_noun(answer) or article.lower() != indefinite_article(answer)
+    ):
+        return "an indefinite article the answer does not take"
+    if CLOZE_KIND_BEFORE_BLANK.search(cloze):
+        return "the answer's kind named before it"
+    return None
+
+
 def knowledge_set_validity_markdown(report: dict) -> str:
     """The card's validity section of a rules build: checks, the tier rule, and what is not checked."""
     t = report["tier_thresholds"]
@@ -1280,6 +1459,16 @@ def knowledge_set_validity_markdown(report: dict) -> str:
         or "none had enough support to be scored"
     )
     lines += [
+        "",
+        "### Answers and blanks",
+        "",
+        "An item's `answer` is its answer entity's label, bare ('United Kingdom'), one string for the "
+        "question and every cloze of the item (the `aliases` table gives the answers' other names). The "
+        "words before a cloze's blank are those its answer takes (`cloze_article`): 'the' before a label "
+        "English writes with it, by the rule relations fill their templates with ('Chris Martin was a "
+        "citizen of the ___.'), so a blank's article is its answer's and says that the answer is such a "
+        f"name: {report['clozes_with_the']:,} of the {report['clozes']:,} clozes have 'the' before the "
+        "blank.",
         "",
         "### Tiers",
         "",
@@ -1315,8 +1504,11 @@ def knowledge_set_validity_markdown(report: dict) -> str:
         "implications hold where the source says so (groundings), not because the rule is sound.",
         "- That an updated fact is plausible in the world: it is well typed (an answer of its relation, "
         "of an expected class, a current sovereign state for country-valued relations), not true.",
-        "- That a question reads as English once filled, and that an answer's class fits the question's "
+        "- That a question reads as English once filled beyond the article before a cloze's blank "
+        "(`cloze_article`) and the tense (`past_for_people`), and that an answer's class fits the question's "
         "own wording beyond the relation's expected classes (a class check, not a reading).",
+        "- That an entity of the source bearing an answer's label is not another answer: `one_answer` reads "
+        "the subject's label only.",
         f"- The class of a subject that has none in the source: {report['subjects_without_class']:,} of "
         f"the {report['items']:,} items.",
         "- That a fact still holds today: see *Snapshot and time*.",

@@ -792,3 +792,136 @@ def test_seventeenth_read_no_item_asks_the_same_text_twice(small_rules_build):
         [q, *rs] for q, rs in items.select("question", "rephrasings").rows() if len({q, *rs}) < 1 + len(rs)
     ]
     assert items.height and repeated == [], repeated[:3]
+
+
+def _items(build) -> pl.DataFrame:
+    return pl.concat([pl.from_arrow(read_parquet(p)) for p in build.glob("knowledge_items/*.parquet")])
+
+
+def cloze_article_faults(build) -> list[tuple[str, str]]:
+    """(cloze, answer) of every cloze of a build whose blank lacks the article its answer takes, or has one it
+    does not take, judged from the slice's TSV with the article rule relations fill templates by
+    (``takes_definite_article``; a person's, work's or band's name takes none, a band named in the plural
+    takes "the"), or names the answer's kind before it ("written in the language of ___")."""
+    from probesmith.builders.families.rules import BAND_CLASSES
+    from probesmith.builders.sources.catalog import load_name_classes
+    from probesmith.builders.text import (
+        indefinite_article,
+        is_mass_noun,
+        is_plural_band_name,
+        takes_definite_article,
+    )
+
+    name_classes = load_name_classes()
+    classes = slice_classes()
+    faults = []
+    for answer, entity, rephrasings in _items(build).select("answer", "object", "rephrasings").rows():
+        own = classes.get(entity, set())
+        band_plural = bool(own & BAND_CLASSES) and is_plural_band_name(answer)
+        definite = not answer.startswith("The ") and (
+            band_plural or (not own & name_classes and takes_definite_article(answer))
+        )
+        for cloze in (r for r in rephrasings if "___" in r):
+            before = cloze.partition("___")[0].split()
+            article = before[-1].lower() if before else ""
+            indefinite = article in ("a", "an") and (
+                is_mass_noun(answer) or article != indefinite_article(answer)
+            )
+            kind = re.search(r"\bin the language of ___", cloze)
+            if definite != (article == "the") or indefinite or kind:
+                faults.append((cloze, answer))
+    return faults
+
+
+def several_answers(build) -> list[tuple[str, str, list[str]]]:
+    """(question, answer, the slice's answers) of every item that is no update whose question the slice's TSV
+    answers otherwise too: another object of its subject and relation, a subject of it where the relation is
+    stated both ways in half its facts or more (twinned cities), or another entity's answer where that entity
+    bears the subject's label ("What is the capital of Victoria?")."""
+    facts = slice_relations()
+    names = _slice_names()
+    bearers = defaultdict(set)
+    for qid, entity_names in names.items():
+        if entity_names:
+            bearers[entity_names[0]].add(qid)
+    back = {}
+    for relation, by_subject in facts.items():
+        pairs = {(s, o) for s, objs in by_subject.items() for o in objs}
+        if relation not in ("P31", "P279") and sum((o, s) in pairs for s, o in pairs) >= 0.5 * len(pairs):
+            back[relation] = defaultdict(set)
+            for s, o in pairs:
+                back[relation][o].add(s)
+
+    def answers(s, r):
+        return facts[r].get(s, set()) | back.get(r, {}).get(s, set())
+
+    found = []
+    for row in _items(build).filter(~pl.col("is_update")).iter_rows(named=True):
+        s, r, o = row["subject"], row["relation"], row["object"]
+        label = names.get(s, [""])[0]
+        homonyms = [e for e in bearers.get(label, ()) if e != s and answers(e, r) - {o}]
+        if answers(s, r) != {o} or homonyms:
+            found.append((row["question"], row["answer"], sorted(answers(s, r)) + homonyms))
+    return found
+
+
+def test_twenty_first_read_fill_form_puts_the_answers_article_before_the_blank():
+    """A cloze is filled with its answer and blanked again: the words before the blank are the answer's."""
+    from probesmith.builders.families.rules import fill_form, question_forms
+
+    assert fill_form("[X] was a citizen of ___.", "Chris Martin", "United Kingdom") == (
+        "Chris Martin was a citizen of the ___."
+    )
+    assert (
+        fill_form("[X] was a citizen of ___.", "Chris Martin", "Austria")
+        == "Chris Martin was a citizen of ___."
+    )
+    assert (
+        fill_form("[X] was a member of the ___.", "Kim Deal", "The Breeders")
+        == "Kim Deal was a member of ___."
+    )
+    assert fill_form("[X] worked as a ___.", "Wim Wenders", "actor") == "Wim Wenders worked as an ___."
+    assert fill_form("[X] was a member of ___.", "Kim", "S.O.B.") == "Kim was a member of ___."
+    assert (
+        fill_form("What was [X]'s occupation?", "Dante Alighieri", "poet")
+        == "What was Dante Alighieri's occupation?"
+    )
+    clozes = {
+        "P407": "[X] was written in the language of __",
+        "P140": "[X] is affiliated with the religion of __",
+    }
+    assert question_forms("P407", (), {}, clozes).clozes == ("[X] was written in ___.",)
+    assert question_forms("P140", (), {}, clozes).clozes == ("[X] is affiliated with the religion of ___.",)
+    religion = fill_form(
+        "[X] was affiliated with the religion of ___.", "Michael Kpakala Francis", "Catholic Church"
+    )
+    assert religion == "Michael Kpakala Francis was affiliated with the religion of the ___."
+
+
+def test_twenty_first_read_clozes_and_answers_over_every_item(small_rules_build):
+    """Over every item of a real build, judged from the slice's TSV: every cloze's blank has the article its
+    answer takes ("Chris Martin was a citizen of the ___." for "United Kingdom"; the twenty-first read counted
+    339 of 1,096 default items with a bare blank before such an answer), and the answer is the bare label;
+    every question that is no update has its answer alone in the slice (10 of 35 unrelated questions had
+    several: "What was Dante Alighieri's occupation?" -> politician) and names its subject by a name ('Ani',
+    X-FACTR's string for Anahí, is asked no more). The card's checks say the same with 0 violations."""
+    from probesmith.builders.families.rules import LABEL_RESIDUE
+    from probesmith.builders.names import label_problem
+
+    out = small_rules_build.out
+    items = _items(out)
+    clozes = [c for rs in items["rephrasings"] for c in rs if "___" in c]
+    assert len(clozes) > 100 and any(c.endswith("the ___.") for c in clozes)
+    assert not any(a.startswith("the ") for a in items["answer"])
+    assert cloze_article_faults(out) == []
+    assert items.filter(pl.col("role") == "unrelated").height > 0
+    assert several_answers(out) == []
+    names = _slice_names()
+    unnamed = [
+        e
+        for e in set(items["subject"]) | set(items["object"])
+        if e in LABEL_RESIDUE or label_problem(names.get(e, [""])[0])
+    ]
+    assert unnamed == []
+    violations = json.loads((out / "validity.json").read_text())["violations"]
+    assert violations["cloze_article"] == violations["one_answer"] == violations["named"] == 0
