@@ -61,8 +61,13 @@ class StemAnalyser:
         self.reader = reader
         self.vocabulary = frozenset(name.lower() for name in reader.all_lemma_names())
         words = [w for w in self.vocabulary if w.isalpha()]
-        self.heads = Counter(w[:n] for w in words for n in range(4, min(len(w) - 2, 8)))
-        self.tails = Counter(w[-n:] for w in words for n in range(4, min(len(w) - 2, 8)))
+        # how many WordNet words each WordNet word begins (ends): only words are ever looked up
+        # (:meth:`_is_part`), so the counts of other letter runs (~2/3 of them) are not kept
+        heads = Counter(w[:n] for w in words for n in range(4, min(len(w) - 2, 8)))
+        tails = Counter(w[-n:] for w in words for n in range(4, min(len(w) - 2, 8)))
+        self.heads = Counter({part: n for part, n in heads.items() if part in self.vocabulary})
+        self.tails = Counter({part: n for part, n in tails.items() if part in self.vocabulary})
+        del heads, tails
         # NLTK's Snowball stemmer is pure Python (~20 µs a word) and the checks stem the same few
         # thousand words millions of times (every question word, every cue word): once per word
         self.snowball = lru_cache(maxsize=1 << 17)(SnowballStemmer("english").stem)

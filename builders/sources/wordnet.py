@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from probesmith.builders.sources.wordnet_files import WordNetFileError, WordNetFiles, definition_and_examples
+from probesmith.builders.sources.wordnet_files import (
+    WordNetFileError,
+    WordNetFiles,
+    definition_and_examples,
+    synset_key,
+)
 from probesmith.errors import SourceError
 from probesmith.schemas.manifest import file_sha256
 from probesmith.schemas.output import OutputFolder
@@ -303,7 +308,7 @@ def _graph_from_files(files: WordNetFiles, parts_of_speech: tuple[str, ...]) -> 
     it is made symmetric (the caller does that).
     """
     graph = WordNetGraph()
-    node_of: dict[tuple[str, int], int] = {}
+    node_of: dict[int, int] = {}  # synset_key -> node
     records = []
     for pos in parts_of_speech:
         code = POS_CODES[pos]
@@ -312,7 +317,7 @@ def _graph_from_files(files: WordNetFiles, parts_of_speech: tuple[str, ...]) -> 
             name = files.synset_name(record)
             node = len(graph.names)
             graph.index[name] = node
-            node_of[code, record.offset] = node
+            node_of[synset_key(code, record.offset)] = node
             ids.append(node)
             records.append(record)
             graph.names.append(name)
@@ -323,19 +328,17 @@ def _graph_from_files(files: WordNetFiles, parts_of_speech: tuple[str, ...]) -> 
             graph.examples.append(tuple(clean_example(e) for e in examples))
     near: list[list[int]] = []
     for record in records:
-        pointers = record.pointers
-        hypernyms = [*pointers.get("@", ()), *pointers.get("@i", ())]
-        graph.parents.append(tuple(node_of[p] for p in hypernyms if p in node_of))
-        graph.instance.append(bool(pointers.get("@i")))
+        hypernyms, instance_hypernyms, verb_groups, also_sees = record.pointers
+        graph.parents.append(tuple(node_of[k] for k in (*hypernyms, *instance_hypernyms) if k in node_of))
+        graph.instance.append(bool(instance_hypernyms))
         graph.antonyms.append(
             frozenset(
-                node_of[pos, offset]
-                for name in record.lemma_names
-                for pos, offset, _ in record.lemma_pointers.get((name, "!"), ())
-                if (pos, offset) in node_of
+                node_of[key]
+                for pos, offset, _ in record.lemma_pointers_of("!")
+                if (key := synset_key(pos, offset)) in node_of
             )
         )
-        near.append([node_of[p] for p in (*pointers.get("$", ()), *pointers.get("^", ())) if p in node_of])
+        near.append([node_of[k] for k in (*verb_groups, *also_sees) if k in node_of])
     graph.near = near  # type: ignore[assignment]  # lists until the caller makes them symmetric
     return graph
 

@@ -51,6 +51,29 @@ MORPHOLOGICAL_SUBSTITUTIONS["s"] = MORPHOLOGICAL_SUBSTITUTIONS["a"]
 GRAPH_POINTERS = ("@", "@i", "$", "^")
 #: lemma pointers kept: antonyms (the graph) and derivations (the stem analyser)
 LEMMA_POINTERS = ("!", "+")
+#: a pointer's target as one int, ``offset * 8 + code`` (:func:`synset_key`), codes in this order
+POS_OF_CODE = "nvasr"
+_CODE_OF_POS = {pos: code for code, pos in enumerate(POS_OF_CODE)}
+_NO_POINTERS = ((), (), (), ())
+
+
+def synset_key(pos: str, offset: int) -> int:
+    """A synset as one int: its offset and the code of its part of speech (``s`` apart from ``a``)."""
+    return offset * 8 + _CODE_OF_POS[pos]
+
+
+def _lemma_pointer(source: int, symbol: str, pos: str, offset: int, target: int) -> int:
+    # source and target lemma indexes (< 256), the symbol's bit and the target synset, in one int
+    return ((synset_key(pos, offset) * 256 + target) * 256 + source) * 2 + LEMMA_POINTERS.index(symbol)
+
+
+def _decode_lemma_pointer(packed: int) -> tuple[int, str, str, int, int]:
+    packed, symbol = divmod(packed, 2)
+    packed, source = divmod(packed, 256)
+    key, target = divmod(packed, 256)
+    return source, LEMMA_POINTERS[symbol], POS_OF_CODE[key & 7], key >> 3, target
+
+
 _SYNTACTIC_MARKER = re.compile(r"(.*?)(\([^()]*\))?$")
 _QUOTED = re.compile(r"[\"].*?[\"]")
 _EXAMPLE = re.compile(r'"([^"]*)"')
@@ -70,10 +93,29 @@ class SynsetRecord:
         self.offset = offset
         self.lexname_index = lexname_index
         self.lemma_names = lemma_names
-        #: symbol -> set of (pos, offset), filled in file order as NLTK's ``Synset._pointers``
+        #: the targets (:func:`synset_key`) of each of :data:`GRAPH_POINTERS`, in the order NLTK's
+        #: ``Synset._pointers`` (a set per symbol, filled in file order) gives them
         self.pointers = pointers
-        #: (lemma name, symbol) -> [(pos, offset, target lemma index)], as ``Synset._lemma_pointers``
+        #: the antonym and derivation pointers of the synset's lemmas, packed (file order)
         self.lemma_pointers = lemma_pointers
+
+    def lemma_pointers_of(self, symbol: str) -> list[tuple[str, int, int]]:
+        """Every lemma's pointers of one symbol: (pos, offset, target lemma index) in file order."""
+        found = []
+        for packed in self.lemma_pointers:
+            _, kind, pos, offset, target = _decode_lemma_pointer(packed)
+            if kind == symbol:
+                found.append((pos, offset, target))
+        return found
+
+    def lemma_pointer_targets(self, name: str, symbol: str) -> list[tuple[str, int, int]]:
+        """NLTK's ``_lemma_pointers[name, symbol]``: (pos, offset, target lemma index) in file order."""
+        found = []
+        for packed in self.lemma_pointers:
+            source, kind, pos, offset, target = _decode_lemma_pointer(packed)
+            if kind == symbol and self.lemma_names[source] == name:
+                found.append((pos, offset, target))
+        return found
 
 
 class Sense:
@@ -141,7 +183,7 @@ class Word:
 
     def _related(self, symbol: str) -> list[Word]:
         files = self._sense._files
-        targets = self._sense._record.lemma_pointers.get((self.name(), symbol), ())
+        targets = self._sense._record.lemma_pointer_targets(self.name(), symbol)
         return [Word(files.sense(pos, offset), index) for pos, offset, index in targets]
 
     def antonyms(self) -> list[Word]:
@@ -168,7 +210,8 @@ class WordNetFiles:
     def __init__(self, root: Path, lexnames: tuple[str, ...], gloss_parts: tuple[str, ...] = ("n", "v")):
         self.root = Path(root)
         self.lexnames = lexnames
-        self.index: dict[str, dict[str, tuple[int, ...]]] = {}
+        #: lemma -> (pos, offsets, pos, offsets...): a flat tuple, ~40 bytes less than a dict per lemma
+        self.index: dict[str, tuple] = {}
         self.exceptions: dict[str, dict[str, tuple[str, ...]]] = {}
         self.records: dict[str, dict[int, SynsetRecord]] = {}
         self.glosses: dict[tuple[str, int], str] = {}
@@ -230,7 +273,11 @@ class WordNetFiles:
                     raise WordNetFileError(f"{path.name}, line {number}: {exc}") from None
                 if any(o not in records for o in offsets):
                     raise WordNetFileError(f"{path.name}, line {number}: {lemma} names a synset data lacks")
-                self.index.setdefault(lemma, {})[line_pos] = offsets
+                entry = self.index.get(lemma, ())
+                if line_pos in entry[::2]:  # a later line of the same lemma and part of speech wins
+                    at = entry[::2].index(line_pos) * 2
+                    entry = entry[:at] + entry[at + 2 :]
+                self.index[lemma] = (*entry, line_pos, offsets)
 
     def _read_exceptions(self, pos: str) -> None:
         table: dict[str, tuple[str, ...]] = {}
@@ -244,16 +291,17 @@ class WordNetFiles:
 
     def offsets(self, lemma: str, pos: str) -> tuple[int, ...]:
         """A lemma's synset offsets of one part of speech (``s``: the satellites among its adjectives)."""
-        by_pos = self.index.get(lemma)
-        if not by_pos:
-            return ()
-        if pos == "s":
-            return tuple(o for o in by_pos.get("a", ()) if o in self.satellites)
-        return by_pos.get(pos, ())
+        entry = self.index.get(lemma, ())
+        wanted = "a" if pos == "s" else pos
+        for i in range(0, len(entry), 2):
+            if entry[i] == wanted:
+                offsets = entry[i + 1]
+                return tuple(o for o in offsets if o in self.satellites) if pos == "s" else offsets
+        return ()
 
     def _has(self, form: str, pos: str) -> bool:
-        by_pos = self.index.get(form)
-        return by_pos is not None and (pos in by_pos or (pos == "s" and "a" in by_pos))
+        entry = self.index.get(form)
+        return entry is not None and ("a" if pos == "s" else pos) in entry[::2]
 
     def morphy_forms(self, form: str, pos: str, check_exceptions: bool = True) -> list[str]:
         """NLTK's ``_morphy``: the form and its exception-list or suffix-rule bases that WordNet has."""
@@ -338,7 +386,7 @@ def _parse_data_line(line: str) -> tuple[SynsetRecord, str]:
     n_pointers = int(fields[at])
     at += 1
     pointers: dict[str, set[tuple[str, int]]] = {}
-    lemma_pointers: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    lemma_pointers: list[int] = []
     for _ in range(n_pointers):
         symbol, target, target_pos, lemma_ids = (
             fields[at],
@@ -351,11 +399,17 @@ def _parse_data_line(line: str) -> tuple[SynsetRecord, str]:
             if symbol in GRAPH_POINTERS:
                 pointers.setdefault(symbol, set()).add((target_pos, target))
         elif symbol in LEMMA_POINTERS:
-            source = names[int(lemma_ids[:2], 16) - 1]
-            lemma_pointers.setdefault((source, symbol), []).append(
-                (target_pos, target, int(lemma_ids[2:], 16) - 1)
-            )
-    record = SynsetRecord(pos, offset, lexname_index, tuple(names), pointers, lemma_pointers)
+            source, target_index = int(lemma_ids[:2], 16) - 1, int(lemma_ids[2:], 16) - 1
+            if not (0 <= source < len(names) and 0 <= target_index < 256):
+                raise ValueError(f"lemma pointer {lemma_ids} out of range")
+            lemma_pointers.append(_lemma_pointer(source, symbol, target_pos, target, target_index))
+    # each symbol's targets in the iteration order of NLTK's set of (pos, offset) pairs
+    packed = (
+        tuple(tuple(synset_key(p, o) for p, o in pointers.get(symbol, ())) for symbol in GRAPH_POINTERS)
+        if pointers
+        else _NO_POINTERS
+    )
+    record = SynsetRecord(pos, offset, lexname_index, tuple(names), packed, tuple(lemma_pointers))
     return record, gloss
 
 
