@@ -53,6 +53,7 @@ import queue
 import random
 import re
 import string
+import sys
 import time
 import traceback
 from collections import Counter, defaultdict, deque
@@ -427,7 +428,8 @@ class _Builder:
         self.spec = spec
         self.g = graph
         self.reader = reader
-        self.morphy = lru_cache(maxsize=1 << 18)(reader.morphy) if reader else None
+        # not cached here: only _token_forms (cached per token) asks it (a cache had no hit in 16k concepts)
+        self.morphy = reader.morphy if reader else None
         # what `says` reads of a text, once per text (choices and questions recur across items)
         self._tokens = lru_cache(maxsize=1 << 17)(self._tokens_uncached)
         self._token_forms = lru_cache(maxsize=1 << 18)(self._token_forms_uncached)
@@ -472,8 +474,6 @@ class _Builder:
             cached.cache_clear()
         for cached in (self._below, self._cousins):
             cached.cache_clear()
-        if self.morphy is not None:
-            self.morphy.cache_clear()
         for table in (self._band_cache, self._popular_band_cache, self._by_depth_cache):
             table.clear()
         self._shown_stems.clear()
@@ -931,7 +931,8 @@ class _Builder:
 
     def _tokens_uncached(self, text: str) -> tuple[str, ...]:
         """A text's word tokens, lower-cased ("spitz-like": spitz, like)."""
-        return tuple(t.lower() for t in re.findall(r"[A-Za-z][A-Za-z']*", text))
+        # interned: the cached token tuples and token forms of ~100k texts share one string per word
+        return tuple(sys.intern(t.lower()) for t in re.findall(r"[A-Za-z][A-Za-z']*", text))
 
     def _token_forms_uncached(self, token: str) -> frozenset[str | None]:
         """A token and its base forms by WordNet's morphology (noun and verb; None where it has none)."""
@@ -1317,18 +1318,24 @@ def generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
         return _generate_wordnet(spec)
 
 
-def _share_texts(items: list[DraftItem], texts: dict[str, str]) -> None:
+def _share_texts(
+    items: list[DraftItem], texts: dict[str, str], choices: dict[tuple, DraftChoice] | None = None
+) -> None:
     """Point equal choice texts and clusters of ``items`` at one string (the first seen in ``texts``).
 
     A synset's rendered choice is a new string each time it is drawn, and the default build draws
-    ~2.3M choices of ~150k texts: one copy each holds the drafts in about half the memory. Equal
-    strings either way: nothing built changes.
+    ~2.3M choices of ~150k texts: one copy each holds the drafts in about half the memory. With
+    ``choices``, equal choices (text, synset, type, hops) become one :class:`DraftChoice` object too
+    (nothing changes a draft's choices after this). Equal values either way: nothing built changes.
     """
     for item in items:
         item.cluster = texts.setdefault(item.cluster, item.cluster)
         item.gold.text = texts.setdefault(item.gold.text, item.gold.text)
         for choice in item.distractors:
             choice.text = texts.setdefault(choice.text, choice.text)
+        if choices is not None:
+            item.gold = choices.setdefault(_choice_tuple(item.gold), item.gold)
+            item.distractors = [choices.setdefault(_choice_tuple(c), c) for c in item.distractors]
 
 
 # concepts per worker process below which the concept loop stays in the build's process (the small
@@ -1523,6 +1530,7 @@ def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
     log.info("asking about %d WordNet concepts", len(concepts))
     builder.prepare_popular(concepts)
     texts: dict[str, str] = {}  # one copy of each choice text and cluster: drafts repeat them
+    choices: dict[tuple, DraftChoice] = {}  # and one object of each equal choice
     units = work_units(spec)
     workers = min(build_workers(), len(units), max(1, len(concepts) // PARALLEL_MIN_CONCEPTS))
     made = (
@@ -1532,9 +1540,10 @@ def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
     )
     for concept_items in made:
         for probe, probe_items in concept_items.items():
-            _share_texts(probe_items, texts)
+            _share_texts(probe_items, texts, choices)
             items[probe].extend(probe_items)
     texts.clear()
+    choices.clear()
 
     def rebalance(probe: str, probe_items: list[DraftItem], dropped: Counter) -> list[DraftItem]:
         if not spec.distractors.balance_answers or probe not in POPULAR_PROBES:
