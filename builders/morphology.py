@@ -94,11 +94,9 @@ class StemAnalyser:
         bases = {word} | {b for pos in ("n", "v", "a") if (b := self.reader.morphy(word, pos))}
         for base in bases:
             stems.add(self.snowball(base))
-            for lemma in self.reader.lemmas(base):
-                for related in lemma.derivationally_related_forms():
-                    name = related.name().lower()
-                    if "_" not in name and "-" not in name:
-                        stems.add(self.snowball(name))
+            for name in self._derived_names(base):
+                if "_" not in name and "-" not in name:
+                    stems.add(self.snowball(name))
         for cut in range(4, len(word) - 3):  # compounds of two words of 4+ letters
             head, tail = word[:cut], word[cut:]
             if self._is_part(head, self.heads) and self._is_part(tail, self.tails):
@@ -112,6 +110,21 @@ class StemAnalyser:
             if len(word) - trim >= 4 and self._is_word(word[:-trim]):
                 stems.add(self.snowball(word[:-trim]))
         return frozenset(s for s in stems if len(s) >= 3)
+
+    def _derived_names(self, word: str) -> frozenset[str] | set[str]:
+        """The lemmas (lower case) WordNet links to a lemma named ``word`` by a derivational pointer.
+
+        From :class:`~probesmith.builders.sources.wordnet_files.WordNetFiles`' table where the reader
+        has one, else through NLTK's lemma objects (the same names).
+        """
+        table = getattr(self.reader, "derived_names", None)
+        if table is not None:
+            return table(word)
+        return {
+            related.name().lower()
+            for lemma in self.reader.lemmas(word)
+            for related in lemma.derivationally_related_forms()
+        }
 
     def _text_stems_uncached(self, text: str) -> frozenset[str]:
         words = {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 3 and w not in FUNCTION_WORDS}

@@ -63,7 +63,7 @@ from functools import lru_cache
 from typing import Literal
 
 from probesmith.builders import random_draws
-from probesmith.builders.batch import NodePairs, build_workers, cyclic_gc_paused
+from probesmith.builders.batch import NodePairs, build_workers, cyclic_gc_paused, return_freed_memory
 from probesmith.builders.families.wordnetqa_answers import (
     GIVEN_AWAY,
     LABEL_PROBES,
@@ -478,6 +478,7 @@ class _Builder:
             table.clear()
         self._shown_stems.clear()
         self._choice_stems.clear()
+        return_freed_memory()  # what the caches held, back to the system before the tables are made
 
     def file_of(self, probe: str, concept: int, gold: int) -> str | None:
         """The gold's lexicographer file where ``probe`` draws distractors from it (``same_file``).

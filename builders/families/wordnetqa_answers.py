@@ -64,7 +64,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from probesmith.builders.batch import cyclic_gc_paused
+from probesmith.builders.batch import cyclic_gc_paused, return_freed_memory
 from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetGraph
 from probesmith.builders.text import normalize_choice
@@ -652,6 +652,7 @@ class WordNetItemChecks:
         (rows without a ``framing`` are one framing), so a word every such question shows gives
         nothing away.
         """
+        return_freed_memory()  # the drafts, freed once the tables were made, back to the system
         with cyclic_gc_paused():
             return self._check(rows)
 

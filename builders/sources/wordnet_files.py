@@ -216,6 +216,7 @@ class WordNetFiles:
         self.records: dict[str, dict[int, SynsetRecord]] = {}
         self.glosses: dict[tuple[str, int], str] = {}
         self.satellites: frozenset[int] = frozenset()
+        self._derived: dict[str, frozenset[str]] | None = None  # derived_names' table, made on first use
         #: noun and verb synsets in file order, the graph's order
         self.in_file_order: dict[str, list[SynsetRecord]] = {}
         for pos in ("n", "v", "a", "r"):
@@ -357,6 +358,24 @@ class WordNetFiles:
             for word in sense.lemmas()
             if word.name().lower() == lemma
         ]
+
+    def derived_names(self, word: str) -> frozenset[str]:
+        """The lemmas (lower case) WordNet links by a derivational pointer to a lemma named ``word``.
+
+        What ``{r.name().lower() for l in lemmas(word) for r in l.derivationally_related_forms()}``
+        gives, from a table made once for every lemma (any part of speech) instead of per call.
+        """
+        if self._derived is None:
+            derived: dict[str, set[str]] = {}
+            for records in self.records.values():
+                for record in records.values():
+                    for packed in record.lemma_pointers:
+                        source, kind, pos, offset, target = _decode_lemma_pointer(packed)
+                        if kind == "+":
+                            name = self.records[_FILE_OF_POS_KEY[pos]][offset].lemma_names[target].lower()
+                            derived.setdefault(record.lemma_names[source].lower(), set()).add(name)
+            self._derived = {word: frozenset(names) for word, names in derived.items()}
+        return self._derived.get(word.lower(), frozenset())
 
     def all_lemma_names(self):
         """Every lemma of the index files, in NLTK's order."""

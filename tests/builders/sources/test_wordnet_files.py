@@ -138,3 +138,19 @@ def test_synsets_lemmas_and_lexnames_equal_nltks(files, nltk_reader):
     assert [files.synset(n).lexname() for n in graph.names] == [
         nltk_reader.synset(n).lexname() for n in graph.names
     ]
+
+
+def test_derived_names_equal_those_of_nltks_lemma_objects(files, nltk_reader):
+    """The stem analyser's derivations: the table's names and NLTK's lemma walk, for every asked word."""
+    differ = [
+        word
+        for word in sorted(_asked_words(files))
+        if files.derived_names(word)
+        != {
+            r.name().lower()
+            for lemma in nltk_reader.lemmas(word)
+            for r in lemma.derivationally_related_forms()
+        }
+    ]
+    assert differ == []
+    assert sum(1 for word in files.all_lemma_names() if files.derived_names(word)) > 20_000
