@@ -1,11 +1,14 @@
-"""WordNet 3.0 source: Debian's WordNet files, read through NLTK's reader, offline.
+"""WordNet 3.0 source: Debian's WordNet files, read offline by probesmith's own reader and by NLTK's.
 
-NLTK cannot download here and rejects symlinks and folders outside its data path, so
-``prepare_wordnet`` copies Debian's ``wordnet-base`` and ``wordnet-sense-index`` files into an
-NLTK data folder of probesmith's own and writes the ``lexnames`` file Debian does not ship.
-``WordNetSource.load`` then reads every synset of the requested parts of speech into a
-:class:`WordNetGraph`: integer ids, lemmas, glosses, examples and ISA edges (hypernyms and
-instance hypernyms), the shape the probe builders walk.
+``WordNetSource.lexicon`` reads the data, index and exception files into flat tables
+(:class:`~probesmith.builders.sources.wordnet_files.WordNetFiles`: NLTK's ``morphy``, ``synsets``,
+``lemmas``... with NLTK's answers, without its objects), and ``WordNetSource.load`` builds from them a
+:class:`WordNetGraph` of the requested parts of speech: integer ids, lemmas, glosses, examples and ISA
+edges (hypernyms and instance hypernyms), the shape the probe builders walk. WordNetQA reads only
+these. ``WordNetSource.reader`` is NLTK's own reader (DictionaryQA's senses): NLTK cannot download
+here and rejects symlinks and folders outside its data path, so ``prepare_wordnet`` copies Debian's
+``wordnet-base`` and ``wordnet-sense-index`` files into an NLTK data folder of probesmith's own and
+writes the ``lexnames`` file Debian does not ship.
 """
 
 from __future__ import annotations
