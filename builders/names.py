@@ -189,6 +189,15 @@ def name_key(text: str) -> str:
     return "".join(re.findall(r"[^\W_]+", fold(text)))
 
 
+def common_noun_label(label: str) -> bool:
+    """Whether a label is a common noun's, no name: no capital letter, no digit, no full stop ("syndication").
+
+    Wikidata writes a common noun's English label in lower case; a name written in lower case has a
+    capital inside, a digit or a full stop ("bTV", "laSexta", "m2o", "e.tv").
+    """
+    return bool(label) and not any(c.isupper() or c.isdigit() or c == "." for c in label)
+
+
 def name_keys(names: Iterable[str]) -> frozenset[str]:
     """The ``name_key`` of every name of an entity (label and aliases); an emoji or a flag names nothing."""
     return frozenset(name_key(n) for n in names) - {""}
@@ -387,6 +396,20 @@ _COORDINATES = re.compile(r"\d\s*°\s*\d+\s*['′]|\d\s*['′]\s*[NSEW]\b|\d\s*�
 # is read by few or is another's too ("RSL"; "RCA", the Royal College of Art or RCA Records; "RISD"); a firm
 # or a broadcaster is known by its acronym ("IBM", "NBC", "HBO") and keeps it
 LEARNED_BODY_HEADS = frozenset("Society Academy Institute Institution Association College School".split())
+
+
+def plain_name(label: str, aliases: Iterable[str]) -> str:
+    """The label, or the plain name of a field labelled by a periphrasis: "art of painting" -> "painting".
+
+    A lower-case label "<noun> of <name>" (the name all lower case) one of whose aliases is that name alone
+    is shown by it: "worked in the field of painting", not "in the field of the art of painting" (the
+    twentieth read; in the slice's P101 answers, "art of painting" and "art of sculpture"). A proper name
+    after "of" ("canton of Fribourg", alias "Fribourg": the town) names another thing and is kept.
+    """
+    found = re.fullmatch(r"[a-z]+ of ([a-z][a-z -]*)", label)
+    if found and found.group(1) in aliases:
+        return found.group(1)
+    return label
 
 
 def spelled_out(label: str, aliases: Iterable[str]) -> str:

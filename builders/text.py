@@ -202,10 +202,7 @@ def fill_template(
         # an appositive or a qualifier opens with a capital, an ordinal, "the", a title of nobility or a part
         # of a work ("Armand, duc d'Aiguillon", "Ed, Edd n Eddy, season 2"); another lower-case word after the
         # comma goes on a title ("Goede tijden, slechte tijden", "Non, je ne regrette rien": no comma follows)
-        appositive = re.search(rf", (?:[^\W\d_a-z]|(?:{_QUALIFIER_OPENINGS})\b|\d+(?:st|nd|rd|th)\b)", label)
-        # a title that ends in its own mark closes there: "If You Don't Love Me, What Do I Care? takes the
-        # form of a Lied" (the fourteenth read: 29 sentences had "?," or "!,")
-        if appositive and not re.search(r"&| and ", label) and not label.endswith(("?", "!")):
+        if closes_with_comma(label):
             # an appositive or a qualifier closes with a comma before the sentence goes on:
             # "Edward, the Black Prince, held", "Paris, Texas, is", "Hussey Vivian, 3rd Baron Vivian, was" (an
             # ordinal opens one too), after its own full stop too ("Sir Walter Calverley-Blackett, 2nd Bt.,
@@ -222,6 +219,38 @@ def fill_template(
             text = text.replace(slot + "[own-the]", label[4:])
         text = text.replace(slot, label)
     return capitalize_sentences(text)
+
+
+def closes_with_comma(label: str) -> bool:
+    """Whether ``fill_template`` reads a comma of the label as an appositive's and closes it with a comma.
+
+    The comma opens a word with a capital, an ordinal, "the", a title of nobility or a part of a work
+    ("Paris, Texas, is", "Hussey Vivian, 3rd Baron Vivian, was", "Ed, Edd n Eddy, season 2, aired"); a
+    list's comma ("Blood, Sweat & Tears") and a label ending in its own "?" or "!" ("If You Don't Love Me,
+    What Do I Care? takes the form of a Lied": the fourteenth read) are none.
+    """
+    appositive = re.search(rf", (?:[^\W\d_a-z]|(?:{_QUALIFIER_OPENINGS})\b|\d+(?:st|nd|rd|th)\b)", label)
+    return bool(appositive) and not re.search(r"&| and ", label) and not label.endswith(("?", "!"))
+
+
+# a part of a work after its title's last comma: a season, a volume, a part, an opus or a catalogue number
+# ("Bones, season 9", "Throwback, Vol. 1", "Étude Op. 10, No. 12", "Ich habe genug, BWV 82", "Ständchen, D
+# 920")
+_WORK_PART = re.compile(
+    r"(?i:season|series|volume|vol\.|part|episode|chapter|book|no\.|op\.)\s|[A-Z]{1,4}\.? ?\d", re.UNICODE
+)
+
+
+def title_comma(label: str) -> bool:
+    """Whether a work's label holds a comma of its title that ``fill_template`` would close as an appositive.
+
+    "Murder, She Wrote", "Jerry, Jerry, Quite Contrary", "Aguirre, the Wrath of God": a title's comma is its
+    own, and "Murder, She Wrote, is an American series" reads a second comma no title has (the twentieth
+    read). A part of the work after the last comma ("Bones, season 9", "Ich habe genug, BWV 82") is a
+    qualifier that a closing comma reads right. Asked of works and bands only (a person's "Charles, Prince of
+    Wales," and a place's "Paris, Texas," are appositives).
+    """
+    return closes_with_comma(label) and not _WORK_PART.match(label.rsplit(", ", 1)[-1])
 
 
 # lower-case words that open a qualifier after a name's comma: "the", titles of nobility, parts of a work
@@ -299,6 +328,12 @@ def capitalize_sentences(text: str) -> str:
 
     def upper(match: re.Match) -> str:
         word = match.group("word")
+        # a lower-case prefix joined to a capitalised name is no name written so: "Al-Malik al-Kamil",
+        # "D'Alembert", "Proto-Inuit" open a sentence with a capital (the twentieth read); "hsa-miR-29a" and
+        # "iPhone" stay as they are
+        prefixed = re.match(r"(?P<prefix>[^\W\d_]+)[-'’](?P<name>[^\W\d_])", word)
+        if prefixed and prefixed.group("prefix").islower() and prefixed.group("name").isupper():
+            return match.group("lead") + word[:1].upper() + word[1:]
         if any(c.isupper() for c in word[1:]):
             return match.group(0)
         return match.group("lead") + word[:1].upper() + word[1:]
@@ -607,8 +642,11 @@ _DEFINITE_LAST = frozenset(
 # sixteenth read: "located in Great White Heron National Wildlife Refuge", "Lassen Volcanic Wilderness"; the
 # slice's 8 "Refuge", 9 "Wilderness" and 3 "Preserve" labels read: "Denali National Preserve" takes it;
 # titles, "Twilight in the Wilderness", and "Katmai National Park and Preserve" hold a lower-case word and
-# take none); "Park" (257 labels: "Yellowstone National Park", "Hyde Park") takes none
-_PROTECTED_AREA_LAST = frozenset("Refuge Wilderness Preserve".split())
+# take none); "Park" (257 labels: "Yellowstone National Park", "Hyde Park") takes none. The twentieth
+# read: "located in Ashuapmushuan Wildlife Reserve"; the slice's 16 "Reserve", 8 "Sanctuary" and 15
+# "Reservoir" labels read: every one of two words or more takes it ("the Maya Biosphere Reserve", "the
+# Wayanad Wildlife Sanctuary", "the Bratsk Reservoir"), but a title, "No Sanctuary" ("no": ``_TITLE_WORDS``)
+_PROTECTED_AREA_LAST = frozenset("Refuge Wilderness Preserve Reserve Sanctuary Reservoir".split())
 # a name read with "the" whose last word is a plural of islands or mountains names several of them: its
 # verb and its "its" agree in the plural ("The Faroe Islands have their highest point at ..."); a country's
 # name plural in form ("the Netherlands", "the Philippines", "the United States") reads in the singular
@@ -638,7 +676,9 @@ _DEFINITE_SINGLE = frozenset(
     "Trinity Renaissance Reformation Enlightenment Holocaust Internet Caribbean Vatican Kremlin Riviera "
     "Levant Sahara Arctic Antarctic Quran Koran Torah Talmud".split()
 )
-_NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der den y".split())
+# "et" joins two places in a French name ("the Fontainebleau et du Gâtinais Biosphere Reserve": the twentieth
+# read)
+_NAME_PARTICLES = frozenset("of the de del della da di du des la le von van der den y et".split())
 # heads of the names of bodies read with "the" ("the Royal Society", "the Lincean Academy", "the
 # Organization for Security and Co-operation in Europe"): before a lower-case "for"/"and"/"in" the
 # name goes on ("for Security and Co-operation in Europe")
@@ -682,7 +722,7 @@ _DETERMINERS = frozenset("a an the this that these those his her its their our m
 _FUNCTION_WORDS = _HEAD_ENDS | _DETERMINERS
 # words that make a name a title, not a place's or an event's name ("This Means War", "Tomorrow War")
 _TITLE_WORDS = (_DETERMINERS - {"the", "our"}) | frozenset(
-    "my your me you we it after before against without tomorrow today yesterday".split()
+    "my your me you we it no after before against without tomorrow today yesterday".split()
 )
 # a ship named as encyclopaedias title it, by its navy's nationality and its type before its own name
 # ("Japanese battleship Mikasa", "German submarine U-47", "French frigate Hermione"): read with "the"

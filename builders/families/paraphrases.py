@@ -43,14 +43,17 @@ from probesmith.builders.families.relations import (
     COUNTRY_CLASSES,
     GEOGRAPHIC_CONTAINMENT,
     LOWER_CASE_PERSON,
+    MODEL_CLASSES,
     NAMED_LIKE_A_GOLD,
     PAST_EVENT,
     PLACE_RELATIONS,
     PLURAL_TEAM,
     PRESENT_PLACE_RELATIONS,
     TEAM_CLASSES,
+    TITLE_COMMA,
     UNPLACED,
     bare_slot,
+    comma_titles,
     lower_case_people,
     past_events,
     places_of,
@@ -60,6 +63,7 @@ from probesmith.builders.families.relations import (
 )
 from probesmith.builders.names import (
     alias_glued_at_full_stop,
+    common_noun_label,
     fold,
     formatting_residue,
     generic_tokens,
@@ -68,6 +72,7 @@ from probesmith.builders.names import (
     name_keys,
     name_leak,
     named_like_a_gold,
+    plain_name,
 )
 from probesmith.builders.registry import TableOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -97,6 +102,7 @@ from probesmith.builders.text import (
     is_plural_band_name,
     names_nested,
     pattern_form,
+    takes_definite_article,
     template_key,
     title_mark_ends_statement,
     word_tokens,
@@ -296,12 +302,13 @@ class ParaphraseSpec(ProbeSpec):
         "it), a second true answer no containment marks.",
     )
     name_objects: tuple[str, ...] = spec_field(
-        ("P138",),
+        ("P138", "P449"),
         help="Relations whose patterns read the object as a name, with no article ('[X] is named after "
-        "[Y].'): "
-        "an object labelled in lower case is a common noun ('meadow', 'mill', 'length') that would need an "
-        "article or a plural no pattern can choose ('Luční was named for meadow', fourth independent read); "
-        "its instance is dropped.",
+        "[Y].', '[X] debuted on [Y].'): "
+        "an object labelled as a common noun (no capital, digit or full stop: ``names.common_noun_label``; "
+        "'meadow', 'mill', 'length', 'syndication') would need an "
+        "article, a plural or a preposition no pattern can choose ('Luční was named for meadow', fourth "
+        "independent read; 'debuted on syndication', twentieth); its instance is dropped.",
     )
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
@@ -695,6 +702,7 @@ def _name_then_code(words: list[str], label: str) -> bool:
     )
 
 
+MODEL_ALIAS = "a product model's name without the 'the' English gives it ('Dr16' for the VR Class Dr16)"
 NAMED_LIKE_AN_ANSWER = (
     "object shares a name (label or alias, the source's full lists) with a better supported answer "
     "(distinct_answers)"
@@ -844,10 +852,22 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         raw_aliases: dict[str, list[str]] = defaultdict(list)
         for row in batched_select(client, aliases_query, entities):
             raw_aliases[entity_id(row["e"])].append(row["alias"])
+        # an object labelled by a periphrasis whose plain name is an alias is shown by it ("art of painting",
+        # alias "painting": "worked in the field of painting"); its label stays one of its names
+        for o in sorted({o for pairs in per_relation.values() for _, o in pairs}):
+            plain = plain_name(labels[o], raw_aliases[o])
+            if plain != labels[o]:
+                raw_aliases[o] = [*raw_aliases[o], labels[o]]
+                labels[o] = plain
         subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
         measure, degree = popularity(client, subjects)
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
         teams = plural_teams(client, {s: labels[s] for s in subjects})
+        # a product model's aliases that take no "the" by their form are no verbalizations of it (its label is
+        # dropped by unreadable_names: "Isuzu Gemini is produced by")
+        models = {s for s, _, kind in facts_of(client, subjects, ["P31"]) if kind in MODEL_CLASSES}
+        # a work or a band whose title's comma a pattern would close ("Murder, She Wrote, is from")
+        titled = comma_titles(client, {s: labels[s] for s in subjects}, load_name_classes())
         # a band or team whose own "The" opens its plural name ("The Four Knights"): its grid statements
         # agree in the plural ("The Four Knights come from"), each verbalization read by its own form
         named_in_plural = sorted(
@@ -938,8 +958,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: subject {unreadable[relation][s]}"] += 1
             elif o in unreadable[relation]:
                 dropped[f"{relation}: object {unreadable[relation][o]}"] += 1
-            elif relation in spec.name_objects and not labels[o][:1].isupper():
+            elif relation in spec.name_objects and common_noun_label(labels[o]):
                 dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1
+            elif s in titled:
+                dropped[f"{relation}: subject {TITLE_COMMA}"] += 1
             elif of_places and o not in countries and o not in placed:
                 dropped[f"{relation}: {UNPLACED}"] += 1
             else:
@@ -1019,10 +1041,15 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         ]
         for entity in [*space, *(s for s, _ in pairs)]:
             if entity not in verbalizations:
+                aliases = raw_aliases[entity]
+                if entity in models:  # "Dr16" for the VR Class Dr16: "Dr16 was created in Finland"
+                    bare = [a for a in aliases if a[:4] != "The " and not takes_definite_article(a)]
+                    alias_drops += [{"entity_id": entity, "alias": a, "reason": MODEL_ALIAS} for a in bare]
+                    aliases = [a for a in aliases if a not in bare]
                 kept, drops = alias_bank(
                     entity,
                     labels[entity],
-                    raw_aliases[entity],
+                    aliases,
                     spec.aliases,
                     ambiguous if entity in answer_idx else set(),
                 )

@@ -70,6 +70,7 @@ from probesmith.builders.families.relations_validity import (
     relation_validity_report,
 )
 from probesmith.builders.names import (
+    common_noun_label,
     generic_tokens,
     label_problem,
     mixed_script_word,
@@ -77,6 +78,7 @@ from probesmith.builders.names import (
     name_keys,
     name_leak,
     named_like_a_gold,
+    plain_name,
     spelled_out,
 )
 from probesmith.builders.registry import (
@@ -125,6 +127,7 @@ from probesmith.builders.text import (
     pattern_form,
     possessive_after_qualifier,
     takes_definite_article,
+    title_comma,
     title_mark_ends_statement,
 )
 from probesmith.builders.wikidata_output import wikidata_output
@@ -325,9 +328,14 @@ class RelationPool:
         self.of_places = self.pid in self.spec.place_relations and places_of(self.ranked, self.countries)
 
     def _spell_out_acronyms(self, entities) -> None:
-        """Answers labelled by an acronym their alias spells out are shown by that alias ("RSL")."""
+        """Answers labelled by an acronym their alias spells out are shown by that alias ("RSL").
+
+        So is a field labelled by a periphrasis whose plain name is an alias (``names.plain_name``: "art of
+        painting" -> "painting").
+        """
         for o in entities:
-            label = spelled_out(self.labels[o], self.aliases.get(o, ()))
+            aliases = self.aliases.get(o, ())
+            label = plain_name(spelled_out(self.labels[o], aliases), aliases)
             if label != self.labels[o]:  # the acronym stays one of its names (leaks, equal answers)
                 self.aliases[o] = [*self.aliases.get(o, ()), self.labels[o]]
                 self.labels[o] = label
@@ -474,6 +482,9 @@ class RelationPool:
         unreadable.update(works_misread(pid, asked, asked_subjects))
         if not bare_slot(self.templates, "[X]"):  # "The [X] flows into": a river subject has its "the"
             unreadable = {e: why for e, why in unreadable.items() if e not in asked_subjects}
+        # a work or a band by its class whose title's comma a template would close ("Murder, She Wrote, is")
+        titled = comma_titles(self.client, {s: self.labels[s] for s in subjects}, load_name_classes())
+        unreadable.update({s: TITLE_COMMA for s in titled if s not in unreadable})
         for s in subjects:
             objs = set(found[s])
             if not objs:
@@ -612,6 +623,49 @@ DEFINITE_CLASSES = frozenset(
     }
 )
 NEEDS_THE = "named without the 'the' its class takes (a river, sea, mountain range: 'named after Rhine')"
+# classes (P31) of a product model, a design made in series, that English names with "the" as one thing
+# ("the Isuzu Gemini was made by General Motors", "the Boeing 747", "the PlayStation 4", "the GWR 1016
+# Class": the twentieth read's "Isuzu Gemini was made by"): the slice's model and model-series classes of
+# vehicles, aircraft, rolling stock, cameras, phones, computers, consoles, weapons, engines and instruments,
+# read one by one; its "model" (Q10929058, Q4610556) names a person's model too and is not one
+MODEL_CLASSES = frozenset(
+    {
+        "Q3231690",  # automobile model
+        "Q59773381",  # automobile model series
+        "Q90834785",  # racing automobile model
+        "Q15056995",  # aircraft model
+        "Q15126161",  # prototype aircraft model
+        "Q23866334",  # motorcycle model
+        "Q71310524",  # motorcycle model series
+        "Q23867828",  # scooter model
+        "Q23868001",  # moped model
+        "Q23039057",  # bus model
+        "Q23034867",  # bus chassis model
+        "Q29048322",  # vehicle model
+        "Q19832486",  # locomotive class
+        "Q811704",  # rolling stock class
+        "Q20741022",  # digital camera model
+        "Q20888659",  # camera model
+        "Q20679033",  # digital camera product line
+        "Q20888711",  # camera product line
+        "Q56682555",  # video game console model
+        "Q19723451",  # smartphone model
+        "Q71266741",  # smartphone model series
+        "Q19723444",  # cell phone model
+        "Q19799938",  # smartwatch model
+        "Q55990535",  # computer model
+        "Q60484681",  # computer model series
+        "Q15142894",  # weapon model
+        "Q22704163",  # firearm model
+        "Q18487055",  # missile model
+        "Q15057021",  # engine model
+        "Q29982117",  # musical instrument model
+        "Q811701",  # model series
+    }
+)
+MODEL_NEEDS_THE = (
+    "a product model named without the 'the' English gives it ('Isuzu Gemini was made by': the Isuzu Gemini)"
+)
 # classes (P31) of public bodies known by an initialism that English reads with "the" or without by no rule
 # of the label: public broadcasters ("the BBC", but "aired on PBS", "on NHK"), government agencies ("the
 # BLS", "the BoM", "the DRDO", "the VTA", but "DARPA"): all their labels of capitals alone in the slice (3 and
@@ -657,20 +711,44 @@ WORK_MISREAD = (
     "a work (by the relation) whose label reads by its form as a place, a body or a plural ('Café Society': "
     "'the Café Society was directed')"
 )
+TITLE_COMMA = (
+    "a work or a band (by the relation or its class) whose title holds a comma that a filled template closes "
+    "as an appositive's ('Murder, She Wrote, is')"
+)
+# name classes (probes/catalogs/name_classes.yaml) of people and taxa: the others are works and bands, whose
+# label's comma is the title's own
+PERSON_AND_TAXON_CLASSES = frozenset({"Q5", "Q15632617", "Q95074", "Q16521"})
 
 
 def works_misread(pid: str, labels: dict[str, str], subjects: set[str]) -> dict[str, str]:
-    """The works of ``pid``'s work slot (``WORK_SLOTS``) whose label ``fill_template`` would misread."""
+    """The works of ``pid``'s work slot (``WORK_SLOTS``) whose label ``fill_template`` would misread.
+
+    Read by its form as a place, a body or a plural (``WORK_MISREAD``), or a subject whose title's comma a
+    filled template would close as an appositive's (``TITLE_COMMA``, ``text.title_comma``).
+    """
     slot = WORK_SLOTS.get(pid)
     if slot is None:
         return {}
-    return {
+    misread = {
         e: WORK_MISREAD
         for e, label in labels.items()
         if (e in subjects) == (slot == "[X]")
         and label[:4] != "The "
         and (takes_definite_article(label) or is_plural_noun(label))
     }
+    titles = {e: TITLE_COMMA for e in subjects & labels.keys() if slot == "[X]" and title_comma(labels[e])}
+    return titles | misread
+
+
+def comma_titles(client: SparqlClient, labels: dict[str, str], name_classes: frozenset[str]) -> set[str]:
+    """Works and bands, by their class (P31: a name class not of people nor taxa), with a title comma.
+
+    ``text.title_comma``: "Murder, She Wrote" (a television series) would read "Murder, She Wrote, is"; a
+    person's "Charles, Prince of Wales" keeps the comma that closes its appositive.
+    """
+    flagged = sorted(e for e, label in labels.items() if title_comma(label))
+    works = name_classes - PERSON_AND_TAXON_CLASSES
+    return {e for e, _, kind in facts_of(client, flagged, ["P31"]) if kind in works}
 
 
 # relations whose every template or pattern states a place in the present ("[X] is located in [Y]", "[X] is in
@@ -778,6 +856,9 @@ def unreadable_names(
         if classes[e] & DEFINITE_CLASSES or (classes[e] & SHIP_CLASSES and not _SHIP_PREFIX.match(labels[e]))
     }
     unreadable.update(
+        {e: MODEL_NEEDS_THE for e in bare if e not in unreadable and classes[e] & MODEL_CLASSES}
+    )
+    unreadable.update(
         {
             e: BODY_INITIALISM
             for e in bare
@@ -815,6 +896,14 @@ def alias_gives_the(label: str, aliases, classes: set[str]) -> bool:
     return any(alias.casefold() == f"the {label}".casefold() for alias in aliases)
 
 
+# relations whose answers are names (networks): an answer labelled as a common noun
+# (``names.common_noun_label``) is no network ("debuted on syndication", the twentieth read: a way of
+# selling a show, typed a television station)
+NAME_ANSWER_RELATIONS = frozenset({"P449"})
+COMMON_NOUN_ANSWER = (
+    "answer a common noun (a lower-case label: 'syndication') where the templates want a name ('debuted on "
+    "syndication')"
+)
 # answers of a relation that its templates misstate, by the answer's class (P31), with the reason: Wikidata
 # types the singing voice (Q17172850) as a musical instrument too, but "X plays the voice", "X is a voice
 # player" name nothing one plays (the eighth independent read: a candidate for every P1303 instance)
@@ -1028,6 +1117,9 @@ def _admit(
             return
     if pool.of_places and o not in pool.countries and o not in pool.placed:
         dropped[f"{pid}: {UNPLACED}"] += 1
+        return
+    if pid in NAME_ANSWER_RELATIONS and common_noun_label(labels[o]):
+        dropped[f"{pid}: {COMMON_NOUN_ANSWER}"] += 1
         return
     if pid == FAMILY_RELATION and not FAMILY_HEADS.search(labels[o]):
         dropped[f"{pid}: {FAMILY_WITHOUT_HEAD}"] += 1

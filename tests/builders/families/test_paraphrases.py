@@ -480,7 +480,8 @@ def test_no_answer_contains_a_gold_and_typed_objects_are_of_their_class(small_pa
     answer of a space contains a gold through P361 (part of, followed transitively: Eurasia holds
     Europe) without being a gold itself; every object of a relation the spec types
     (``object_types``: P30 continents) is an instance of one of its classes (no Eurasia, no Faerûn);
-    every object of a ``name_objects`` relation (P138) is labelled as a name, with a capital."""
+    every object of a ``name_objects`` relation (P138) is labelled as a name: a capital, a digit or a full stop
+    somewhere in it (a common noun, 'meadow', has none; 'iPhone', 'm2o' are names written in lower case)."""
     spec = load_spec(FIXTURES / "paraphrases_small.yaml")
     facts = _slice_facts({"P361", "P31"})
     instances = table(small_paraphrases_build, "instances")
@@ -506,8 +507,9 @@ def test_no_answer_contains_a_gold_and_typed_objects_are_of_their_class(small_pa
         classes = spec.object_types.get(relation)
         if classes and not facts["P31"].get(row["obj_id"], set()) & set(classes):
             untyped.append((relation, row["obj_label"]))
-        if relation in spec.name_objects and not row["obj_label"][:1].isupper():
-            common.append(row["obj_label"])
+        label = row["obj_label"]
+        if relation in spec.name_objects and not any(c.isupper() or c.isdigit() or c == "." for c in label):
+            common.append(label)
     assert set(spec.relations) >= {"P30", "P138"} and {"P30", "P138"} <= set(space)
     assert nested == [] and untyped == [] and common == []
     validity = json.loads((small_paraphrases_build.out / "validity.json").read_text())
@@ -684,13 +686,15 @@ def test_seventh_read_aliases_labels_and_patterns(small_paraphrases_build):
 
 @pytest.fixture(scope="module")
 def read_paraphrases_build(tmp_path_factory, wikidata_store):
-    """The relations of the eighth read (P740: a person as subject; P138: "named after Rhine"; P131) and the
-    ninth (P136: non-music genres; P138 "called after"; P27, P495, P1412, P449, P276 wordings), built once."""
+    """The relations of the eighth read (P740: a person as subject; P138: "named after Rhine"; P131), the
+    ninth (P136: non-music genres; P138 "called after"; P27, P495, P1412, P449, P276 wordings) and the
+    twentieth (P176: "Isuzu Gemini"; P101: "the field of the art of painting"), built once."""
     from probesmith.builders.build import build
 
     spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read.yaml"
     spec_path.write_text(
-        "include: paraphrases\nname: paraphrases-read\nrelations: [P740, P138, P131, P136, P27, P495, P1412, P449, P276]\n"
+        "include: paraphrases\nname: paraphrases-read\n"
+        "relations: [P740, P138, P131, P136, P27, P495, P1412, P449, P276, P176, P101]\n"
         "max_instances: 2000\n"
         f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
     )
@@ -1100,7 +1104,9 @@ def test_thirteenth_read_every_p413_answer_is_a_position_and_no_weak_paraphrase(
     patterns = table(positions_and_birthplaces_build, "patterns")
     classes = slice_classes()
     p413 = instances.filter(pl.col("relation_id") == "P413").select("obj_id", "obj_label").unique().rows()
-    assert len(p413) > 30 and {"midfielder", "goalkeeper", "pitcher"} <= {label for _, label in p413}
+    # "goalkeeper" (football) left P413's space in issue 25's equal answers: "goaltender" (ice hockey), better
+    # supported, has it as an alias, and two answers of one space share no name
+    assert len(p413) > 30 and {"midfielder", "pitcher"} <= {label for _, label in p413}
     assert [label for o, label in p413 if "Q2312410" in classes.get(o, set()) or label in NOT_POSITIONS] == []
     assert set(patterns["relation_id"]) == {"P413", "P19", "P101"} and grid.height > 10_000
     texts = patterns["template"].to_list() + grid["statement"].to_list()
@@ -1397,3 +1403,50 @@ def test_equal_answers_by_any_name_over_every_instance(which, request):
     assert len(instances) > 400 and unmarked == [] and shared == [], (unmarked[:5], shared[:5])
     violations = json.loads((result.out / "validity.json").read_text())["violations"]
     assert violations["equal_answers"] == violations["distinct_answers"] == 0
+
+
+# the twentieth read, written here apart from the builder: classes of a product model English names with "the"
+# (automobile model, aircraft model, locomotive class, rolling stock class, digital camera model, video game
+# console model, smartphone model), classes of works and bands (film, television series, album, single, song,
+# band), a part of a work after a title's last comma ("season 9", "Vol. 1", "Op. 10", "BWV 82")
+MODELS = {"Q3231690", "Q15056995", "Q19832486", "Q811704", "Q20741022", "Q56682555", "Q19723451"}
+WORKS_AND_BANDS = {"Q11424", "Q5398426", "Q482994", "Q208569", "Q134556", "Q7366", "Q215380", "Q5741069"}
+WORK_PART = re.compile(
+    r"(?i:season|series|volume|vol\.|part|episode|chapter|book|no\.|op\.)\s|[A-Z]{1,4}\.? ?\d"
+)
+
+
+def test_twentieth_read_models_titles_broadcasters_fields_and_openings_over_every_grid_row(
+    read_paraphrases_build,
+):
+    """Over every grid row of the read build, filled with its answer, judged from the slice's classes (its TSV):
+    a subject that is a product model has "the" before it ("Isuzu Gemini is produced by": the Isuzu Gemini); a work's or a band's
+    title with a comma of its own gets no second one ("Murder, She Wrote, was created in"); every P449 answer is a
+    name (a capital, a digit or a full stop: no "debuted on syndication"); no answer is "art of painting"; no
+    statement opens with a lower-case prefix before a capital ("al-Malik al-Kamil died in")."""
+    classes = slice_classes()
+    instances = table(read_paraphrases_build, "instances")
+    answers = table(read_paraphrases_build, "answer_spaces")
+    grid = table(read_paraphrases_build, "grid")
+    assert {"P176", "P101", "P449", "P495"} <= set(answers["relation_id"])
+    models = {e for e in instances["sub_id"] if classes.get(e, set()) & MODELS}
+    broadcasters = answers.filter(pl.col("relation_id") == "P449")["obj_label"].to_list()
+    assert [b for b in broadcasters if not re.search(r"[A-Z0-9.]", b)] == []
+    assert not any(a.startswith("art of ") for a in answers["obj_label"])
+    objects = dict(zip(zip(instances["relation_id"], instances["sub_id"]), instances["obj_label"]))
+    bad = []
+    templates = dict(table(read_paraphrases_build, "patterns").select("pattern_id", "template").rows())
+    for relation, s, pattern, verbalization, statement in grid.select(
+        "relation_id", "sub_id", "pattern_id", "verbalization", "statement"
+    ).rows():
+        text = fill_template(statement, obj=objects[relation, s])
+        at = text.find(verbalization)
+        if s in models and not text[:at].endswith(("the ", "The ")):
+            bad.append(("model without the", text))
+        is_work = relation == "P449" or classes.get(s, set()) & WORKS_AND_BANDS
+        title = ", " in verbalization and not WORK_PART.match(verbalization.rsplit(", ", 1)[-1])
+        if is_work and title and verbalization + "," in text and "[X]," not in templates[pattern]:
+            bad.append(("title comma closed", text))
+        if re.match(r"[a-z]+[-'’][A-Z]", text):
+            bad.append(("lower-case opening", text))
+    assert len(grid) > 20000 and bad == [], bad[:8]

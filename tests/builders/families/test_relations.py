@@ -1041,3 +1041,61 @@ def test_nineteenth_read_past_polities_states_as_members_and_wordings_over_every
         if re.search(r"appeared in print|is present in", text)
     ]
     assert wordings == []
+
+
+# the twentieth read, written here apart from the builder: classes of a product model English names with "the"
+# (automobile model, aircraft model, locomotive class, rolling stock class, digital camera model, video game
+# console model, smartphone model), classes of works and bands (film, television series, album, single, song,
+# band), a part of a work after a title's last comma ("season 9", "Vol. 1", "Op. 10", "BWV 82")
+MODELS = {"Q3231690", "Q15056995", "Q19832486", "Q811704", "Q20741022", "Q56682555", "Q19723451"}
+WORKS_AND_BANDS = {"Q11424", "Q5398426", "Q482994", "Q208569", "Q134556", "Q7366", "Q215380", "Q5741069"}
+WORK_PART = re.compile(
+    r"(?i:season|series|volume|vol\.|part|episode|chapter|book|no\.|op\.)\s|[A-Z]{1,4}\.? ?\d"
+)
+WORK_SUBJECT_RELATIONS = {"P162", "P449", "P57", "P179", "P291"}
+
+
+def test_twentieth_read_models_reserves_titles_broadcasters_and_wordings_over_every_fill(
+    read_relations_build, slice_facts
+):
+    """Over every instance x template x answer of the read build (the twentieth read): a subject that is a
+    product model by its class in the slice has "the" before it ("Isuzu Gemini was made by": the Isuzu Gemini,
+    "the British Rail Class 390"); a name ending in "Reserve",
+    "Sanctuary" or "Reservoir" has "the" before it ("located in the Ashuapmushuan Wildlife Reserve"); a work's
+    title with a comma of its own gets no second one ("Jerry, Jerry, Quite Contrary, is a production of");
+    every P449 answer is a name (a capital, a digit or a full stop: no "debuted on syndication"); no field is
+    "the art of painting"; no sentence opens with a lower-case prefix before a capital ("al-Malik"); no
+    "is a production of" (P162) nor "is situated on the territory of" (P131)."""
+    classes = slice_facts["P31"]
+    instances = table(read_relations_build, "instances")
+    answers = table(read_relations_build, "answer_spaces")
+    assert {"P162", "P449", "P176", "P3018", "P131"} <= set(answers["relation_id"])
+    models = {e for e in instances["sub_id"] if classes.get(e, set()) & MODELS}
+    broadcasters = answers.filter(pl.col("relation_id") == "P449")["obj_label"].to_list()
+    assert [b for b in broadcasters if not re.search(r"[A-Z0-9.]", b)] == []
+    assert not any("art of " in a for a in answers["obj_label"])
+    work_ids = {e for e, kinds in classes.items() if kinds & WORKS_AND_BANDS}
+    bad, fills = [], 0
+    for row, answer, text in every_fill(read_relations_build):
+        fills += 1
+        for label in (row["sub_label"], answer):
+            at = text.find(label)
+            if (
+                re.search(r"\S (Reserve|Sanctuary|Reservoir)$", label)
+                and at >= 0
+                and not text[:at].endswith(("the ", "The "))
+            ):
+                bad.append(("no the", text))
+        subject = row["sub_label"]
+        at = text.find(subject)
+        if row["sub_id"] in models and not text[:at].endswith(("the ", "The ")):
+            bad.append(("model without the", text))
+        is_work = row["relation_id"] in WORK_SUBJECT_RELATIONS or row["sub_id"] in work_ids
+        if is_work and ", " in subject and not WORK_PART.match(subject.rsplit(", ", 1)[-1]):
+            if subject + "," in text:
+                bad.append(("title comma closed", text))
+        if re.match(r"[a-z]+[-'’][A-Z]", text):
+            bad.append(("lower-case opening", text))
+        if re.search(r"is a production of|on the territory of|field of the art of", text):
+            bad.append(("wording", text))
+    assert fills > 10000 and bad == [], bad[:8]
