@@ -1099,3 +1099,33 @@ def test_twentieth_read_models_reserves_titles_broadcasters_and_wordings_over_ev
         if re.search(r"is a production of|on the territory of|field of the art of", text):
             bad.append(("wording", text))
     assert fills > 10000 and bad == [], bad[:8]
+
+
+def test_twenty_first_read_people_in_the_past_by_their_classes_and_venues_over_every_fill(
+    read_relations_build, slice_facts
+):
+    """Over every instance x template x answer of the read build (the twenty-first read): every relation whose
+    subjects with a class in the slice are 90%+ human (by the slice's TSV, not the builder's list; P19 aside, a
+    birthplace outlives its subject) has no sentence in the present ("Jesse Owens represents United States of
+    America", d. 1980; "[X] is a member of the [Y]" of a dynasty's dead); no P115 template puts its own "the"
+    before the venue ("home venue is the Lord's", "the Wembley Stadium")."""
+    classes = slice_facts["P31"]
+    instances = table(read_relations_build, "instances")
+    people = set()
+    for (relation,), rows in instances.group_by("relation_id"):
+        typed = [s for s in rows["sub_id"] if classes.get(s)]
+        if typed and sum("Q5" in classes[s] for s in typed) >= 0.9 * len(typed) and relation != "P19":
+            people.add(relation)
+    assert {"P53", "P1532", "P412", "P641"} <= people
+    present, fills = [], 0
+    for row, answer, text in every_fill(read_relations_build):
+        if row["relation_id"] not in people:
+            continue
+        fills += 1
+        rest = text[len(row["sub_label"]) :] if text.startswith(row["sub_label"]) else text
+        frame = text.replace(row["sub_label"], "").replace(answer, "")
+        if re.search(r"\b(?:is|are|has|have)\b", frame) or re.match(r",? (?!was\b)[a-z]+[^s\W]s\b", rest):
+            present.append(text)
+    assert fills > 1000 and present == [], present[:8]
+    templates = table(read_relations_build, "templates").filter(pl.col("relation_id") == "P115")["template"]
+    assert len(templates) == 3 and not [t for t in templates if "the [Y]" in t]
