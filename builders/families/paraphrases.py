@@ -290,8 +290,15 @@ class ParaphraseSpec(ProbeSpec):
     containment: tuple[str, ...] = spec_field(
         CONTAINMENT,
         help="Relations through which a true answer implies others, followed transitively as relation sets "
-        "do (Catholicism -> Christianity, Interscope Records -> Universal Music Group): an answer of the "
-        "space containing a gold is a gold too (empty: none).",
+        "do (Catholicism -> Christianity, Dortmund -> Germany): an answer of the space containing a gold is "
+        "a gold too (empty: none), except in ``containment_not_gold``.",
+    )
+    containment_not_gold: tuple[str, ...] = spec_field(
+        ("P127", "P138", "P176", "P178", "P264", "P449"),
+        help="Relations whose truth does not pass to a container of the answer: named after (a street named "
+        "after Rhine is not named after Europe), record label, original network, owner, manufacturer and "
+        "developer (a label's, a channel's or a firm's parent company is another one: 'Jack DeJohnette's "
+        "label is Universal Music Group', twenty-first independent read). Their golds are the object alone.",
     )
     place_relations: tuple[str, ...] = spec_field(
         PLACE_RELATIONS,
@@ -477,6 +484,10 @@ def _is_latin(text: str) -> bool:
     return True
 
 
+# one capitalised word of two to six letters cut short by a full stop: an abbreviation, no name ('Calif.')
+_ABBREVIATED_WORD = re.compile(r"[A-Z][a-z]{1,5}\.")
+
+
 def alias_problem(alias: str, label: str) -> str | None:
     """Why an alias cannot stand for its entity in a statement, or None.
 
@@ -530,6 +541,12 @@ def alias_problem(alias: str, label: str) -> str | None:
         return "letter-digit code ('34Se', '20e', 'ff14', 'R22eR')"
     if "(" in alias or ")" in alias:
         return "disambiguated form (parentheses)"
+    if "[" in alias or "]" in alias:
+        # an editor's note in square brackets ('Ray [rejected]', "Coypel [l'ancien]", twenty-first read)
+        return "square-bracketed note ('Ray [rejected]', 'Peel Collection [2nd Bart.]')"
+    if _ABBREVIATED_WORD.fullmatch(alias) and not _ABBREVIATED_WORD.fullmatch(label):
+        # a place's or a botanist's abbreviation ('Calif.', 'Lon.', 'Forssk.'), twenty-first read: 90 kept
+        return "one abbreviated word ('Calif.', 'Lon.', a botanist's 'Forssk.')"
     if "," in alias:
         head, _, tail = alias.partition(",")
         label_words = set(word_tokens(label))
@@ -973,6 +990,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         # Iraq", "rock" / "punk rock") is a second true answer no fact marks, unless the source nests them
         # (then both are golds): it goes too
         support = Counter(o for _, o in usable)
+        relation_containers = {} if relation in spec.containment_not_gold else containers
         kept_answers: list[str] = []
         kept_keys: set[str] = set()
         for o in sorted(support, key=lambda a: (-support[a], a)):
@@ -980,7 +998,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             if keys & kept_keys:
                 dropped[f"{relation}: {NAMED_LIKE_AN_ANSWER}"] += support[o]
             elif any(
-                names_nested(labels[o], labels[a]) and not source_nests(o, a, containers)
+                names_nested(labels[o], labels[a]) and not source_nests(o, a, relation_containers)
                 for a in kept_answers
             ):
                 dropped[f"{relation}: {NESTED_NAME}"] += support[o]
@@ -996,7 +1014,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         named_like = {
             (s, o)
             for s, o in usable
-            if named_like_a_gold(golds_with_containers([o], containers, shown), shown, answer_keys)
+            if named_like_a_gold(golds_with_containers([o], relation_containers, shown), shown, answer_keys)
         }
         if named_like:
             dropped[f"{relation}: {NAMED_LIKE_A_GOLD}"] += len(named_like)
@@ -1016,7 +1034,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 for s, o in pairs
                 if not any(
                     name_leak([labels[s], *raw_aliases[s]], [labels[g], *raw_aliases[g]], generic[relation])
-                    for g in golds_with_containers([o], containers, candidates)
+                    for g in golds_with_containers([o], relation_containers, candidates)
                 )
             ]
             if len(kept_pairs) < len(pairs):
@@ -1066,7 +1084,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                     "obj_id": o,
                     "obj_label": labels[o],
                     "answer_idx": answer_idx[o],
-                    "gold_obj_ids": golds_with_containers([o], containers, in_space),
+                    "gold_obj_ids": golds_with_containers(
+                        [o], {} if relation in spec.containment_not_gold else containers, in_space
+                    ),
                     "popularity": degree.get(s),
                 }
             )
@@ -1142,7 +1162,9 @@ PARAPHRASE_RULES = {
     "golds",
     "nested_answers": "every answer of the space that contains a gold through the spec's `containment` "
     "relations (P361, P131, P279, ..., transitively, as the source says: Christianity for Catholicism) is "
-    "one of its golds",
+    "one of its golds, but in the relations whose truth does not pass to a container "
+    "(`containment_not_gold`: P127, P138, P176, P178, P264, P449: a street named after the Rhine is not "
+    "named after Europe, a label's parent company is no label): there the golds are the object alone",
     "answers_placed": "in a place relation's space (`place_relations`) where one of the objects is a "
     "country or a continent (P31; a dependent territory such as 'New Caledonia' is none), every answer is a "
     "country or continent or placed by the "
@@ -1165,7 +1187,9 @@ PARAPHRASE_RULES = {
     "kept), nor is an identifier, code (a colon-joined code or namespace: 'ISO 639:be', "
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
     "description ('and others', 'formerly'), initials or abbreviations only ('J. C.', 'U.S.S.R', "
-    "'R.E.Fr.', a catalogue's 'Donn.Sm.'), words or initials glued at a full stop (a letter, a full stop "
+    "'R.E.Fr.', a catalogue's 'Donn.Sm.'), one abbreviated word under a label that is none ('Calif.', "
+    "'Lon.', a botanist's 'Forssk.'), a square-bracketed note ('Ray [rejected]'), words or initials glued "
+    "at a full stop (a letter, a full stop "
     "and a letter with no space in any word: 'J.Pereira', 'C.Rchb.', 'Á.Löve', 'S.v.Hoogstraten', "
     "'Fran.co Trevisani'; runs of initials, 'U.S.', 'J.R.R. Tolkien', web names ending in a top-level "
     "domain, 'Salon.com', and a word written so in the label, 'E.ON SE' under 'E.ON', are kept), "
@@ -1193,7 +1217,8 @@ PARAPHRASE_RULES = {
     "full lists; case, diacritics, punctuation and spaces aside: 'M-Net' / 'Mnet', Scotland and Seychelles "
     "both 'SC'), nor have labels one of which has the other's words and "
     "more (whole words, any script: \"Ba'athist Iraq\" / 'Iraq', 'punk rock' / 'rock') unless the "
-    "source's containment relations nest them (then both are golds: `nested_answers`)",
+    "source's containment relations nest them (then both are golds: `nested_answers`; not in "
+    "`containment_not_gold`'s relations)",
     "verbalizations": "at most K verbalizations per entity, the label first",
     "patterns_read": "no pattern doubles a word or an article when filled with its first instance, and no "
     "statement of the grid, filled with its answer, ends with a name ending in '?' or '!' (a subject's "
@@ -1235,7 +1260,8 @@ def paraphrase_validity(
         if named_like_a_gold(row["gold_obj_ids"], spaces[row["relation_id"]], keys_of):
             violations["equal_answers"] += 1
         containing = set().union(*(containers.get(g, set()) for g in row["gold_obj_ids"]))
-        if containing & spaces[row["relation_id"]] - set(row["gold_obj_ids"]):
+        nests = row["relation_id"] not in spec.containment_not_gold
+        if nests and containing & spaces[row["relation_id"]] - set(row["gold_obj_ids"]):
             violations["nested_answers"] += 1
         s = row["sub_id"]
         if any(
@@ -1254,10 +1280,11 @@ def paraphrase_validity(
             violations["alias_usable"] += 1
         if alias["source"] == "label" and label_problem(alias["alias"]):
             violations["labels_usable"] += 1
-    for space in spaces.values():
+    for relation, space in spaces.items():
+        nesting = {} if relation in spec.containment_not_gold else containers
         violations["distinct_answers"] += sum(
             bool(keys_of(a) & keys_of(b))
-            or (names_nested(labels[a], labels[b]) and not source_nests(a, b, containers))
+            or (names_nested(labels[a], labels[b]) and not source_nests(a, b, nesting))
             for a, b in itertools.combinations(sorted(space), 2)
         )
     violations["verbalizations"] = sum(

@@ -154,8 +154,10 @@ def snapshot_markdown(source: dict, relations: list[str], labels: dict[str, str]
         lines.append(f"- {source['snapshot_note']}")
     lines += [
         "",
-        f'What "true" means: a fact (and every gold answer) was a statement of Wikidata in this snapshot, '
-        f"dated {source.get('snapshot_date', 'unknown')}. It is not checked against today's Wikidata.",
+        f'What "true" means: a fact was a statement of Wikidata in this snapshot, dated '
+        f"{source.get('snapshot_date', 'unknown')}; a gold answer is such a statement's object or an answer "
+        "the rules of this card add to it (a place or a class containing it, an answer labelled with its "
+        "name). It is not checked against today's Wikidata.",
     ]
     qualifiers = source.get("end_time_qualifiers")
     if qualifiers == "absent":

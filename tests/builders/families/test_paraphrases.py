@@ -1450,3 +1450,29 @@ def test_twentieth_read_models_titles_broadcasters_fields_and_openings_over_ever
         if re.match(r"[a-z]+[-'’][A-Z]", text):
             bad.append(("lower-case opening", text))
     assert len(grid) > 20000 and bad == [], bad[:8]
+
+
+@pytest.mark.parametrize("which", ["small_paraphrases_build", "read_paraphrases_build"])
+def test_twenty_first_read_no_container_gold_where_truth_does_not_pass_and_no_abbreviated_alias(
+    which, request
+):
+    """Over every instance and kept alias of two real builds (the twenty-first read): in a relation whose truth
+    does not pass to a container (named after, record label, original network, owner, manufacturer, developer),
+    the only gold is the object ("Haut-Rhin is named after Europe", "Jack DeJohnette's label is Universal Music
+    Group" were golds); no kept alias is one abbreviated word ('Calif.', 'Lon.', 'Forssk.') or holds a square
+    bracket ('Ray [rejected]'). validity.json's nested_answers and alias_usable say 0."""
+    result = request.getfixturevalue(which)
+    instances = table(result, "instances")
+    no_container = {"P127", "P138", "P176", "P178", "P264", "P449"}
+    rows = instances.filter(pl.col("relation_id").is_in(sorted(no_container)))
+    assert rows.height > 10
+    assert [
+        (s, golds)
+        for s, o, golds in rows.select("sub_label", "obj_id", "gold_obj_ids").rows()
+        if golds != [o]
+    ] == []
+    aliases = table(result, "aliases").filter(pl.col("source") == "alias")["alias"].to_list()
+    assert len(aliases) > 100
+    assert [a for a in aliases if re.fullmatch(r"[A-Z][a-z]{1,5}\.", a) or "[" in a or "]" in a] == []
+    violations = json.loads((result.out / "validity.json").read_text())["violations"]
+    assert violations["nested_answers"] == violations["alias_usable"] == 0
