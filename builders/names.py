@@ -189,6 +189,23 @@ def name_key(text: str) -> str:
     return "".join(re.findall(r"[^\W_]+", fold(text)))
 
 
+# the first word of a letter's Unicode name for the scripts other than Latin met in the slice's labels
+_OTHER_SCRIPTS = frozenset(
+    "CYRILLIC GREEK ARABIC HEBREW CJK HIRAGANA KATAKANA HANGUL DEVANAGARI BENGALI TAMIL TELUGU KANNADA "
+    "MALAYALAM GUJARATI GURMUKHI SINHALA THAI LAO KHMER MYANMAR TIBETAN MONGOLIAN ARMENIAN GEORGIAN "
+    "ETHIOPIC SYRIAC THAANA".split()
+)
+
+
+def other_script(label: str) -> bool:
+    """Whether a label holds a letter of a script other than Latin ("Будинок зі скла", "志村").
+
+    Modifier letters and signs of a romanization ("Al-Maʿarri", "Gavril Korenʹkov", "360º") are no other
+    script.
+    """
+    return any(c.isalpha() and unicodedata.name(c, "").split(" ")[0] in _OTHER_SCRIPTS for c in label)
+
+
 def common_noun_label(label: str) -> bool:
     """Whether a label is a common noun's, no name: no capital letter, no digit, no full stop ("syndication").
 

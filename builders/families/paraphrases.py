@@ -45,6 +45,7 @@ from probesmith.builders.families.relations import (
     LOWER_CASE_PERSON,
     MODEL_CLASSES,
     NAMED_LIKE_A_GOLD,
+    OTHER_SCRIPT_SUBJECT,
     PAST_EVENT,
     PLACE_RELATIONS,
     PLURAL_TEAM,
@@ -72,6 +73,7 @@ from probesmith.builders.names import (
     name_keys,
     name_leak,
     named_like_a_gold,
+    other_script,
     plain_name,
 )
 from probesmith.builders.registry import TableOutput, register_family
@@ -979,6 +981,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1
             elif s in titled:
                 dropped[f"{relation}: subject {TITLE_COMMA}"] += 1
+            elif other_script(labels[s]):
+                dropped[f"{relation}: {OTHER_SCRIPT_SUBJECT}"] += 1
             elif of_places and o not in countries and o not in placed:
                 dropped[f"{relation}: {UNPLACED}"] += 1
             else:

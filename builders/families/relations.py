@@ -78,6 +78,7 @@ from probesmith.builders.names import (
     name_keys,
     name_leak,
     named_like_a_gold,
+    other_script,
     plain_name,
     spelled_out,
 )
@@ -491,6 +492,8 @@ class RelationPool:
                 continue
             if problem := label_problem(self.labels[s]):
                 self.dropped[f"{pid}: subject's {problem} (as paraphrases' labels_usable)"] += 1
+            elif other_script(self.labels[s]):
+                self.dropped[f"{pid}: {OTHER_SCRIPT_SUBJECT}"] += 1
             elif s in misread:
                 self.dropped[f"{pid}: {MISREAD_NAME}"] += 1
             elif s in teams:
@@ -896,6 +899,12 @@ def alias_gives_the(label: str, aliases, classes: set[str]) -> bool:
     return any(alias.casefold() == f"the {label}".casefold() for alias in aliases)
 
 
+# a subject labelled in another script than Latin gives its answer away by the script (the twenty-first read:
+# the 17 Cyrillic P291 subjects were published in Ukraine or Russia, Ukrainian letters telling the two apart)
+OTHER_SCRIPT_SUBJECT = (
+    "subject labelled in a script other than Latin (Cyrillic, Greek, Arabic, CJK, ...): the script gives the "
+    "answer away ('Будинок зі скла' -> Ukraine)"
+)
 # relations whose answers are names (networks): an answer labelled as a common noun
 # (``names.common_noun_label``) is no network ("debuted on syndication", the twentieth read: a way of
 # selling a show, typed a television station)
