@@ -45,6 +45,7 @@ from probesmith.builders.families.relations import (
     LOWER_CASE_PERSON,
     MODEL_CLASSES,
     NAMED_LIKE_A_GOLD,
+    NOT_A_PERSON,
     OTHER_SCRIPT_SUBJECT,
     PAST_EVENT,
     PLACE_RELATIONS,
@@ -59,6 +60,7 @@ from probesmith.builders.families.relations import (
     past_events,
     places_of,
     plural_teams,
+    typed_not_people,
     unreadable_names,
     works_misread,
 )
@@ -279,6 +281,13 @@ class ParaphraseSpec(ProbeSpec):
         "property (a musician's act: 'Raven-Symoné was founded in', eighth read) is no subject of it. P106 "
         "(occupation) is no city's (city, big city, city with powiat rights, Dutch municipality: 'Bydgoszcz "
         "worked as a sportsperson', 2 of the 1,988 v12 instances, twelfth read's audit).",
+    )
+    person_relations: tuple[str, ...] = spec_field(
+        ("P101", "P140"),
+        help="Relations whose patterns say a person's act ('[X] worked in the field of', '[X] is a follower "
+        "of', '[X] believes in'): a subject with a class (P31) in the source, none of them human, is dropped "
+        "('Creighton University believes in Catholic Church', 'Turing Award worked in the field of', the "
+        "twenty-first independent read), as relation sets drop them (relations.PERSON_RELATIONS).",
     )
     subject_types: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {"P136": PERFORMER_CLASSES},
@@ -895,6 +904,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         plural_groups = {
             s for s, _, kind in facts_of(client, named_in_plural, ["P31"]) if kind in TEAM_CLASSES
         }
+        # a subject typed, none of its classes human, in a relation whose patterns say a person's act
+        things = typed_not_people(
+            client, sorted({s for r in spec.person_relations for s, _ in per_relation.get(r, ())})
+        )
         # a person labelled with no capital ('w.r. hearst'), as relations drop them
         uncapitalised = lower_case_people(client, {s: labels[s] for s in subjects})
         # a past event in a relation whose patterns all state a place in the present ("... Championships are
@@ -956,6 +969,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {PLURAL_TEAM}"] += 1
             elif s in uncapitalised:
                 dropped[f"{relation}: {LOWER_CASE_PERSON}"] += 1
+            elif relation in spec.person_relations and s in things:
+                dropped[f"{relation}: {NOT_A_PERSON}"] += 1
             elif relation in PRESENT_PLACE_RELATIONS and s in events:
                 dropped[f"{relation}: subject {PAST_EVENT}"] += 1
             elif problem:

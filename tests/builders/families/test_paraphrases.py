@@ -1476,3 +1476,19 @@ def test_twenty_first_read_no_container_gold_where_truth_does_not_pass_and_no_ab
     assert [a for a in aliases if re.fullmatch(r"[A-Z][a-z]{1,5}\.", a) or "[" in a or "]" in a] == []
     violations = json.loads((result.out / "validity.json").read_text())["violations"]
     assert violations["nested_answers"] == violations["alias_usable"] == 0
+
+
+def test_twenty_first_read_person_patterns_ask_no_typed_thing(read_paraphrases_build):
+    """Over every instance of the read build (the twenty-first read): no P101 or P140 subject has a class in the
+    slice (its TSV) and none of them human ("Turing Award worked in the field of", "Creighton University believes
+    in Catholic Church"): their patterns say a person's act."""
+    classes = slice_classes()
+    instances = table(read_paraphrases_build, "instances")
+    asked = instances.filter(pl.col("relation_id").is_in(["P101", "P140"]))
+    assert asked.height > 1000
+    things = [
+        label
+        for s, label in asked.select("sub_id", "sub_label").rows()
+        if classes.get(s) and "Q5" not in classes[s]
+    ]
+    assert things == []
