@@ -163,17 +163,22 @@ def compound_parts(
 
     A name is part of a compound name: "Venediger Group" / "Großvenediger" (folded "grossvenediger"
     ends with "venediger"), "Andreas" / "Andreaskirche". Both sides folded (``fold``: case,
-    diacritics, "ß" -> "ss"). A shorter token ("berg" of "Heidelberg", "land") and an English word of
-    Link Grammar's dictionary, or its plural ("state" of "States", "island", "virus" of
-    "Orthopoxvirus"), are the head of a compound, not an identity.
+    diacritics, "ß" -> "ss"). A shorter token ("berg" of "Heidelberg", "land"), an English word of
+    Link Grammar's dictionary or its plural in "s" ("state" of "States", "island", "virus" of
+    "Orthopoxvirus"; "Solex" is no plural of "sole", "Brakel" none of "brake") and a generic word of
+    ``GENERIC_STEMS`` with at most three letters after its stem ("Southern", "great") are the head of a
+    compound, not an identity; "Northampton" of "Northamptonshire" is a name.
     """
     found = set()
     words = english_lexicon().known
     for short_side, long_side in ((left, right), (right, left)):
         for part in short_side:
-            if len(part) < length or not part.isalpha() or part in words or part[:-1] in words:
+            plural_of_word = part.endswith("s") and part[:-1] in words
+            if len(part) < length or not part.isalpha() or part in words or plural_of_word:
                 continue
-            if part[:STEM_LENGTH] in GENERIC_STEMS:  # "south" of "Southern", "great", "national"
+            # a generic word and its own forms ("south" of "Southern", "great", "nationale") are no identity;
+            # a longer name that opens with one is ("Northampton" of "Northamptonshire")
+            if part[:STEM_LENGTH] in GENERIC_STEMS and len(part) <= STEM_LENGTH + 3:
                 continue
             if any(len(t) > len(part) and (t.startswith(part) or t.endswith(part)) for t in long_side):
                 found.add(part)

@@ -32,6 +32,11 @@ from probesmith.builders.names import (
         (["cuproneyite"], ["neyite"], "neyite"),
         (["Lo-Reninge"], ["Lo"], "lo"),  # a function word that is a whole name (sixth read)
         (["La-Roche-sur-Yon"], ["La Rochelle", "La-Ville"], "la"),  # a capitalised hyphen part
+        # twenty-second read: a word plus a letter is no plural ('sole', 'brake'), a generic stem opening a
+        # longer name does not hide it ('north')
+        (["VéloSoleX"], ["Solex"], "solex"),
+        (["Brakel"], ["Nederbrakel"], "brakel"),
+        (["Northamptonshire"], ["Northampton"], "northampton"),
     ],
 )
 def test_the_issues_leaks_are_caught(subject, gold, shared):
