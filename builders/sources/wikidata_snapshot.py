@@ -68,6 +68,13 @@ TIME_DEPENDENT_RELATIONS: dict[str, str] = {
     "P141": "conservation statuses are reassessed",
     "P195": "works of art change collections",
     "P276": "objects and events change location",
+    # the twenty-second read: every catalog relation checked; these state a present fact that can end
+    "P37": "official languages are changed by law",
+    "P81": "lines open, close and are rerouted",
+    "P115": "teams move to other venues",
+    "P137": "operators change (an army disbands, a mission is handed over)",
+    "P190": "twinnings are made and ended",
+    "P466": "a venue's tenants come and go",
 }
 
 #: the qualifier that ends a statement's validity, in Wikidata's RDF

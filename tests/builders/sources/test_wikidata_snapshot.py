@@ -101,3 +101,11 @@ def test_a_frozen_snapshot_carries_its_source_and_date_and_keeps_a_sidecar_of_a_
     snapshot_sidecar(out).write_text(json.dumps({"name": "mine", "date": "1999-01-01"}))
     snapshot_wikidata(load_spec(spec_path), out, force=True)
     assert describe_snapshot(dump=out)["snapshot_date"] == "1999-01-01"  # a person's sidecar stays
+
+
+def test_the_relations_the_reads_found_changing_are_declared():
+    """The twenty-second read: the relations card left out P137 (operator: 8 instances with gold Union Army),
+    P115 (home venue) and P466 (occupant, P115 seen from the venue); every catalog relation was checked and
+    official languages (P37), connecting lines (P81) and twinnings (P190) join them."""
+    for pid in ("P37", "P81", "P115", "P137", "P190", "P466"):
+        assert pid in TIME_DEPENDENT_RELATIONS
