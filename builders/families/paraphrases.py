@@ -1408,9 +1408,16 @@ def paraphrase_validity_markdown(report: dict) -> str:
         "`probesmith.builders.text.fill_template(statement, obj=label)`, as the evaluation does, so the "
         'article agrees with each candidate ("an inventor"); a plain `[Y]` replacement misreads '
         '("a inventor"). Filled so, every grid row reads as its pattern filled with the '
-        "verbalization and the answer in one go, except that a name in the plural (a band or a team "
-        'named "The ...s", islands or mountains named in the plural) makes its verbs and pronouns agree '
-        '("The Magnetic Fields were from [Y].", where the pattern says "[X] was from [Y].").',
+        "verbalization and the answer in one go (`fill_template`), which departs from a plain `[X]` "
+        "replacement in these ways only: the sentence opens with a capital ('Deadmau5 was born in'); a "
+        "label English reads with 'the' takes it ('the Gambia'); a name ending in 's' takes an apostrophe "
+        'alone as a possessive ("Charles Algernon Parsons\' place of birth"); an appositive or qualifier '
+        "in the name closes with a comma ('Patrick Blackett, Baron Blackett, was born in'); a name ending "
+        "in a full stop or an ellipsis gets no second one ('[Y] debuted F.Z.Z.T.'); a word of the pattern "
+        "that the name repeats beside the slot is not doubled ('The [Y]-owned Sunday Oregonian' for 'The "
+        'Sunday Oregonian\'); a name in the plural (a band or a team named "The ...s", islands or mountains '
+        "named in the plural) makes its verbs and pronouns agree ('The Falkland Islands use [Y] as their "
+        "official language.', where the pattern says '[X] uses [Y] as its official language.').",
         "",
         "Not checked on every item: grammar beyond doubled words, article runs and a/an (no parser "
         "reads the patterns), and whether an alias that passes the filters is a name the entity "
