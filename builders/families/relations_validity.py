@@ -51,7 +51,8 @@ RELATION_RULES = {
     "of three digits or more, letters joined by '&' or a run of two or more initials, and each part of "
     "letters glued to digits: 'TED2004' -> 'TED', '2004', 'ITV3' -> 'ITV'; a single letter, "
     "function words and legal forms such as 'LLC' are none), nor a name stem, nor a compound part (a "
-    "token of five letters or more, no English word, that begins or ends a longer token of the other "
+    "token of five letters or more, no English word nor its plural in 's' nor a generic word such as 'south' "
+    "or 'great' with at most three letters more, that begins or ends a longer token of the other "
     "side: 'Venediger Group' / 'Großvenediger') with the label or an alias of a gold of its answer "
     "space, case, diacritics and 'ß'/'ss' folded; function words and the relation's generic "
     "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
