@@ -223,3 +223,25 @@ def test_a_real_paraphrase_build_holds_the_fixed_patterns_only(small_paraphrases
     assert ("P103", "[x] is a native speaker of [y]") in built
     spelling = SpellChecker()
     assert not [t for t in patterns["template"] if spelling.unknown_words(" ".join(frame_words(t)))]
+
+
+def test_no_catalog_template_names_its_subject_by_a_pronoun_and_no_network_is_a_who():
+    """The twenty-second read: "Walter Berry was known for their bass-baritone voice." (P412) named a singer by
+    a pronoun and claimed fame where the relation states a voice; "Who is the original broadcaster of Memories
+    of the Alhambra?" asked "who" of a network (P449). No form the default specs use does either now."""
+    import re
+
+    from probesmith.builders.families.relations_validity import PEOPLE_IN_THE_PAST
+
+    forms = forms_in_use()
+    pronouns = [
+        f.template
+        for f in forms
+        if f.origin == "catalog"
+        and f.relation in PEOPLE_IN_THE_PAST
+        and re.search(r"\b(their|his|her|he|she|they)\b", f.template, re.I)
+    ]
+    assert pronouns == []
+    who_networks = [f.template for f in forms if f.relation == "P449" and f.template.startswith("Who ")]
+    assert who_networks == []
+    assert any(f.relation == "P412" and f.template == "[X] sang [Y]." for f in forms)
