@@ -203,7 +203,7 @@ def test_no_dropped_pattern_reaches_the_paraphrase_bank():
 
 def test_a_real_paraphrase_build_holds_the_fixed_patterns_only(small_paraphrases_build):
     """The small build's pattern bank (P19, P36, P103, P30, P138): no dropped or replaced pattern, its rewrite
-    instead (BEAR's 'speaks [Y] natively' -> 'is a native speaker of [Y]'), 0 unknown frame words."""
+    instead (BEAR's 'speaks [Y] natively' -> 'was a native speaker of [Y]'), 0 unknown frame words."""
     import polars as pl
 
     from probesmith.schemas.parquet import read_parquet
@@ -220,7 +220,7 @@ def test_a_real_paraphrase_build_holds_the_fixed_patterns_only(small_paraphrases
     assert fixes, "the small build's relations have fixes to check"
     for fix in fixes:
         assert (fix.relation, fix.template.rstrip(" .").lower()) not in built, fix
-    assert ("P103", "[x] is a native speaker of [y]") in built
+    assert ("P103", "[x] was a native speaker of [y]") in built  # in the past since the twenty-second read
     spelling = SpellChecker()
     assert not [t for t in patterns["template"] if spelling.unknown_words(" ".join(frame_words(t)))]
 
@@ -245,3 +245,17 @@ def test_no_catalog_template_names_its_subject_by_a_pronoun_and_no_network_is_a_
     who_networks = [f.template for f in forms if f.relation == "P449" and f.template.startswith("Who ")]
     assert who_networks == []
     assert any(f.relation == "P412" and f.template == "[X] sang [Y]." for f in forms)
+
+
+def test_no_paraphrase_pattern_about_people_is_in_the_present():
+    """The twenty-second read: paraphrase patterns stated a person's fact in the present ("Talhah is a follower
+    of [Y]", d. 656; "Chidi Odiah is a native speaker of [Y]"): over every pattern the default paraphrases spec
+    uses, none of a relation whose subjects are people (relations_validity.PEOPLE_IN_THE_PAST, and P140, whose
+    non-human subjects the family drops) is in the present, by the rule the relations templates follow."""
+    from probesmith.builders.families.relations_validity import PEOPLE_IN_THE_PAST, in_the_present
+
+    people = PEOPLE_IN_THE_PAST | {"P140"}
+    patterns = [f for f in forms_in_use() if f.used_by == "paraphrases" and f.relation in people]
+    assert {"P103", "P140", "P1412"} <= {f.relation for f in patterns}
+    present = [f.template for f in patterns if in_the_present(f.template) or ", who plays" in f.template]
+    assert present == []
