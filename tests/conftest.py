@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 from collections import defaultdict
 from functools import cache
@@ -28,6 +29,19 @@ def slice_relations() -> dict[str, dict[str, set[str]]]:
             s, p, o = line.split("\t")[:3]
             facts[p][s].add(o)
     return facts
+
+
+@cache
+def slice_names() -> dict[str, tuple[str, ...]]:
+    """Every entity's names in the shared slice, ``{qid: (label, *English aliases)}`` (the label is ''
+    where the slice has none), read from its TSV (not via the builders). Read once per session."""
+    names = {}
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            qid, label, aliases = line.rstrip("\n").split("\t")
+            names[qid] = (label, *json.loads(aliases))
+    return names
 
 
 def slice_classes() -> dict[str, set[str]]:

@@ -655,21 +655,13 @@ def test_sixth_read_leaks_equal_labels_and_aliases(small_paraphrases_build):
     answers of a space equal once case, punctuation and spaces are set aside ("M-Net" / "Mnet"); no kept
     alias that is a language-region code ("en-uk"), a label-prefixed description ("Nickname: ..."), or
     all lower case under a capitalised label of two words or more ("xiang gang" for Hong Kong)."""
-    import gzip
     import unicodedata
     from collections import Counter
-
-    from ...conftest import SHARED_DATA
 
     def key(text):
         return "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if c.isalnum())
 
-    names = {}
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            qid, label, aliases = line.rstrip("\n").split("\t")
-            names[qid] = [label, *json.loads(aliases)]
+    names = _slice_names()
     bad = []
     instances = table(small_paraphrases_build, "instances")
     for row in instances.iter_rows(named=True):
@@ -1296,20 +1288,11 @@ def test_sixteenth_read_no_leak_through_digits_glued_to_a_name_nor_to_any_gold(w
     'TVP3' / TVP, '870s' / 870): validity.json's no_leak, now over every gold, is 0; and, judged from the
     slice's TSV apart from the builder, no part of a subject's word of letters glued to digits (3 characters
     or more: 'ted', '2004') is a whole word of any gold's label or alias."""
-    import gzip
-
-    from ...conftest import SHARED_DATA
 
     result = request.getfixturevalue(which)
     instances = table(result, "instances")
     wanted = set(instances["sub_id"]) | {g for golds in instances["gold_obj_ids"] for g in golds}
-    names: dict[str, list[str]] = {}
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            qid, label, aliases = line.rstrip("\n").split("\t")
-            if qid in wanted:
-                names[qid] = [label, *json.loads(aliases)]
+    names = {qid: n for qid, n in _slice_names().items() if qid in wanted}
     bad, checked = [], 0
     for s, golds in instances.select("sub_id", "gold_obj_ids").rows():
         glued = {
@@ -1410,19 +1393,11 @@ def test_eighteenth_read_no_statement_ends_with_a_title_mark_over_every_grid_row
     assert validity["violations"]["patterns_read"] == 0
 
 
-def _slice_names() -> dict[str, list[str]]:
+def _slice_names() -> dict[str, tuple[str, ...]]:
     """Every entity's label and English aliases in the shared slice, read from its TSV (not via the builder)."""
-    import gzip
+    from ...conftest import slice_names
 
-    from ...conftest import SHARED_DATA
-
-    names = {}
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            qid, label, aliases = line.rstrip("\n").split("\t")
-            names[qid] = [label, *json.loads(aliases)]
-    return names
+    return slice_names()
 
 
 def _folded_key(name: str) -> str:

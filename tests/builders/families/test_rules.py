@@ -20,7 +20,7 @@ from probesmith.builders.families.rules import (
 )
 from probesmith.schemas.parquet import read_parquet
 
-from ...conftest import FIXTURES, SHARED_DATA, slice_classes, slice_relations
+from ...conftest import FIXTURES, SHARED_DATA, slice_classes, slice_names, slice_relations
 
 PLANTED = {"born_in|city_in|citizen_of", "lives_in|city_in|resides_in"}
 TRIANGLES = [frozenset(rule.split("|")) for rule in PLANTED]
@@ -582,14 +582,8 @@ def test_ninth_read_no_question_or_cloze_plays_a_genre_or_represents_an_album():
 
 
 def _slice_names() -> dict[str, list[str]]:
-    """Label and English aliases of every entity, read straight from the slice's TSV."""
-    names = {}
-    with gzip.open(SHARED_DATA / "wikidata_slice" / "entities.tsv.gz", "rt", encoding="utf-8") as fh:
-        next(fh)
-        for line in fh:
-            qid, label, aliases = line.rstrip("\n").split("\t")
-            names[qid] = ([label] if label else []) + json.loads(aliases)
-    return names
+    """Label (where the slice has one) and English aliases of every entity, read straight from the slice's TSV."""
+    return {qid: [n for n in names if n] for qid, names in slice_names().items()}
 
 
 def _tokens(text: str) -> set[str]:
