@@ -1216,8 +1216,10 @@ PARAPHRASE_RULES = {
     "a letter-digit code ('R22eR'), a lower-cased form of its "
     "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
     "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
-    "lower-case web address or media type ('youtube.com'), a website's name under a label that is none "
-    "('Cleveland.com' for The Plain Dealer), formatting residue (doubled spaces, direction "
+    "lower-case web address or media type ('youtube.com'), a website's name ending in a generic top-level "
+    "domain (.com, .org, .net, .info, .biz, .edu, .gov, .co.uk) under a label that is none ('Cleveland.com' "
+    "for The Plain Dealer; a country's domain, 'ABC.es' for the newspaper ABC, is not checked), "
+    "formatting residue (doubled spaces, direction "
     "marks, any double quote: a name in quotes, '\"El profeta\"', or a quoted part of it, 'Edward Kennedy "
     '"Duke" Ellington\', words in single quotes before another word: "Konrad \'Conny\' Plank", a quote or a '
     "bracket left "
