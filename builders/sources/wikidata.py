@@ -410,6 +410,16 @@ class SparqlClient:
         return redact_url(self.endpoint)
 
     @property
+    def recorded_endpoint(self) -> str:
+        """The endpoint as the manifest's query list records it.
+
+        A store served on a port of this machine goes by its stable identity (``cache_endpoint``,
+        the dump's digest), since the port changes with every build; any other endpoint as
+        :attr:`shown_endpoint`.
+        """
+        return self.cache_endpoint or self.shown_endpoint
+
+    @property
     def overall_deadline(self) -> float:
         """Seconds one query may take with all its retries and waits."""
         return self.deadline if self.deadline is not None else self.timeout * self.max_retries + 60.0
@@ -433,7 +443,7 @@ class SparqlClient:
         if self.cache is not None:
             cached = self.cache.get(cache_key, query)
             if cached is not None:
-                self.log.append(QueryRecord(self.shown_endpoint, digest, len(cached), 0.0, True))
+                self.log.append(QueryRecord(self.recorded_endpoint, digest, len(cached), 0.0, True))
                 if self.progress_bar is not None:
                     self.progress_bar.update()
                 return cached
@@ -441,7 +451,7 @@ class SparqlClient:
         with self._lock:
             rows = self._select_with_retries(query)
         seconds = time.perf_counter() - started
-        self.log.append(QueryRecord(self.shown_endpoint, digest, len(rows), round(seconds, 3), False))
+        self.log.append(QueryRecord(self.recorded_endpoint, digest, len(rows), round(seconds, 3), False))
         if self.progress_bar is not None:
             self.progress_bar.update()
         log.debug(  # one line per query: `probesmith -v`; the manifest's "queries" lists them all

@@ -241,3 +241,22 @@ def test_a_store_reloaded_with_other_data_is_not_answered_from_the_old_cache(tmp
             counts.append(int(client.select(query)[0]["n"]))
     assert counts == [3, 5]
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 2
+
+
+def test_a_local_store_is_recorded_by_its_content_not_by_its_port(tmp_path):
+    """Two runs on the same store serve it on two ports; the manifest's query list names the store
+    by what it was loaded from, so a rebuild's manifest does not churn on every query."""
+    from probesmith.builders.sources import WikidataSpec, open_wikidata
+
+    store = tmp_path / "store"
+    dump = tmp_path / "dump.nt"
+    dump.write_text("<http://x/1> <http://p> <http://y/1> .\n")
+    load_store(dump, store, progress=False)
+    spec = WikidataSpec(source=str(store), cache_mode="off")
+    recorded = []
+    for _ in range(2):
+        with open_wikidata(spec) as (client, _source):
+            client.select("SELECT ?s WHERE { ?s ?p ?o }")
+            recorded.append([record.endpoint for record in client.log])
+    assert recorded[0] == recorded[1] and recorded[0][0].startswith("oxigraph:")
+    assert "127.0.0.1" not in recorded[0][0]
