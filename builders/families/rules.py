@@ -478,10 +478,15 @@ class QuestionForms:
 # written in the language of English" (the twenty-first read), "is located in the country of the United
 # States", "was born in the city of Birmingham", "is located on the continent of Europe" (the twenty-second
 # read: 320 of 2,716 clozes); the kind goes ("was written in English", "is located in Europe").
-# P140's "affiliated with the religion of ___" stays: its answers are no names alone ("nondenominational")
+# P140's "affiliated with the religion of ___" is rewritten in template_fixes ("affiliated with ___": a church
+# is no religion, the twenty-third read)
 CLOZE_KIND_BEFORE_BLANK = re.compile(
     r"\b(?:in|on) the (?:language|country|city|continent) of (?:(?:the|an?) )?___"
 )
+
+
+# the P140 cloze's kind, which no "in" precedes (its rewrite in template_fixes drops it)
+_RELIGION_BEFORE_BLANK = re.compile(r"\bthe religion of (?:(?:the|an?) )?___")
 
 
 def question_forms(
@@ -1284,9 +1289,8 @@ KNOWLEDGE_SET_RULES = {
     "English writes with it (text.takes_definite_article: 'was a citizen of the ___.' for 'United Kingdom'; "
     "not a person's, work's or band's name, not a label with its own 'The'; a band named in the plural takes "
     "it), no 'the' before any other, 'a' or 'an' by the answer's first sound and none before a mass noun; "
-    "no language, country, city or continent named as the answer's kind before it ('written in the language "
-    "of ___', 'located in the country of ___'; P140's 'affiliated with the religion of ___' keeps its kind: "
-    "some of its answers are no names, 'nondenominational')",
+    "no language, country, city, continent or religion named as the answer's kind before it ('written in "
+    "the language of ___', 'located in the country of ___', 'affiliated with the religion of ___')",
     "named": "no item's subject or answer bears a label that is no name: names.label_problem's (a "
     "disambiguator, residue, a sentence), or a dataset's text string the source took for the label "
     "(X-FACTR's 'Ani' for Anahí)",
@@ -1439,7 +1443,7 @@ def _cloze_article_problem(cloze: str, answer: str, answer_classes: frozenset[st
         is_mass_noun(answer) or article.lower() != indefinite_article(answer)
     ):
         return "an indefinite article the answer does not take"
-    if CLOZE_KIND_BEFORE_BLANK.search(cloze):
+    if CLOZE_KIND_BEFORE_BLANK.search(cloze) or _RELIGION_BEFORE_BLANK.search(cloze):
         return "the answer's kind named before it"
     return None
 

@@ -259,3 +259,27 @@ def test_no_paraphrase_pattern_about_people_is_in_the_present():
     assert {"P103", "P140", "P1412"} <= {f.relation for f in patterns}
     present = [f.template for f in patterns if in_the_present(f.template) or ", who plays" in f.template]
     assert present == []
+
+
+def test_twenty_third_read_forms_are_gone_from_every_form_in_use():
+    """The twenty-third read's wordings, none in any form the default specs use: P135 "was a part of" and the
+    present "is identified with" (a person or a work of the past), P183 "is native to" and "found naturally
+    in" (weaker than endemic), P413 "was playing as a" (a career as a passing event), P449 "released" (a
+    network broadcasts), P17 "the country of", P1376 "capital city" (a shire's seat), P140's "religion of ___"
+    (a church is no religion) and P364 "originally created in" (a film's language)."""
+    import re
+
+    faults = {
+        "P135": r"a part of|is identified with",
+        "P183": r"native to|found naturally",
+        "P413": r"was playing",
+        "P449": r"released",
+        "P17": r"the country of",
+        "P1376": r"capital city",
+        "P140": r"religion of ___|religion of __$|^Which religion is",
+        "P364": r"originally created",
+    }
+    forms = forms_in_use()
+    found = [(f.relation, f.template) for f in forms if re.search(faults.get(f.relation, "^$"), f.template)]
+    assert found == []
+    assert {"P135", "P183", "P413", "P449", "P17", "P1376", "P140", "P364"} <= {f.relation for f in forms}

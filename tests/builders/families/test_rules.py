@@ -887,10 +887,12 @@ def test_twenty_first_read_fill_form_puts_the_answers_article_before_the_blank()
     }
     assert question_forms("P407", (), {}, clozes).clozes == ("[X] was written in ___.",)
     assert question_forms("P140", (), {}, clozes).clozes == ("[X] is affiliated with the religion of ___.",)
-    religion = fill_form(
-        "[X] was affiliated with the religion of ___.", "Michael Kpakala Francis", "Catholic Church"
+    church = fill_form("[X] was affiliated with ___.", "Michael Kpakala Francis", "Catholic Church")
+    assert church == "Michael Kpakala Francis was affiliated with the ___."
+    assert (
+        fill_form("[X] was affiliated with ___.", "Hyder Ali", "Islam")
+        == "Hyder Ali was affiliated with ___."
     )
-    assert religion == "Michael Kpakala Francis was affiliated with the religion of the ___."
 
 
 def test_twenty_first_read_clozes_and_answers_over_every_item(small_rules_build):
