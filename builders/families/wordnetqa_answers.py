@@ -127,6 +127,9 @@ class SecondAnswers:
         self.lemma_sets = [frozenset(x.lower() for x in lemmas) for lemmas in graph.lemmas]
         self.gloss_keys = [normalize_choice(gloss) for gloss in graph.glosses]
         self._ancestors = lru_cache(maxsize=1 << 17)(self._ancestors_uncached)
+        # asked for the concept of the item at hand (every candidate is tested against it): the
+        # "is X below the concept" tests become one set lookup instead of an ancestor set per candidate
+        self._descendants = lru_cache(maxsize=1 << 10)(self._descendants_uncached)
         self._generic_stems: dict[str, frozenset[str]] = {}
         self._senses = lru_cache(maxsize=1 << 18)(self._senses_uncached)
         # asked by the two caches below on their misses, for the same node at about the same time: a
@@ -151,6 +154,10 @@ class SecondAnswers:
 
     def _ancestors_uncached(self, node: int) -> frozenset[int]:
         return frozenset(self.g.all_ancestors(node))
+
+    def _descendants_uncached(self, node: int) -> frozenset[int]:
+        # ``children`` is ``parents`` inverted: ``n in _descendants(c)`` exactly when ``c in _ancestors(n)``
+        return frozenset(self.g.all_descendants(node))
 
     def _senses_uncached(self, word: str, pos: str) -> tuple[int, ...]:
         """Every sense of ``word`` of part of speech ``pos`` in the graph (WordNet's morphology applies)."""
@@ -191,13 +198,16 @@ class SecondAnswers:
         # the question fixes the concept's sense (its example or gloss); a choice's word, any of its senses
         pos = self.g.pos[concept]
         senses = [s for word in shown for s in self._senses(word.lower(), pos)]
-        above = self._ancestors(concept)
         if probe == "hypernymy":
-            return any(s in above for s in senses)
+            return not self._ancestors(concept).isdisjoint(senses)
         if probe == "hyponymy":
-            return any(concept in self._ancestors(s) for s in senses)
+            return not self._descendants(concept).isdisjoint(senses)
         if probe == "synonymy":
-            return any(s == concept or s in above or concept in self._ancestors(s) for s in senses)
+            return (
+                concept in senses
+                or not self._ancestors(concept).isdisjoint(senses)
+                or not self._descendants(concept).isdisjoint(senses)
+            )
         return False
 
     def _named_or_above_uncached(self, node: int) -> frozenset[int]:
@@ -207,7 +217,8 @@ class SecondAnswers:
 
     def _names_at_or_below(self, text_node: int, target: int) -> bool:
         """Whether ``text_node``'s gloss names a word with a sense that is ``target`` or below it."""
-        return any(s == target or target in self._ancestors(s) for s in self._gloss_named(text_node))
+        named = self._gloss_named(text_node)
+        return target in named or not self._descendants(target).isdisjoint(named)
 
     def _concept_names_at_or_below(self, concept: int, target: int) -> bool:
         """:meth:`_names_at_or_below` for the concept asked about, from one set built once.
@@ -379,9 +390,9 @@ class SecondAnswers:
             return "near_synonym"
         if probe in _ANCESTOR_PROBES and choice in self._ancestors(concept):
             return "ancestor"
-        if probe in _DESCENDANT_PROBES and concept in self._ancestors(choice):
+        if probe in _DESCENDANT_PROBES and choice in self._descendants(concept):
             return "descendant"
-        if probe == "hypernymy" and concept in self._ancestors(choice):
+        if probe == "hypernymy" and choice in self._descendants(concept):
             return "below_concept"
         if probe == "hyponymy" and self.in_parent_family(concept, choice):
             return "parent_family"
