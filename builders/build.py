@@ -179,14 +179,16 @@ def build_all(
     result's ``reference`` and a difference is logged as a warning. ``on_built(result)`` is called
     as each family finishes (the command line prints its line then). ``specs`` replaces the
     default specs (smaller builds, in tests). With more than one worker (:func:`build_workers`)
-    the builds run in two lanes side by side (:func:`_build_side_by_side`); the results come back
-    in ``specs`` order either way, and each build is the one it would be alone.
+    the builds run in two lanes side by side (:func:`_build_side_by_side`); with one, the smaller
+    builds run one after another in a spawned process that exits before the largest is built here,
+    so no build's memory outlives it (the peak is the largest build's, not the sum). The results
+    come back in ``specs`` order either way, and each build is the one it would be alone.
     """
     root = Path(out_root) if out_root is not None else DEFAULT_OUT_ROOT
     if specs is None:
         specs = [load_spec(family.default_spec) for family in families().values()]
-    if build_workers() > 1 and len(specs) > 1:
-        return _build_side_by_side(list(specs), root, on_built)
+    if len(specs) > 1:
+        return _build_side_by_side(list(specs), root, on_built, in_turn=build_workers() <= 1)
     results = []
     for spec in specs:
         result = _build_and_compare(spec, root)
@@ -223,9 +225,15 @@ def _reference_bytes(spec: ProbeSpec, root: Path) -> int:
 
 
 def _build_side_by_side(
-    specs: list[ProbeSpec], root: Path, on_built: Callable[[BuildResult], None] | None
+    specs: list[ProbeSpec],
+    root: Path,
+    on_built: Callable[[BuildResult], None] | None,
+    in_turn: bool = False,
 ) -> list[BuildResult]:
     """Build the largest spec here and the others, one after another, in a process beside it.
+
+    ``in_turn``: the side process builds first and has exited before the largest is built here (one
+    build at a time: a build's memory is returned when its process ends, not kept in this one).
 
     The largest is the one whose reference build wrote the most bytes (the default WordNet build:
     its generation shares itself over the worker processes, :func:`build_workers`); the first spec
@@ -241,7 +249,7 @@ def _build_side_by_side(
     messages = context.Queue()
     settings = _ProcessSettings.here()
     lane = [(index, specs[index]) for index in beside]
-    side = context.Process(target=_side_lane, args=(lane, root, messages, settings))
+    side = context.Process(target=_side_lane, args=(lane, root, messages, settings, 0 if in_turn else 1))
     side.start()
     results: dict[int, BuildResult] = {}
     failures: list[BaseException] = []
@@ -270,8 +278,8 @@ def _build_side_by_side(
 
     receiver = threading.Thread(target=receive, name="build-all-side-lane", daemon=True)
     receiver.start()
-    try:
-        arrived(here, _build_and_compare(specs[here], root))
+
+    def wait_for_side() -> None:
         while receiver.is_alive():
             receiver.join(timeout=2)
             if receiver.is_alive() and side.exitcode not in (None, 0):
@@ -279,6 +287,12 @@ def _build_side_by_side(
         if failures:
             raise failures[0]
         side.join()
+
+    try:
+        if in_turn:
+            wait_for_side()
+        arrived(here, _build_and_compare(specs[here], root))
+        wait_for_side()
     finally:
         if side.is_alive():
             side.terminate()
@@ -333,11 +347,15 @@ class _ProcessSettings:
 
 
 def _side_lane(
-    indexed_specs: list[tuple[int, ProbeSpec]], root: Path, messages, settings: _ProcessSettings
+    indexed_specs: list[tuple[int, ProbeSpec]],
+    root: Path,
+    messages,
+    settings: _ProcessSettings,
+    bar_row: int = 1,
 ) -> None:
     """In the spawned side process: each spec built and compared, its result (or error) sent."""
     settings.apply()
-    set_bar_row(1)
+    set_bar_row(bar_row)
     try:
         for index, spec in indexed_specs:
             messages.put((index, _build_and_compare(spec, root)))

@@ -1,4 +1,5 @@
-"""``build_all`` with two workers builds side by side: the same builds, reported in spec order (issue 26)."""
+"""``build_all`` builds the smaller specs in a spawned process (beside the largest with two workers, before it
+with one): the same builds, reported in spec order (issue 26)."""
 
 import json
 import shutil
@@ -13,17 +14,17 @@ from probesmith.errors import SourceError
 from ..conftest import FIXTURES, needs_gcide, needs_wordnet
 
 
-@pytest.fixture
-def two_workers():
-    batch.set_build_workers(2)
-    yield
+@pytest.fixture(params=[1, 2], ids=["in-turn", "side-by-side"])
+def workers(request):
+    batch.set_build_workers(request.param)
+    yield request.param
     batch.set_build_workers(None)
 
 
 @needs_wordnet
 @needs_gcide
 def test_side_by_side_builds_are_the_builds_alone_in_spec_order(
-    two_workers, small_dictionary_build, small_wordnet_build, tmp_path
+    workers, small_dictionary_build, small_wordnet_build, tmp_path
 ):
     specs = [load_spec(FIXTURES / "dictionary_small.yaml"), load_spec(FIXTURES / "wordnet_small.yaml")]
     # the WordNet spec has the larger reference: it is built in this process, the dictionary beside it
@@ -45,7 +46,7 @@ def test_side_by_side_builds_are_the_builds_alone_in_spec_order(
 
 
 @needs_gcide
-def test_a_failure_beside_is_raised_here(two_workers, tmp_path):
+def test_a_failure_beside_is_raised_here(workers, tmp_path):
     broken = tmp_path / "broken.yaml"
     broken.write_text(f"include: {FIXTURES / 'wordnet_small.yaml'}\nsource_dir: {tmp_path / 'no-wordnet'}\n")
     specs = [load_spec(FIXTURES / "dictionary_small.yaml"), load_spec(broken)]
