@@ -156,11 +156,13 @@ class StemAnalyser:
     def _base_forms_uncached(self, word: str) -> frozenset[str]:
         return frozenset(b for pos in ("n", "v", "a") if (b := self.reader.morphy(word, pos)))
 
-    def _question_parts_uncached(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
-        """A question's content words (3+ letters, WordNet words) and its joined word pairs.
+    def _question_parts_uncached(self, text: str) -> tuple[frozenset[str], frozenset[str], tuple[int, ...]]:
+        """A question's content words (3+ letters, WordNet words), joined word pairs and the words' lengths.
 
         Base forms count ("twigged" -> twig); a pair of content words joined by a hyphen or a space
-        is also read as one word ("dry-wall" -> drywall, "free hand" -> freehand).
+        is also read as one word ("dry-wall" -> drywall, "free hand" -> freehand). The distinct
+        lengths of the words, ascending, let a longer word be matched by slicing it at each length
+        (:meth:`compound_parts`, :meth:`parts_inside`) rather than by testing every word against it.
         """
         tokens = re.findall(r"[a-z]+|[-\s]+|[^a-z\s-]+", text.lower())
         content = {t for t in tokens if t.isalpha() and len(t) >= 3 and t not in FUNCTION_WORDS}
@@ -178,7 +180,7 @@ class StemAnalyser:
             if tokens[i + 1] in ("-", " ")
             and all(t.isalpha() and len(t) >= 3 and t not in FUNCTION_WORDS for t in tokens[i : i + 3 : 2])
         )
-        return words, joined
+        return words, joined, tuple(sorted({len(w) for w in words}))
 
     def compound_parts(self, question: str, text: str) -> frozenset[str]:
         """The question's words that begin or end a longer word of ``text``, as ``"part:<word>"``.
@@ -190,22 +192,22 @@ class StemAnalyser:
         longer word, or ends it after a WordNet word of 3+ letters ("pin" / hairpin, "nap" /
         catnap; "art" ends heart, start, part by chance).
         """
-        words, joined = self._question_parts(question)
+        words, joined, lengths = self._question_parts(question)
         text_words = set(re.findall(r"[a-z]+", text.lower()))
         found = set()
         for word in text_words:
             if word in joined:
                 found.add(word)
-            forms = {word} | self._base_forms(word)
-            for part in words:
-                for form in forms:
-                    if len(form) <= len(part):
-                        continue
-                    head = form[: -len(part)]
-                    if form.startswith(part) or (
-                        form.endswith(part) and (len(part) >= 4 or (len(head) >= 3 and self._is_word(head)))
-                    ):
-                        found.add(part)
+            for form in {word} | self._base_forms(word):
+                # a question word that begins or ends the form is the form's slice at its length
+                for size in lengths:
+                    if size >= len(form):
+                        break
+                    if form[:size] in words:
+                        found.add(form[:size])
+                    end, head = form[-size:], form[:-size]
+                    if end in words and (size >= 4 or (len(head) >= 3 and self._is_word(head))):
+                        found.add(end)
         return frozenset(f"part:{part}" for part in found)
 
     def parts_inside(self, question: str, text: str) -> frozenset[str]:
@@ -218,26 +220,29 @@ class StemAnalyser:
         WordNet word of 3+ letters (over+tax, sheep+dog, dog+house), so that "car" is not found in career
         nor "cat" in category.
         """
-        parts, _ = self._question_parts(text)
+        parts, _, lengths = self._question_parts(text)
         question_words = set(re.findall(r"[a-z]+", question.lower()))
         found = set()
+
+        def beside(part: str, rest: str) -> bool:
+            return (
+                len(part) >= 5
+                or (len(part) == 4 and len(rest) >= 2)
+                or (len(rest) >= 3 and self._is_word(rest))
+            )
+
         for word in question_words:
             for form in {word} | self._base_forms(word):
-                for part in parts:
-                    if len(form) <= len(part) or not self._is_word(part):
-                        continue
-                    if form.endswith(part):
-                        rest = form[: -len(part)]
-                    elif form.startswith(part):
-                        rest = form[len(part) :]
-                    else:
-                        continue
-                    if (
-                        len(part) >= 5
-                        or (len(part) == 4 and len(rest) >= 2)
-                        or (len(rest) >= 3 and self._is_word(rest))
-                    ):
-                        found.add(part)
+                # a part that ends the form is read there; one that only begins it, at the start
+                for size in lengths:
+                    if size >= len(form):
+                        break
+                    end, start = form[-size:], form[:size]
+                    if end in parts and self._is_word(end) and beside(end, form[:-size]):
+                        found.add(end)
+                    if start != end and start in parts and self._is_word(start):
+                        if beside(start, form[size:]):
+                            found.add(start)
         return frozenset(f"part:{part}" for part in found)
 
     def _compound_parts_uncached(self, word: str) -> frozenset[str]:
