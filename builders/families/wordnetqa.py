@@ -79,13 +79,14 @@ from probesmith.builders.registry import DraftChoice, DraftItem, MultipleChoiceO
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources.wordnet import WordNetGraph, WordNetSource, reopen_after_fork
 from probesmith.builders.text import (
+    NEAR_DUPLICATE_JACCARD,
     contains_word,
     find_in_examples,
     indefinite_article,
     long_word_stems,
     mentions_word,
-    near_duplicate,
     normalize_choice,
+    word_tokens,
 )
 from probesmith.errors import SpecError
 from probesmith.probes.spec import MultipleChoiceSpec, spec_field
@@ -381,6 +382,22 @@ def _may_contain(text: str, word: str) -> bool:
     return not (text.isascii() and word.isascii()) or word.lower() in text.lower()
 
 
+# a choice's key of text.near_duplicate, once per text (the candidates of an item are tested against each
+# choice taken so far, and recur across items)
+_choice_key = lru_cache(maxsize=1 << 17)(normalize_choice)
+
+
+def _near_duplicate_of_any(text: str, taken_keys: set[str], taken_tokens: list[frozenset[str]]) -> bool:
+    """``any(near_duplicate(text, t) for t in taken)``, from the taken texts' keys and tokens read once."""
+    if _choice_key(text) in taken_keys:
+        return True
+    left = word_tokens(text)
+    for right in taken_tokens:
+        if (len(left & right) / len(left | right) if left or right else 1.0) >= NEAR_DUPLICATE_JACCARD:
+            return True
+    return False
+
+
 @lru_cache(maxsize=1 << 16)
 def _lemma_words(lemma: str) -> tuple[str, ...]:
     """A lemma's words as :meth:`_Builder.says` matches them ("spitz-like": spitz, like)."""
@@ -478,6 +495,7 @@ class _Builder:
             table.clear()
         self._shown_stems.clear()
         self._choice_stems.clear()
+        _choice_key.cache_clear()
         return_freed_memory()  # what the caches held, back to the system before the tables are made
 
     def file_of(self, probe: str, concept: int, gold: int) -> str | None:
@@ -777,6 +795,8 @@ class _Builder:
         used: set[int] = set()
         refused: set[int] = set()
         taken_labels = set().union(*(choice_labels(probe, text) for text in taken_texts))
+        taken_keys = {_choice_key(text) for text in taken_texts}
+        taken_tokens = [word_tokens(text) for text in taken_texts]
         random_pool, in_band = band or (self.g.by_pos[pos], lambda node: True)
         popular = pools.get("popular")
         answers = (
@@ -804,7 +824,7 @@ class _Builder:
                 )
             ):
                 return refuse(node, reason)
-            if any(near_duplicate(text, other) for other in taken_texts) or not is_valid_text(text):
+            if _near_duplicate_of_any(text, taken_keys, taken_tokens) or not is_valid_text(text):
                 return False
             labels = choice_labels(probe, text)
             if labels & taken_labels:
@@ -812,6 +832,8 @@ class _Builder:
             used.add(node)
             taken_labels.update(labels)
             taken_texts.append(text)
+            taken_keys.add(_choice_key(text))
+            taken_tokens.append(word_tokens(text))
             chosen.append(DraftChoice(text, self.g.names[node], kind, hops))
             return True
 
@@ -1157,9 +1179,13 @@ class _Builder:
         # hypernymy and hyponymy: no choice names the word asked about ("puppy: a young dog" as the
         # kind of dog to find), or the gold could be picked, or a distractor ruled out, on sight
         asked_words = tuple(g.lemmas[c])
+        named_in: dict[str, bool] = {}  # a candidate text recurs across the hops and perturbations
 
         def names_asked(text: str) -> bool:
-            return any(self.says(text, x) for x in asked_words)
+            found = named_in.get(text)
+            if found is None:
+                found = named_in[text] = any(self.says(text, x) for x in asked_words)
+            return found
 
         def pick_gold(probe: str, k: int, level: set[int]) -> int | None:
             options = sorted(level)

@@ -382,7 +382,7 @@ class SecondAnswers:
             return None
         if choice == concept:
             return "asked_concept"
-        if self.lemma_sets[choice] & self.lemma_sets[gold]:
+        if not self.lemma_sets[choice].isdisjoint(self.lemma_sets[gold]):
             return "shares_gold_lemma"
         if self.gloss_keys[choice] == self.gloss_keys[gold]:
             return "same_gloss"
