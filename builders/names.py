@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from probesmith.builders.text import GENERIC_STEMS, STEM_LENGTH, content_stems, english_lexicon
+from probesmith.builders.text import GENERIC_STEMS, STEM_LENGTH, content_stems, english_lexicon, head_noun
 
 GENERIC_SHARE = 0.10
 GENERIC_MIN = 5
@@ -218,6 +218,22 @@ def common_noun_label(label: str) -> bool:
     capital inside, a digit or a full stop ("bTV", "laSexta", "m2o", "e.tv").
     """
     return bool(label) and not any(c.isupper() or c.isdigit() or c == "." for c in label)
+
+
+def bare_count_noun(label: str) -> bool:
+    """Whether a common noun's label names one thing of a kind by a head that is only countable.
+
+    The label is ``common_noun_label``'s and its head is a countable singular in Link Grammar's English
+    dictionary, never a mass noun ("firearm", "body", "dorsal fin"). English puts an article before such a
+    noun ("a firearm"); filled bare it reads as no English ("Firearm includes body"). A head the dictionary
+    also lists as a mass noun ("brain", "art"), a field ("arithmetic") and a noun it lacks ("egyptology")
+    are none.
+    """
+    if not common_noun_label(label):
+        return False
+    head = head_noun(label)
+    lexicon = english_lexicon()
+    return bool(head) and head in lexicon.singular_nouns and head not in lexicon.mass_nouns
 
 
 def name_keys(names: Iterable[str]) -> frozenset[str]:

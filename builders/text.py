@@ -428,7 +428,7 @@ def english_lexicon(folder: Path = LINK_GRAMMAR_ENGLISH) -> EnglishLexicon:
 _HEAD_ENDS = frozenset("of on in at with for from by to under over and or".split())
 
 
-def _head_noun(label: str) -> str | None:
+def head_noun(label: str) -> str | None:
     """The head of a label when it is a lower-case common noun ("instrumental music" -> music).
 
     The head is the last word before a preposition ("lion on wheels" -> lion); a coordination
@@ -449,7 +449,7 @@ def is_mass_noun(label: str) -> bool:
     A noun also listed as countable ("rock", "football", "opera") keeps its article: only a head the
     dictionary never counts is read without "a".
     """
-    head = _head_noun(label)
+    head = head_noun(label)
     lexicon = english_lexicon()
     return (
         bool(head)
@@ -469,7 +469,7 @@ def is_plural_noun(label: str) -> bool:
     "400 metres" (one field, one race), "Niagara Falls" (a capitalised head) are read as singular.
     """
     words = label.split()
-    head = _head_noun(label)
+    head = head_noun(label)
     lexicon = english_lexicon()
     return (
         len(words) >= 2
@@ -517,7 +517,7 @@ def takes_indefinite_article(label: str) -> bool:
     """
     if not label[:1].islower():
         return False
-    head = _head_noun(label)
+    head = head_noun(label)
     lexicon = english_lexicon()
     return bool(head) and head in lexicon.singular_nouns and head not in lexicon.mass_nouns
 

@@ -48,6 +48,7 @@ from probesmith.builders.families.relations import (
     NOT_A_PERSON,
     OTHER_SCRIPT_SUBJECT,
     PAST_EVENT,
+    PAST_POLITY_CAPITAL,
     PLACE_RELATIONS,
     PLURAL_TEAM,
     PRESENT_PLACE_RELATIONS,
@@ -55,6 +56,7 @@ from probesmith.builders.families.relations import (
     TITLE_COMMA,
     UNPLACED,
     bare_slot,
+    capitals_of_past_polities,
     comma_titles,
     lower_case_people,
     past_events,
@@ -66,6 +68,7 @@ from probesmith.builders.families.relations import (
 )
 from probesmith.builders.names import (
     alias_glued_at_full_stop,
+    bare_count_noun,
     common_noun_label,
     fold,
     formatting_residue,
@@ -224,6 +227,15 @@ PERFORMER_CLASSES = (
     "Q9212979", "Q71129815", "Q15851525", "Q120544", "Q814344", "Q19464251", "Q6619719",  # duos, groups
     "Q2088357", "Q42998", "Q239582", "Q131186", "Q207338",  # ensemble, orchestras, choir, string quartet
 )  # fmt: skip
+
+# relations whose subjects and objects are kinds as often as names ("part of": "brain" of "nervous system"):
+# every pattern puts both slots bare, and a lower-case count noun filled bare reads as no English (the
+# twenty-third read: "Firearm includes body.", "Plantation is a part of agriculture")
+PARTS_OF_KINDS = frozenset({"P361"})
+BARE_COUNT_NOUN_PART = (
+    "subject or object a lower-case count noun ('body', 'firearm': names.bare_count_noun) that the part-of "
+    "patterns fill with no article"
+)
 
 
 @dataclass(frozen=True)
@@ -952,9 +964,19 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         place_objects = sorted({o for r in spec.place_relations for _, o in per_relation.get(r, ())})
         countries = {o for o, _, kind in facts_of(client, place_objects, ["P31"]) if kind in COUNTRY_CLASSES}
         placed = {o for o, _, _ in facts_of(client, place_objects, list(GEOGRAPHIC_CONTAINMENT))}
+        past_capitals = {
+            relation: capitals_of_past_polities(client, relation, pairs)
+            for relation, pairs in per_relation.items()
+        }
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
     unplaced: dict[str, list[str]] = {}  # per relation, the answers neither a country nor placed, if any
+    # a part and its whole named as kinds by a lower-case count noun ("Firearm includes body.")
+    kinds_named_bare = {
+        relation: {s for s, o in pairs if bare_count_noun(labels[s]) or bare_count_noun(labels[o])}
+        for relation, pairs in per_relation.items()
+        if relation in PARTS_OF_KINDS
+    }
     for relation, pairs in per_relation.items():
         of_places = relation in spec.place_relations and places_of(sorted({o for _, o in pairs}), countries)
         # a label with a disambiguator or a sentence is no verbalization: its instance is not asked
@@ -973,6 +995,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {NOT_A_PERSON}"] += 1
             elif relation in PRESENT_PLACE_RELATIONS and s in events:
                 dropped[f"{relation}: subject {PAST_EVENT}"] += 1
+            elif s in past_capitals[relation]:
+                dropped[f"{relation}: {PAST_POLITY_CAPITAL}"] += 1
+            elif s in kinds_named_bare.get(relation, ()):
+                dropped[f"{relation}: {BARE_COUNT_NOUN_PART}"] += 1
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1

@@ -473,6 +473,9 @@ class RelationPool:
         things = typed_not_people(self.client, subjects) if pid in PERSON_RELATIONS else set()
         in_present = pid in PRESENT_PLACE_RELATIONS
         events = past_events(self.client, {s: self.labels[s] for s in subjects}) if in_present else set()
+        past_capitals = capitals_of_past_polities(
+            self.client, pid, [(s, o) for s in subjects for o in found.get(s, ())]
+        )
         # an entity the template puts in a slot without "the" whose class needs one ("named after Rhine")
         asked = {s: self.labels[s] for s in subjects}
         asked_subjects = set(asked)
@@ -504,6 +507,8 @@ class RelationPool:
                 self.dropped[f"{pid}: {NOT_A_PERSON}"] += 1
             elif s in events:
                 self.dropped[f"{pid}: subject {PAST_EVENT}"] += 1
+            elif s in past_capitals:
+                self.dropped[f"{pid}: {PAST_POLITY_CAPITAL}"] += 1
             elif s in unreadable:
                 self.dropped[f"{pid}: subject {unreadable[s]}"] += 1
             elif unreadable.keys() & objs:
@@ -800,6 +805,38 @@ def past_event(label: str, classes: set[str]) -> bool:
     """
     past_polity = bool(classes & PAST_POLITY_CLASSES) and not classes & PLACE_STILL_CLASSES
     return bool(classes & EVENT_CLASSES) or event_name(label) or past_polity
+
+
+# relations whose templates and patterns state a polity's capital in the present ("[X] is the capital of [Y]",
+# "The capital of [X] is [Y]"), and the slot the polity fills: a polity of the past there reads as one that
+# stands today (the twenty-third read: "Karur is the capital of Chera Dynasty", "Winchester, which is the
+# capital of Kingdom of England")
+CAPITAL_POLITY_SLOT = {"P36": "[X]", "P1376": "[Y]"}
+PAST_POLITY_CAPITAL = (
+    "capital of a polity of the past (a dynasty, a historical country: 'Chera Dynasty', 'Kingdom of "
+    "England'; relations.PAST_POLITY_CLASSES, not a city so classed too) stated in the present ('is the "
+    "capital of')"
+)
+
+
+def past_polities(client: SparqlClient, entities: list[str]) -> set[str]:
+    """Entities classed (P31) a polity of the past in the slice, none a place that stands today."""
+    classes: dict[str, set[str]] = defaultdict(set)
+    for e, _, kind in facts_of(client, sorted(set(entities)), ["P31"]):
+        classes[e].add(kind)
+    return {
+        e for e, kinds in classes.items() if kinds & PAST_POLITY_CLASSES and not kinds & PLACE_STILL_CLASSES
+    }
+
+
+def capitals_of_past_polities(client: SparqlClient, relation: str, pairs: list[tuple[str, str]]) -> set[str]:
+    """Subjects of a capital relation (``CAPITAL_POLITY_SLOT``) with a fact naming a polity of the past."""
+    slot = CAPITAL_POLITY_SLOT.get(relation)
+    if slot is None:
+        return set()
+    polity = (lambda pair: pair[0]) if slot == "[X]" else (lambda pair: pair[1])
+    past = past_polities(client, [polity(pair) for pair in pairs])
+    return {pair[0] for pair in pairs if polity(pair) in past}
 
 
 def past_events(client: SparqlClient, labels: dict[str, str]) -> set[str]:

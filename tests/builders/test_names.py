@@ -4,6 +4,7 @@ import pytest
 
 from probesmith.builders.names import (
     FUNCTION_WORDS,
+    bare_count_noun,
     generic_tokens,
     label_problem,
     name_key,
@@ -273,3 +274,14 @@ def test_eighteenth_read_no_label_or_alias_of_the_slice_mixes_latin_with_cyrilli
     assert kept == [] and rejected_wrongly == []
     for name in ("Київ", "Zürich", "α-synuclein", "Curaçao"):
         assert not (label_problem(name) or "").startswith("label with Latin")
+
+
+def test_bare_count_noun_is_a_lower_case_head_only_countable():
+    """The twenty-third read's "Firearm includes body.": a lower-case label whose head Link Grammar's
+    dictionary counts and never uses as a mass noun; a field, a mass noun or a name is none."""
+    assert [
+        w for w in ("firearm", "body", "dorsal fin", "frame of reference") if not bare_count_noun(w)
+    ] == []
+    assert [
+        w for w in ("arithmetic", "brain", "egyptology", "Firearm", "iPhone", "cheese") if bare_count_noun(w)
+    ] == []
