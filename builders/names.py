@@ -437,17 +437,45 @@ LEARNED_BODY_HEADS = frozenset("Society Academy Institute Institution Associatio
 
 
 def plain_name(label: str, aliases: Iterable[str]) -> str:
-    """The label, or the plain name of a field labelled by a periphrasis: "art of painting" -> "painting".
+    """The label, or the plain name of an entity labelled by a periphrasis or an abbreviation.
 
     A lower-case label "<noun> of <name>" (the name all lower case) one of whose aliases is that name alone
     is shown by it: "worked in the field of painting", not "in the field of the art of painting" (the
     twentieth read; in the slice's P101 answers, "art of painting" and "art of sculpture"). A proper name
-    after "of" ("canton of Fribourg", alias "Fribourg": the town) names another thing and is kept.
+    after "of" ("canton of Fribourg", alias "Fribourg": the town) names another thing and is kept. A label
+    cut short by an editor (one capitalised word of up to six letters and a full stop, "Lond."; a name then
+    abbreviated words of one or two letters, "Freiburg i. B.": the twenty-second read) is shown by its first
+    alias that writes its words in full ("London University", "Freiburg im Breisgau"); with none it stays
+    ("Janet.", an album's title).
     """
     found = re.fullmatch(r"[a-z]+ of ([a-z][a-z -]*)", label)
     if found and found.group(1) in aliases:
         return found.group(1)
+    if _ABBREVIATED_LABEL.fullmatch(label) or _ABBREVIATED_QUALIFIER.fullmatch(label):
+        return next((alias for alias in aliases if _spells_out(label, alias)), label)
     return label
+
+
+# a label cut short by an editor: one capitalised word of two to six letters and a full stop ('Lond.' for the
+# University of London), or a name then two or more abbreviated words of one or two letters ('Freiburg i. B.')
+_ABBREVIATED_LABEL = re.compile(r"[A-Z][a-z]{1,5}\.")
+_ABBREVIATED_QUALIFIER = re.compile(r".+?(?: [A-Za-z][a-z]?\.){2,}")
+
+
+def _spells_out(label: str, alias: str) -> bool:
+    """Whether an alias with no full stop writes the label's words in full.
+
+    Each label word, its full stop dropped, opens one of a run of the alias's words ('Lond.': 'London
+    University'; 'Freiburg i. B.': 'Freiburg im Breisgau').
+    """
+    stems = [word.rstrip(".") for word in label.split()]
+    words = alias.split()
+    if "." in alias or len(words) < len(stems):
+        return False
+    return any(
+        all(word.startswith(stem) for word, stem in zip(words[start:], stems, strict=False))
+        for start in range(len(words) - len(stems) + 1)
+    )
 
 
 def spelled_out(label: str, aliases: Iterable[str]) -> str:

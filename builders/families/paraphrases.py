@@ -509,6 +509,13 @@ def _is_latin(text: str) -> bool:
 
 # one capitalised word of two to six letters cut short by a full stop: an abbreviation, no name ('Calif.')
 _ABBREVIATED_WORD = re.compile(r"[A-Z][a-z]{1,5}\.")
+# an authority file's heading for a ruler: a title, "of", the realm, then the name ('King of Holland Louis I',
+# 'Queen of Great Britain and Empress of India Victoria'; the twenty-third read counted ~38 kept)
+_RULER_HEADING = re.compile(
+    r"(?:(?:Grand|Holy Roman|Crown) )?(?:King|Queen|Emperor|Empress|Prince|Princess|Duke|Duchess|Archduke|"
+    r"Archduchess|Count|Countess|Tsar|Tsarina|Czar|Sultan|Elector|Electress|Margrave|Landgrave|Shah|Pharaoh|"
+    r"Pope|Khan|Caliph|Regent|Viceroy) of (\S.*)"
+)
 
 
 def alias_problem(alias: str, label: str) -> str | None:
@@ -570,6 +577,8 @@ def alias_problem(alias: str, label: str) -> str | None:
     if _ABBREVIATED_WORD.fullmatch(alias) and not _ABBREVIATED_WORD.fullmatch(label):
         # a place's or a botanist's abbreviation ('Calif.', 'Lon.', 'Forssk.'), twenty-first read: 90 kept
         return "one abbreviated word ('Calif.', 'Lon.', a botanist's 'Forssk.')"
+    if ruler_heading(alias, label):
+        return "a catalogue heading: title, realm, then name ('King of Holland Louis I' for Louis Bonaparte)"
     if "," in alias:
         head, _, tail = alias.partition(",")
         label_words = set(word_tokens(label))
@@ -594,6 +603,28 @@ def alias_problem(alias: str, label: str) -> str | None:
     if _name_then_code(words, label):
         return "label words then initials or a code ('Zeilinger A', 'Evanston IL')"
     return None
+
+
+def ruler_heading(alias: str, label: str) -> bool:
+    """Whether an alias is an authority file's heading for a ruler: a title, "of", a realm, then a name.
+
+    The alias's words after the realm end in a word of the label, or its regnal numeral ('King of Spain
+    Carlos IV' for Charles IV of Spain), or in one with a numeral after it ('King of Holland Louis I' for
+    Louis Bonaparte). A title with
+    its realm alone ('Prince of Wales', 'Duke of Wellington'), a nickname ('King of Pop'), a title of the
+    label itself ('King of Kong Island' for Kong Island) and a label that holds the alias's realm and name
+    ('The Count of Monte Cristo') are none.
+    """
+    match = _RULER_HEADING.fullmatch(alias)
+    if not match:
+        return False
+    after_of = match.group(1)
+    words = after_of.split()
+    label_words = set(re.findall(r"[\w'-]+", label))
+    if len(words) >= 3 and _ROMAN_NUMERAL.fullmatch(words[-1]) and words[-1] not in label_words:
+        words = words[:-1]  # a numeral the label lacks after a name it holds ('Louis I' for Louis Bonaparte)
+    realm_then_name = len(words) >= 2 and words[-1] in label_words
+    return realm_then_name and after_of != label and f"of {after_of}" not in label
 
 
 def _opens_with_punctuation(alias: str, label: str) -> bool:
@@ -1234,7 +1265,9 @@ PARAPHRASE_RULES = {
     "'Category:...'; a standard identifier; a letter-digit code: '34Se'), inverted name, disambiguated form, "
     "description ('and others', 'formerly'), initials or abbreviations only ('J. C.', 'U.S.S.R', "
     "'R.E.Fr.', a catalogue's 'Donn.Sm.'), one abbreviated word under a label that is none ('Calif.', "
-    "'Lon.', a botanist's 'Forssk.'), a square-bracketed note ('Ray [rejected]'), words or initials glued "
+    "'Lon.', a botanist's 'Forssk.'), a square-bracketed note ('Ray [rejected]'), a ruler's catalogue "
+    "heading (title, 'of', realm, then a name or numeral of the label: 'King of Holland Louis I' for Louis "
+    "Bonaparte; 'Prince of Wales', 'King of Pop' are kept), words or initials glued "
     "at a full stop (a letter, a full stop "
     "and a letter with no space in any word: 'J.Pereira', 'C.Rchb.', 'Á.Löve', 'S.v.Hoogstraten', "
     "'Fran.co Trevisani'; runs of initials, 'U.S.', 'J.R.R. Tolkien', web names ending in a top-level "

@@ -495,6 +495,9 @@ class RelationPool:
                 continue
             if problem := label_problem(self.labels[s]):
                 self.dropped[f"{pid}: subject's {problem} (as paraphrases' labels_usable)"] += 1
+            elif problem := next(filter(None, (label_problem(self.labels[o]) for o in sorted(objs))), None):
+                # an answer shown by such a label ('"RZD arena" Stadium', the twenty-third read)
+                self.dropped[f"{pid}: object's {problem} (as paraphrases' labels_usable)"] += 1
             elif other_script(self.labels[s]):
                 self.dropped[f"{pid}: {OTHER_SCRIPT_SUBJECT}"] += 1
             elif s in misread:

@@ -285,3 +285,14 @@ def test_bare_count_noun_is_a_lower_case_head_only_countable():
     assert [
         w for w in ("arithmetic", "brain", "egyptology", "Firearm", "iPhone", "cheese") if bare_count_noun(w)
     ] == []
+
+
+def test_plain_name_spells_out_an_abbreviated_label():
+    """The twenty-second read's 'Lond.' (University of London) and 'Freiburg i. B.': shown by the first alias that
+    writes their words in full; a label with no such alias, or a name ending in one abbreviation, stays."""
+    from probesmith.builders.names import plain_name
+
+    assert plain_name("Lond.", ["London University", "University of London"]) == "London University"
+    assert plain_name("Freiburg i. B.", ["Freiburg i. Br.", "Freiburg im Breisgau"]) == "Freiburg im Breisgau"
+    assert plain_name("Janet.", []) == "Janet."
+    assert plain_name("Martin Luther King Jr.", ["Martin Luther King"]) == "Martin Luther King Jr."

@@ -23,7 +23,7 @@ from probesmith.builders.text import fill_template
 from probesmith.cli import main
 from probesmith.schemas.parquet import read_parquet
 
-from ...conftest import FIXTURES, slice_classes, slice_relations
+from ...conftest import FIXTURES, slice_classes, slice_names, slice_relations
 
 pytestmark = pytest.mark.integration
 
@@ -1596,3 +1596,38 @@ def test_twenty_third_read_capitals_of_the_past_and_bare_kinds_over_every_instan
         sum(n for reason, n in dropped.items() if reason.startswith("P361: subject or object a lower-case"))
         > 0
     )
+
+
+# an authority file's heading, written here apart from paraphrases._RULER_HEADING: a title, "of", a realm and a
+# name ("King of Holland Louis I"), judged only where the label holds the heading's last word or the one before
+# a numeral
+HEADING = re.compile(r"(?:King|Queen|Emperor|Empress|Prince|Duke|Tsar|Sultan) of (?:\S+ )+(\S+?)(?: [IVX]+)?")
+
+
+def test_twenty_third_read_no_ruler_heading_or_abbreviated_label_over_every_alias(read_paraphrases_build):
+    """Over every verbalization of the read build (the twenty-third read: 'King of Holland Louis I' kept for
+    Louis Bonaparte, 38 such; the twenty-second: 'Lond.' shown for the University of London): no kept alias is a
+    ruler's heading whose name the label holds, and some were dropped as one (the rule can fail); no label
+    shown is one capitalised word cut short by a full stop where an alias writes it in full."""
+    aliases = table(read_paraphrases_build, "aliases")
+    labels = dict(aliases.filter(pl.col("source") == "label").select("entity_id", "alias").rows())
+    kept = [
+        (labels[e], alias)
+        for e, alias in aliases.filter(pl.col("source") == "alias").select("entity_id", "alias").rows()
+        if (m := HEADING.fullmatch(alias))
+        and m.group(1) in labels[e].split()
+        and alias.split()[2:] != labels[e].split()
+    ]
+    assert kept == []
+    drops = table(read_paraphrases_build, "alias_drops")
+    assert drops.filter(pl.col("reason").str.starts_with("a catalogue heading")).height > 0
+    names = slice_names()
+
+    def spelled_out(entity, label):
+        stem = label.rstrip(".")
+        return any(
+            "." not in alias and any(w.startswith(stem) for w in alias.split()) for alias in names[entity][1:]
+        )
+
+    abbreviated = [(e, label) for e, label in labels.items() if re.fullmatch(r"[A-Z][a-z]{1,5}\.", label)]
+    assert [label for e, label in abbreviated if spelled_out(e, label)] == []

@@ -1187,3 +1187,20 @@ def test_twenty_third_read_no_capital_of_a_past_polity_over_every_instance(
         "P36",
         "P1376",
     }
+
+
+def test_twenty_third_read_no_answer_label_with_a_quoted_part_over_every_answer(
+    tmp_path_factory, wikidata_store
+):
+    """Over every answer of a real P115 build (the twenty-third read: '"RZD arena" Stadium' in Belgium's space):
+    no answer's label holds a double quote, and the build dropped the subjects whose answer had one."""
+    spec_path = tmp_path_factory.mktemp("specs") / "relations_read23_p115.yaml"
+    spec_path.write_text(
+        "include: relations\nname: relations-read23-p115\nrelations: [P115]\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "relations-read23-p115")
+    answers = table(result, "answer_spaces")
+    assert answers.height and [label for label in answers["obj_label"] if '"' in label] == []
+    dropped = json.loads((result.out / "manifest.json").read_text())["dropped"]
+    assert any(r.startswith("P115: object's label with a quoted part") for r in dropped)
