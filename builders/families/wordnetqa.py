@@ -878,11 +878,13 @@ class _Builder:
             candidates = remaining.setdefault(kind, listed(kind))
             for wanting_fit in (True, False) if match_length else (False,):
                 keep, found = [], False
-                for candidate in candidates:
-                    if found or (wanting_fit and not fits(candidate[0])):
+                for at, candidate in enumerate(candidates):
+                    if wanting_fit and not fits(candidate[0]):
                         keep.append(candidate)
                     elif accept_fitting(*candidate):
                         found = True
+                        keep += candidates[at + 1 :]  # not tried: all kept, in order
+                        break
                 candidates = remaining[kind] = keep
                 if found:
                     return True

@@ -197,7 +197,10 @@ class SecondAnswers:
     def _word_sense_right(self, probe: str, concept: int, shown: Sequence[str]) -> bool:
         # the question fixes the concept's sense (its example or gloss); a choice's word, any of its senses
         pos = self.g.pos[concept]
-        senses = [s for word in shown for s in self._senses(word.lower(), pos)]
+        if len(shown) == 1:  # hypernymy and hyponymy choices show one lemma
+            senses = self._senses(shown[0].lower(), pos)
+        else:
+            senses = [s for word in shown for s in self._senses(word.lower(), pos)]
         if probe == "hypernymy":
             return not self._ancestors(concept).isdisjoint(senses)
         if probe == "hyponymy":
