@@ -537,13 +537,22 @@ class _World:
         self.stated_back: dict[tuple[str, str], set[str]] = defaultdict(set)
         for s, r, o in facts.filter(pl.col("r").is_in(sorted(self.both_ways))).iter_rows():
             self.stated_back[(o, r)].add(s)
+        self.listed_in: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for relation, listing in MEMBERS_LISTED_BY.items():
+            for group, _, member in facts.filter(pl.col("r") == listing).iter_rows():
+                self.listed_in[(member, relation)].add(group)
         self.bearers: dict[str, set[str]] = defaultdict(set)  # a label and the entities bearing it
         for entity, label in labels.items():
             self.bearers[label].add(entity)
 
     def answers(self, s: str, r: str) -> set[str]:
-        """Every answer the source gives to "r of s": objects, and subjects (``both_ways_relations``)."""
-        return set(self.objects.get((s, r), ())) | self.stated_back.get((s, r), set())
+        """Every answer the source gives to "r of s".
+
+        Its objects, its subjects (``both_ways_relations``) and the groups whose member list holds s
+        (``MEMBERS_LISTED_BY``).
+        """
+        answers = set(self.objects.get((s, r), ())) | self.stated_back.get((s, r), set())
+        return answers | self.listed_in.get((s, r), set())
 
     def asked_once(self, fact: tuple[str, str, str]) -> bool:
         """Whether the fact's question has its object as its only answer, about a subject named once.
@@ -621,6 +630,11 @@ class _World:
             for o in objects:
                 self.reverse[(o, r)].append(s)
 
+
+#: a relation whose answers a group's member list states too: P527 (has part) of a band lists its members,
+#: so "What was Damon Albarn a member of?" is answered by Gorillaz (P463) and by Blur, whose P527 holds
+#: him (the twenty-third read: 16 items)
+MEMBERS_LISTED_BY = {"P463": "P527"}
 
 #: a relation is read both ways (twinned cities, diplomatic relations) where at least this share of its facts
 #: are stated both ways in the source: "Which place is twinned with Montreal?" is answered by the cities
@@ -1282,7 +1296,8 @@ KNOWLEDGE_SET_RULES = {
     "genre question answered by a film genre, no 'field of work' answered by an occupation",
     "one_answer": "every item that is no update asks a question the source gives its answer alone: no other "
     "object of its subject and relation (nor subject, for a relation the source states both ways in half its "
-    "facts or more: P190 twinned cities, P530 diplomatic relations), and no other entity bearing the "
+    "facts or more: P190 twinned cities, P530 diplomatic relations; nor, for P463, a group whose member "
+    "list, P527, holds the subject: Blur for Damon Albarn), and no other entity bearing the "
     "subject's label with another answer ('What was Dante Alighieri's occupation?' has six answers; another "
     "Victoria than the Australian state has another capital)",
     "cloze_article": "the words before every cloze's blank are those its answer takes: 'the' before a label "

@@ -922,3 +922,31 @@ def test_twenty_first_read_clozes_and_answers_over_every_item(small_rules_build)
     assert unnamed == []
     violations = json.loads((out / "validity.json").read_text())["violations"]
     assert violations["cloze_article"] == violations["one_answer"] == violations["named"] == 0
+
+
+def test_twenty_third_read_no_member_question_another_listed_band_answers(tmp_path_factory, wikidata_store):
+    """Over every item of a real build of the default rules spec (the twenty-third read: "What was Damon Albarn
+    a member of?" -> Gorillaz, while Blur's member list, P527, holds him; 16 items), judged from the slice's
+    TSV: no P463 item that is no update asks about a subject a band other than its answer lists as a member;
+    P463 items remain."""
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+
+    spec_path = tmp_path_factory.mktemp("specs") / "rules_read23.yaml"
+    spec_path.write_text(
+        f"include: rules\nname: rules-read23\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "rules-read23")
+    listed = defaultdict(set)
+    with gzip.open(SHARED_DATA / "wikidata_slice" / "facts.tsv.gz", "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            s, p, o = line.split("\t")[:3]
+            if p == "P527":
+                listed[o].add(s)
+    items = pl.concat(
+        [pl.from_arrow(read_parquet(p)) for p in sorted(result.out.glob("knowledge_items/*.parquet"))]
+    )
+    members = items.filter((pl.col("relation") == "P463") & ~pl.col("is_update"))
+    assert members.height
+    assert [q for s, o, q in members.select("subject", "object", "question").rows() if listed[s] - {o}] == []
