@@ -495,7 +495,10 @@ class _Builder:
             table.clear()
         self._shown_stems.clear()
         self._choice_stems.clear()
-        _choice_key.cache_clear()
+        # the text module's caches the concept loop filled (every candidate's tokens and long stems);
+        # the item checks do not read them
+        for cached in (_choice_key, word_tokens, long_word_stems):
+            cached.cache_clear()
         return_freed_memory()  # what the caches held, back to the system before the tables are made
 
     def file_of(self, probe: str, concept: int, gold: int) -> str | None:
