@@ -27,6 +27,8 @@ RunFn = Callable[[Any, Path, dict], None]
 ReportFn = Callable[[dict, Path], list[str]]
 #: (build folder, n, seed) -> (header, rows) of a human review sheet.
 ReviewRowsFn = Callable[[Path, int, int], tuple[list[str], list[list]]]
+#: (build folder, fills per template, seed) -> per template: (template id, group, template, fills).
+TemplateRowsFn = Callable[[Path, int, int], list[tuple[str, str, str, list[str]]]]
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class Evaluation:
     outcome: str  # its 0/1 outcome column, which eval-compare pairs between models
     uses_editors: bool = False  # the evaluation runs knowledge editors (``--editors``)
     review_rows: ReviewRowsFn | None = None  # a review sheet's rows; None: no review sheet
+    # every template, pattern or question form of a build filled as the evaluation fills it; None: no
+    # template sheet (``review-sample --templates``)
+    template_rows: TemplateRowsFn | None = None
     # (runs by model, n_subsets=, subset_size=, seed=) -> what eval-compare adds for this family
     compare: Callable[..., dict] | None = None
     # (build folder, manifest, staging folder, task prefix) -> summary: a table family's

@@ -31,10 +31,13 @@ and into the card's *Human review* section (a later sheet replaces it).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import html
 import json
+import shutil
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,18 @@ from probesmith.stats import wilson_interval
 REVIEW_FOLDER = "review"
 LETTERS = "ABCDEFGHIJ"
 REVIEW_COLUMNS = ("gold_is_correct", "other_correct", "reads_naturally", "notes")
+TEMPLATE_COLUMNS = ("reads_naturally", "states_the_relation", "notes")
+TEMPLATE_SHEET = "templates.csv"
+TEMPLATE_FILES = (TEMPLATE_SHEET, "templates.html")
+ITEM_INSTRUCTIONS = (
+    "Fill the last four columns in sheet.csv (gold_is_correct y/n, other_correct y/n or letters, "
+    "reads_naturally y/n, notes), then run <code>probesmith review-sample BUILD --read sheet.csv</code>."
+)
+TEMPLATE_INSTRUCTIONS = (
+    "Every template of the build, filled with some of its instances as the evaluation fills them. Mark "
+    "reads_naturally (y/n: English a native speaker would write, for each fill) and states_the_relation "
+    "(y/n: says exactly the relation, not more or less) in templates.csv."
+)
 BUILD_COLUMN = "build"
 SAMPLE_FILE = "sample.json"
 #: First characters that make a spreadsheet run a cell as a formula (OWASP: CSV injection).
@@ -147,14 +162,76 @@ def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force
 
 
 def _write_sheet(folder: Path, header: list[str], rows: list[list], sample: dict, force: bool) -> Path:
-    with OutputFolder(folder / REVIEW_FOLDER, "review", force=force, command="review-sample") as staging:
-        with open(staging / "sheet.csv", "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(header)
-            writer.writerows([escape_cell(value) for value in row] for row in rows)
+    with _review_staging(folder, keep=TEMPLATE_FILES, force=force, command="review-sample") as staging:
+        _write_csv(staging / "sheet.csv", header, rows)
         (staging / "sheet.html").write_text(_sheet_html(folder.name, header, rows), encoding="utf-8")
         (staging / SAMPLE_FILE).write_text(json.dumps(sample, indent=1, sort_keys=True) + "\n")
     return folder / REVIEW_FOLDER / "sheet.csv"
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows([escape_cell(value) for value in row] for row in rows)
+
+
+@contextlib.contextmanager
+def _review_staging(folder: Path, *, keep: tuple[str, ...], force: bool, command: str) -> Iterator[Path]:
+    """A staging folder that replaces ``BUILD/review`` whole, holding the ``keep`` files already there.
+
+    The item sheet and the template sheet share ``review/``: writing one keeps the other.
+    """
+    with OutputFolder(folder / REVIEW_FOLDER, "review", force=force, command=command) as staging:
+        for name in keep:
+            if (folder / REVIEW_FOLDER / name).is_file():
+                shutil.copyfile(folder / REVIEW_FOLDER / name, staging / name)
+        yield staging
+
+
+def write_template_sheet(
+    folder: str | Path, per_template: int = 3, seed: int = 0, *, force: bool = False
+) -> Path:
+    """Write ``review/templates.csv`` (and ``.html``), every template of a build filled; return the CSV.
+
+    Each template is filled with ``per_template`` of its instances exactly as the evaluation fills
+    them (seeded). A sample of items shows a template only when one of its instances is drawn; this
+    sheet shows every template, pattern or question form, which is what a reader needs to find a
+    template that is not English or does not state its relation. The reviewer marks ``reads_naturally`` and
+    ``states_the_relation`` (``y``/``n``) per template. The item sheet in ``review/`` is kept.
+    """
+    folder = Path(folder)
+    family = read_manifest(folder).get("family")
+    evaluation = evaluation_for(family)
+    if evaluation.template_rows is None:
+        raise ArtifactError(
+            f"{folder} is a {family} build, which has no templates to list; review-sample --templates "
+            "takes the table families whose statements are filled templates (relations, paraphrases, rules)."
+        )
+    with SharedReadLock(folder, "review-sample --templates"):
+        logical_hash = logical_hash_of(folder)
+        templates = evaluation.template_rows(folder, per_template, seed)
+        width = max((len(fills) for *_, fills in templates), default=0)
+        header = ["template_id", "relation", "template", *(f"filled_{i + 1}" for i in range(width))]
+        header += [*TEMPLATE_COLUMNS, BUILD_COLUMN]
+        bound = f"{family}:{logical_hash}"
+        rows = [
+            [template_id, group, template, *fills, *[""] * (width - len(fills)), "", "", "", bound]
+            for template_id, group, template, fills in templates
+        ]
+        check_unchanged(folder, logical_hash, "review-sample --templates")
+        review = folder / REVIEW_FOLDER
+        keep = tuple(
+            p.name
+            for p in (review.iterdir() if review.is_dir() else ())
+            if not p.name.startswith(".") and p.name not in TEMPLATE_FILES
+        )
+        with _review_staging(folder, keep=keep, force=force, command="review-sample --templates") as staging:
+            _write_csv(staging / TEMPLATE_SHEET, header, rows)
+            (staging / "templates.html").write_text(
+                _sheet_html(folder.name, header, rows, TEMPLATE_INSTRUCTIONS), encoding="utf-8"
+            )
+    return folder / REVIEW_FOLDER / TEMPLATE_SHEET
 
 
 def read_review_sheet(folder: str | Path, sheet: str | Path, *, force: bool = False) -> dict[str, Any]:
@@ -189,9 +266,8 @@ def read_review_sheet(folder: str | Path, sheet: str | Path, *, force: bool = Fa
             result["overall"]["reads_naturally"] = _share([v for vs in natural.values() for v in vs])
         sample_bytes = (folder / REVIEW_FOLDER / SAMPLE_FILE).read_bytes()
         check_unchanged(folder, logical_hash, "review-sample --read")
-        with OutputFolder(
-            folder / REVIEW_FOLDER, "review", force=force, command="review-sample --read"
-        ) as staging:
+        kept = (*TEMPLATE_FILES, "sheet.html")
+        with _review_staging(folder, keep=kept, force=force, command="review-sample --read") as staging:
             (staging / "sheet.csv").write_bytes(sheet.read_bytes())
             (staging / SAMPLE_FILE).write_bytes(sample_bytes)
             (staging / "result.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
@@ -369,7 +445,7 @@ def _accuracy(verdicts: list[bool]) -> dict[str, Any]:
     }
 
 
-def _sheet_html(name: str, header: list[str], rows: list[list]) -> str:
+def _sheet_html(name: str, header: list[str], rows: list[list], instructions: str = "") -> str:
     cells = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "\n".join(
         "<tr>" + "".join(f"<td>{html.escape(str(value))}</td>" for value in row) + "</tr>" for row in rows
@@ -378,8 +454,6 @@ def _sheet_html(name: str, header: list[str], rows: list[list]) -> str:
         f"<!doctype html><meta charset='utf-8'><title>Review sheet: {html.escape(name)}</title>"
         "<style>body{font-family:sans-serif}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}"
         "table{border-collapse:collapse}</style>"
-        f"<h1>Review sheet: {html.escape(name)}</h1><p>Fill the last four columns in sheet.csv "
-        "(gold_is_correct y/n, other_correct y/n or letters, reads_naturally y/n, notes), then run "
-        f"<code>probesmith review-sample BUILD --read sheet.csv</code>.</p>"
+        f"<h1>Review sheet: {html.escape(name)}</h1><p>{instructions or ITEM_INSTRUCTIONS}</p>"
         f"<table><tr>{cells}</tr>\n{body}</table>\n"
     )

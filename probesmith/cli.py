@@ -30,7 +30,7 @@ from probesmith.builders.sources.wikidata import load_store
 from probesmith.builders.sources.wikidata_dump import slice_dump
 from probesmith.errors import OutputError, ProbesmithError, SpecError, UsageError
 from probesmith.eval.harness import export_lm_eval
-from probesmith.eval.review import read_review_sheet, write_review_sheet
+from probesmith.eval.review import read_review_sheet, write_review_sheet, write_template_sheet
 from probesmith.probes.spec import describe_fields, spec_to_yaml
 from probesmith.progress import show_progress
 from probesmith.redact import redact_text
@@ -478,13 +478,22 @@ def _parser() -> argparse.ArgumentParser:
 
     review = commands.add_parser(
         "review-sample",
-        help="Write a stratified review sheet of a build (multiple choice or relations), or read one back.",
+        help="Write a stratified review sheet of a build (multiple choice or relations), or read one back; "
+        "or list every template of a build filled (--templates).",
     )
     review.add_argument("folder", type=Path, help="A wordnet, dictionary or relations build folder.")
     review.add_argument("--n", type=_positive_int, default=200, help="Items on the sheet.")
     review.add_argument("--seed", type=int, default=0)
     review.add_argument(
         "--read", type=Path, metavar="SHEET", help="A filled sheet: report its validated accuracy."
+    )
+    review.add_argument(
+        "--templates",
+        type=_positive_int,
+        metavar="K",
+        help="Instead of an item sample, write review/templates.csv: every template, pattern or question "
+        "form of a relations, paraphrases or rules build, each filled with K of its instances as the "
+        "evaluation fills them (the item sheet is kept).",
     )
     _add_force(review, "BUILD/review")
     review.set_defaults(run=_run_review)
@@ -735,6 +744,10 @@ def _review(args: argparse.Namespace) -> int:
                 f"{config:14} validated accuracy {entry['validated_accuracy']:.3f} [{low:.3f}, {high:.3f}] "
                 f"({entry['reviewed']} reviewed)"
             )
+        return 0
+    if args.templates:
+        sheet = write_template_sheet(args.folder, args.templates, args.seed, force=args.force)
+        print(f"template sheet: {sheet} (and {sheet.with_suffix('.html')}): every template, filled")
         return 0
     sheet = write_review_sheet(args.folder, args.n, args.seed, force=args.force)
     print(f"review sheet: {sheet} (and {sheet.with_suffix('.html')}); fill it, then --read it")

@@ -18,6 +18,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
+from probesmith.builders.sampling import stable_hash
 from probesmith.builders.text import fill_template
 from probesmith.eval import metrics as M
 from probesmith.eval.registry import Evaluation, register_evaluation
@@ -312,6 +313,34 @@ def grids_section(m: dict, folder: Path) -> list[str]:
     return [*lines, "", "![per-relation accuracy](relations.png)"]
 
 
+def pattern_template_rows(
+    folder: str | Path, per_template: int = 3, seed: int = 0
+) -> list[tuple[str, str, str, list[str]]]:
+    """Every pattern of a paraphrase build, each filled with ``per_template`` grid statements' golds.
+
+    The statements (the subject's first verbalization) are drawn per pattern (seeded) and filled
+    with the gold's label as the evaluation fills them (``fill_template(statement, obj=label)``).
+    """
+    folder = Path(folder)
+    spaces = read_table(folder, "answer_spaces").select("relation_id", "obj_id", "obj_label")
+    labels = {(r, o): label for r, o, label in spaces.iter_rows()}
+    grid = (
+        read_table(folder, "grid")
+        .filter(pl.col("verbalization_rank") == 0)
+        .select("relation_id", "pattern_id", "sub_id", "obj_id", "statement")
+    )
+    by_pattern = {pid: frame.to_dicts() for (pid,), frame in grid.group_by("pattern_id")}
+    rows = []
+    for pattern in read_table(folder, "patterns").sort("relation_id", "pattern_id").iter_rows(named=True):
+        drawn = sorted(
+            by_pattern.get(pattern["pattern_id"], []),
+            key=lambda r: stable_hash(seed, "templates", pattern["pattern_id"], r["sub_id"]),
+        )[:per_template]
+        fills = [fill_template(r["statement"], obj=labels[(r["relation_id"], r["obj_id"])]) for r in drawn]
+        rows.append((pattern["pattern_id"], pattern["relation_id"], pattern["template"], fills))
+    return rows
+
+
 register_evaluation(
     Evaluation(
         "paraphrases",
@@ -321,5 +350,6 @@ register_evaluation(
         "correct",
         compare=lambda runs, **options: {"rank_consistency": rank_consistency(runs, **options)},
         options=GridOptions,
+        template_rows=pattern_template_rows,
     )
 )

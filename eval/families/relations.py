@@ -261,6 +261,29 @@ def relation_review_rows(folder: str | Path, n: int = 200, seed: int = 0) -> tup
     return header, rows
 
 
+def relation_template_rows(
+    folder: str | Path, per_template: int = 3, seed: int = 0
+) -> list[tuple[str, str, str, list[str]]]:
+    """Every template of a relations build, each filled with ``per_template`` instances and their gold.
+
+    The instances are drawn per template (seeded), and filled as the evaluation fills a statement
+    (:func:`probesmith.eval.statements.statement_documents`): the template with the subject's and
+    the gold's labels.
+    """
+    folder = Path(folder)
+    instances = read_table(folder, "instances").select("relation_id", "sub_id", "sub_label", "obj_label")
+    by_relation = {pid: frame.to_dicts() for (pid,), frame in instances.group_by("relation_id")}
+    rows = []
+    for template in read_table(folder, "templates").sort("relation_id", "pattern_id").iter_rows(named=True):
+        drawn = sorted(
+            by_relation.get(template["relation_id"], []),
+            key=lambda r: stable_hash(seed, "templates", template["pattern_id"], r["sub_id"]),
+        )[:per_template]
+        fills = [fill_template(template["template"], r["sub_label"], r["obj_label"]) for r in drawn]
+        rows.append((template["pattern_id"], template["relation_id"], template["template"], fills))
+    return rows
+
+
 STATEMENT_DOCS = TableSchema(
     name="lm_eval_statement_docs",
     version=1,
@@ -352,6 +375,7 @@ register_evaluation(
         ("relation_id", "sub_id", "template_index"),
         "correct",
         review_rows=relation_review_rows,
+        template_rows=relation_template_rows,
         lm_eval_tasks=relation_set_tasks,
     )
 )

@@ -15,6 +15,7 @@ import polars as pl
 import pyarrow as pa
 import torch.distributed as dist
 
+from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
 from probesmith.eval import metrics as M
 from probesmith.eval.editors import (
@@ -211,6 +212,31 @@ def edits_section(m: dict, folder: Path) -> list[str]:
     return [*lines, "", "![DepEdit metrics](edits.png)"]
 
 
+def question_form_rows(
+    folder: str | Path, per_template: int = 3, seed: int = 0
+) -> list[tuple[str, str, str, list[str]]]:
+    """Every question form of a knowledge-set build, each shown by ``per_template`` stored items.
+
+    A form is a relation's question or one of its cloze rephrasings, by position (``P140/question``,
+    ``P140/rephrasing-1``); the items are stored filled, so each fill is an item's text as stored,
+    with its answer after an arrow. Items are drawn per form (seeded).
+    """
+    items = read_table(Path(folder), "knowledge_items").select(
+        "set_id", "variant", "relation", "subject", "question", "rephrasings", "answer"
+    )
+    by_form: dict[tuple[str, int], dict[str, str]] = defaultdict(dict)
+    for row in items.iter_rows(named=True):
+        for position, text in enumerate([row["question"], *row["rephrasings"]]):
+            by_form[(row["relation"], position)].setdefault(text, row["answer"])
+    rows = []
+    for (relation, position), texts in sorted(by_form.items()):
+        form_id = f"{relation}/" + ("question" if position == 0 else f"rephrasing-{position}")
+        drawn = sorted(texts, key=lambda text: stable_hash(seed, "templates", form_id, text))[:per_template]
+        kind = "the question" if position == 0 else f"cloze rephrasing {position}"
+        rows.append((form_id, relation, f"{relation}, {kind}", [f"{t} -> {texts[t]}" for t in drawn]))
+    return rows
+
+
 register_evaluation(
     Evaluation(
         "rules",
@@ -220,5 +246,6 @@ register_evaluation(
         "alias",
         uses_editors=True,
         options=KnowledgeSetOptions,
+        template_rows=question_form_rows,
     )
 )
