@@ -45,11 +45,12 @@ from probesmith.builders.families.relations import (
     LOWER_CASE_PERSON,
     MODEL_CLASSES,
     NAMED_LIKE_A_GOLD,
-    NOT_A_PERSON,
     OTHER_SCRIPT_SUBJECT,
     PAST_EVENT,
     PAST_POLITY_CAPITAL,
+    PAST_POLITY_CLASSES,
     PLACE_RELATIONS,
+    PLACE_STILL_CLASSES,
     PLURAL_TEAM,
     PRESENT_PLACE_RELATIONS,
     TEAM_CLASSES,
@@ -62,7 +63,6 @@ from probesmith.builders.families.relations import (
     past_events,
     places_of,
     plural_teams,
-    typed_not_people,
     unreadable_names,
     works_misread,
 )
@@ -228,6 +228,90 @@ PERFORMER_CLASSES = (
     "Q2088357", "Q42998", "Q239582", "Q131186", "Q207338",  # ensemble, orchestras, choir, string quartet
 )  # fmt: skip
 
+# the classes of a name (a given name, a surname and their kinds: the P407 subjects of the shared slice,
+# read one by one): P407 (language of work or name) gives a name's language, and its patterns say a work's
+# ("[X] was written in [Y]", "[X] is a [Y]-language work": "Levin, a Turkish-language work", twenty-fourth
+# read)
+NAME_CLASSES = (
+    "Q202444", "Q12308941", "Q11879590", "Q3409032", "Q101352", "Q82799", "Q1243157", "Q17143070",
+    "Q11455398", "Q829026", "Q69680123", "Q3342913", "Q1093580", "Q847773",
+)  # fmt: skip
+# the classes of an event among the P276 subjects of the shared slice, read one by one (festivals,
+# tournaments, fairs, exhibitions, conventions, annual and recurring events; a venue is none): an event takes
+# place, it "is located" nowhere ("Amstel Gold Race is located in Limburg", twenty-fourth read); one-off past
+# events are relations.EVENT_CLASSES, dropped by relations.past_events as well
+HELD_EVENT_CLASSES = (
+    "Q1190554", "Q1656682", "Q15275719", "Q11483816", "Q2441722", "Q16510064",  # events, recurring, annual
+    "Q132241", "Q220505", "Q868557", "Q5151487", "Q1435951", "Q4801521", "Q1751626", "Q28057350",  # festivals
+    "Q13406554", "Q7433676", "Q47150471",
+    "Q18608583", "Q500834", "Q15259995", "Q13219666", "Q47443726", "Q17299750", "Q280275",  # tournaments
+    "Q48004378", "Q8024924",  # competitions
+    "Q288514", "Q1792535", "Q998672", "Q57305", "Q172754", "Q667276", "Q59861107",  # fairs, exhibitions
+    "Q1129398", "Q4390543",  # conventions
+)  # fmt: skip
+# classes of a polity or an administrative unit that no longer exists, beyond relations.PAST_POLITY_CLASSES
+# (historical country, dynasty): the P36, P37 and P1376 polities of the shared slice, read one by one (former
+# municipalities of Switzerland, Finland, Norway and Estonia merged into others, former regions and counties,
+# bantustans, empires, states of the Holy Roman Empire, the Confederation of the Rhine and the German Empire,
+# units of the Russian and Austrian empires)
+FORMER_STATE_CLASSES = frozenset(
+    "Q19953632 Q15893266 Q685309 Q17468533 Q18663579 Q26742250 Q22670030 Q83640434 Q19698023 Q25446687 "
+    "Q3924474 Q30129411 Q18669740 Q48349 Q2067184 Q26830017 Q26879769 Q4057683 Q681026 Q671370 Q18867465 "
+    "Q20732405 Q946136".split()
+)
+# relations whose every pattern states a polity's fact in the present ("[X] is the capital of [Y]", "The
+# official language of [X] is [Y]") and the slot the polity fills
+PRESENT_POLITY_SLOT = {"P36": "[X]", "P1376": "[Y]", "P37": "[X]"}
+PAST_STATE = (
+    "polity or unit of the past (relations.PAST_POLITY_CLASSES or a former municipality, region, empire: "
+    "paraphrases.FORMER_STATE_CLASSES; not a city so classed too) stated in the present ('The official "
+    "language of Kingdom of Prussia is', 'Veliko Tarnovo is the capital of the Second Bulgarian Empire')"
+)
+NOT_HUMAN = (
+    "subject not classed human (P31 Q5) in the source, typed or not: a person's pattern misreads it "
+    "('Johanniskirche was a follower of', 'Revue Salamandre worked in the field of', twenty-fourth read)"
+)
+SYMBOLS_ONLY = "label with no letter or digit ('=', '+': no name a sentence can use)"
+UNCLASSED_SUBJECT = (
+    "subject of no class in the source where the patterns say what kind of thing it is (P407's say a work: "
+    "'Dalglish', 'Hamaguchi' have no class)"
+)
+
+
+def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> set[str]:
+    """Subjects of ``PRESENT_POLITY_SLOT``'s relations whose polity is of the past by its classes (P31).
+
+    A class of relations.PAST_POLITY_CLASSES or ``FORMER_STATE_CLASSES`` and none of a place that stands
+    today (relations.PLACE_STILL_CLASSES: a city once a republic).
+    """
+    slot = PRESENT_POLITY_SLOT.get(relation)
+    if slot is None:
+        return set()
+    polity = {s: (s if slot == "[X]" else o) for s, o in pairs}
+    classes: dict[str, set[str]] = defaultdict(set)
+    for e, _, kind in facts_of(client, sorted(set(polity.values())), ["P31"]):
+        classes[e].add(kind)
+    past_classes = PAST_POLITY_CLASSES | FORMER_STATE_CLASSES
+    past = {e for e, kinds in classes.items() if kinds & past_classes and not kinds & PLACE_STILL_CLASSES}
+    return {s for s, e in polity.items() if e in past}
+
+
+def symbols_only(label: str) -> bool:
+    """Whether a label has no letter or digit ('=', '+'): no name (twenty-fourth read: "='s label is ...")."""
+    return not any(c.isalnum() for c in label)
+
+
+def not_human(client, subjects: list[str]) -> set[str]:
+    """Subjects with no class human (Q5) in the source, a subject of no class included."""
+    human = {s for s, _, kind in facts_of(client, sorted(subjects), ["P31"]) if kind == "Q5"}
+    return set(subjects) - human
+
+
+def unclassed(client, subjects: list[str]) -> set[str]:
+    """Subjects with no class (P31) in the source."""
+    return set(subjects) - {s for s, _, _ in facts_of(client, sorted(subjects), ["P31"])}
+
+
 # relations whose subjects and objects are kinds as often as names ("part of": "brain" of "nervous system"):
 # every pattern puts both slots bare, and a lower-case count noun filled bare reads as no English (the
 # twenty-third read: "Firearm includes body.", "Plantation is a part of agriculture")
@@ -266,6 +350,7 @@ class ParaphraseSpec(ProbeSpec):
             "P20": ("Q634", "Q3504248", "Q5107"),
             "P140": ("Q4392985", "Q34770", "Q315"),
             "P413": ("Q2312410",),
+            "P136": ("Q207628", "Q25379"),
         },
         help="Per relation, Wikidata classes (P31) an object may not be an instance of: its instance is "
         "dropped, and with it the answer. A planet or a continent (Q634, Q3504248, Q5107) is no place of "
@@ -273,33 +358,55 @@ class ParaphraseSpec(ProbeSpec):
         "('Earth' 48% of P19 in the fifth read); a religious identity (Q4392985: 'Christian', 'Muslim', "
         "'Hindu', the adherent beside the religion) or a language ('Kannada') is no religion. A sports "
         "discipline (Q2312410: 'downhill mountain biking', 'cyclo-cross', 'kumite') is no position a player "
-        "plays as (P413's patterns: '[X] plays as a [Y]', thirteenth independent read).",
+        "plays as (P413's patterns: '[X] plays as a [Y]', thirteenth independent read). A musical "
+        "composition or a play (Q207628, Q25379: 'opera', 'symphony') is a form one composes or stages, no "
+        "genre a performer plays ('Arthur Bliss played opera', twenty-fourth read).",
     )
     excluded_objects: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {
             "P413": ("Q40795", "Q1318941", "Q533097", "Q2380088", "Q3897311"),
+            "P140": ("Q7066", "Q288928"),
         },
         help="Per relation, answers (entity ids) its patterns cannot state, where the source gives them no "
         "class to exclude them by: their instances are dropped, and with them the answer. P413 (position "
         "played): 'kata' (a karate discipline), 'stage race' (a kind of race) and the cycling roles "
         "'cycling sprinter', 'climbing specialist', 'rouleur' (a rider rides, no one 'plays as a rouleur'); "
-        "of the 80 answers of the v13 build these and 4 sports disciplines are no playing position, read one "
-        "by one (thirteenth independent read: 'Vanessa Quin plays as a downhill mountain biking').",
+        "of the 80 answers of the v13 build these and 4 sports disciplines are no playing position, read "
+        "one by one (thirteenth independent read: 'Vanessa Quin plays as a downhill mountain biking'). P140 "
+        "(religion or worldview): 'atheism' and 'agnosticism', the absence of a religion, which no P140 "
+        "pattern can state ('Lemmy Kilmister was a follower of agnosticism', twenty-fourth read); the "
+        "source classes them a 'religion' and a 'world view' as it does religions.",
     )
     subject_excluded_types: Mapping[str, tuple[str, ...]] = spec_field(
-        default_factory=lambda: {"P740": ("Q5",), "P106": ("Q515", "Q1549591", "Q925381", "Q2039348")},
+        default_factory=lambda: {
+            "P740": ("Q5",),
+            "P106": ("Q515", "Q1549591", "Q925381", "Q2039348"),
+            "P407": NAME_CLASSES,
+            "P276": HELD_EVENT_CLASSES,
+        },
         help="Per relation, Wikidata classes (P31) a subject may not be an instance of: its instance is "
         "dropped. P740 (location of formation) is a group's or an organization's; a person (Q5) with the "
         "property (a musician's act: 'Raven-Symoné was founded in', eighth read) is no subject of it. P106 "
         "(occupation) is no city's (city, big city, city with powiat rights, Dutch municipality: 'Bydgoszcz "
-        "worked as a sportsperson', 2 of the 1,988 v12 instances, twelfth read's audit).",
+        "worked as a sportsperson', 2 of the 1,988 v12 instances, twelfth read's audit). P407 (language of "
+        "work or name) is asked of works: a given name or a surname (``NAME_CLASSES``) is 'written in' no "
+        "language ('Levin, a Turkish-language work', twenty-fourth read). P276 (location): an event held "
+        "again and again (``HELD_EVENT_CLASSES``: film festivals, races, fairs) takes place, it 'is located' "
+        "nowhere ('Amstel Gold Race is located in Limburg', twenty-fourth read).",
     )
     person_relations: tuple[str, ...] = spec_field(
         ("P101", "P140"),
-        help="Relations whose patterns say a person's act ('[X] worked in the field of', '[X] is a follower "
-        "of', '[X] believes in'): a subject with a class (P31) in the source, none of them human, is dropped "
-        "('Creighton University believes in Catholic Church', 'Turing Award worked in the field of', the "
-        "twenty-first independent read), as relation sets drop them (relations.PERSON_RELATIONS).",
+        help="Relations whose patterns say a person's act ('[X] worked in the field of', '[X] was a follower "
+        "of'): a subject not classed human (P31 Q5) in the source is dropped, a typed one ('Creighton "
+        "University believes in Catholic Church', 'Turing Award worked in the field of', the twenty-first "
+        "independent read) and one of no class ('Cheese believed in Judaism', 'Revue Salamandre', 'minim', "
+        "the twenty-fourth read: 510 of the 1,766 P101 and 417 of the 1,682 P140 subjects had none).",
+    )
+    classed_subjects: tuple[str, ...] = spec_field(
+        ("P407",),
+        help="Relations whose patterns say what kind of thing the subject is ('[X] is a [Y]-language work'): "
+        "a subject of no class (P31) in the source is dropped (P407: 578 of the 1,846 subjects of the "
+        "twenty-fourth read's build had none, surnames and given names among them: 'Dalglish', 'Hamaguchi').",
     )
     subject_types: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {"P136": PERFORMER_CLASSES},
@@ -410,13 +517,14 @@ def raw_patterns(sources: PatternSourcesSpec, relation: str) -> list[tuple[str, 
         found += [(t, "lama") for t in _lama_templates(sources.lama).get(relation, [])]
     if sources.bear and Path(sources.bear).is_file():
         found += [(t, "bear") for t in _bear_templates(sources.bear).get(relation, [])]
-    fixed = [(apply_fixes("patterns", relation, t, sources.fixes), origin) for t, origin in found]
-    found = [(t, origin) for t, origin in fixed if t is not None]
     if sources.catalog:
         catalog = load_catalog(sources.catalog)
         if relation in catalog:
             found += [(t, "catalog") for t in catalog[relation].templates]
-    return found
+    # the relations catalog's templates, BEAR's wordings mostly, go through the same fixes: a pattern fixed in
+    # BEAR would come back by the catalog's copy ("[X]'s place of birth is [Y]." after the twenty-fourth read)
+    fixed = [(apply_fixes("patterns", relation, t, sources.fixes), origin) for t, origin in found]
+    return [(t, origin) for t, origin in fixed if t is not None]
 
 
 def pattern_bank(
@@ -947,9 +1055,13 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         plural_groups = {
             s for s, _, kind in facts_of(client, named_in_plural, ["P31"]) if kind in TEAM_CLASSES
         }
-        # a subject typed, none of its classes human, in a relation whose patterns say a person's act
-        things = typed_not_people(
+        # a subject not classed human in a relation whose patterns say a person's act
+        things = not_human(
             client, sorted({s for r in spec.person_relations for s, _ in per_relation.get(r, ())})
+        )
+        # a subject of no class in a relation whose patterns say what kind of thing it is
+        no_class = unclassed(
+            client, sorted({s for r in spec.classed_subjects for s, _ in per_relation.get(r, ())})
         )
         # a person labelled with no capital ('w.r. hearst'), as relations drop them
         uncapitalised = lower_case_people(client, {s: labels[s] for s in subjects})
@@ -999,6 +1111,9 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             relation: capitals_of_past_polities(client, relation, pairs)
             for relation, pairs in per_relation.items()
         }
+        past_states = {
+            relation: states_of_the_past(client, relation, pairs) for relation, pairs in per_relation.items()
+        }
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
     unplaced: dict[str, list[str]] = {}  # per relation, the answers neither a country nor placed, if any
@@ -1023,13 +1138,20 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             elif s in uncapitalised:
                 dropped[f"{relation}: {LOWER_CASE_PERSON}"] += 1
             elif relation in spec.person_relations and s in things:
-                dropped[f"{relation}: {NOT_A_PERSON}"] += 1
+                dropped[f"{relation}: {NOT_HUMAN}"] += 1
+            elif relation in spec.classed_subjects and s in no_class:
+                dropped[f"{relation}: {UNCLASSED_SUBJECT}"] += 1
             elif relation in PRESENT_PLACE_RELATIONS and s in events:
                 dropped[f"{relation}: subject {PAST_EVENT}"] += 1
             elif s in past_capitals[relation]:
                 dropped[f"{relation}: {PAST_POLITY_CAPITAL}"] += 1
+            elif s in past_states[relation]:
+                dropped[f"{relation}: {PAST_STATE}"] += 1
             elif s in kinds_named_bare.get(relation, ()):
                 dropped[f"{relation}: {BARE_COUNT_NOUN_PART}"] += 1
+            elif symbols_only(labels[s]) or symbols_only(labels[o]):
+                side = "subject" if symbols_only(labels[s]) else "object"
+                dropped[f"{relation}: {side} {SYMBOLS_ONLY}"] += 1
             elif problem:
                 side = "subject" if label_problem(labels[s]) else "object"
                 dropped[f"{relation}: {side} {problem}"] += 1
