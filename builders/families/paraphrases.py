@@ -271,6 +271,11 @@ NOT_HUMAN = (
     "subject not classed human (P31 Q5) in the source, typed or not: a person's pattern misreads it "
     "('Johanniskirche was a follower of', 'Revue Salamandre worked in the field of', twenty-fourth read)"
 )
+COMMA_TITLED_PERSON = (
+    "person labelled with a comma and a title or suffix ('Louis III, Elector Palatine', 'Clint Murchison, "
+    "Jr.') in a relation with a possessive pattern: its \"'s\" lands on the title ('Louis III, Elector "
+    "Palatine's life ended in', twenty-fourth read)"
+)
 SYMBOLS_ONLY = "label with no letter or digit ('=', '+': no name a sentence can use)"
 UNCLASSED_SUBJECT = (
     "subject of no class in the source where the patterns say what kind of thing it is (P407's say a work: "
@@ -382,7 +387,7 @@ class ParaphraseSpec(ProbeSpec):
             "P740": ("Q5",),
             "P106": ("Q515", "Q1549591", "Q925381", "Q2039348"),
             "P407": NAME_CLASSES,
-            "P276": HELD_EVENT_CLASSES,
+            "P276": (*HELD_EVENT_CLASSES, "Q5"),
         },
         help="Per relation, Wikidata classes (P31) a subject may not be an instance of: its instance is "
         "dropped. P740 (location of formation) is a group's or an organization's; a person (Q5) with the "
@@ -392,7 +397,8 @@ class ParaphraseSpec(ProbeSpec):
         "work or name) is asked of works: a given name or a surname (``NAME_CLASSES``) is 'written in' no "
         "language ('Levin, a Turkish-language work', twenty-fourth read). P276 (location): an event held "
         "again and again (``HELD_EVENT_CLASSES``: film festivals, races, fairs) takes place, it 'is located' "
-        "nowhere ('Amstel Gold Race is located in Limburg', twenty-fourth read).",
+        "nowhere ('Amstel Gold Race is located in Limburg', twenty-fourth read), nor is a person (Q5: "
+        "'Dudley George is situated in Ontario').",
     )
     person_relations: tuple[str, ...] = spec_field(
         ("P101", "P140"),
@@ -1059,6 +1065,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         things = not_human(
             client, sorted({s for r in spec.person_relations for s, _ in per_relation.get(r, ())})
         )
+        # a person labelled with a comma title in a relation with a possessive pattern ("[X]'s")
+        possessive = {r for r, bank in banks.items() if any("[X]'s" in p["template"] for p in bank)}
+        comma_titled = {s for r in possessive for s, _ in per_relation.get(r, ()) if ", " in labels[s]}
+        comma_titled_people = comma_titled - not_human(client, sorted(comma_titled))
         # a subject of no class in a relation whose patterns say what kind of thing it is
         no_class = unclassed(
             client, sorted({s for r in spec.classed_subjects for s, _ in per_relation.get(r, ())})
@@ -1149,6 +1159,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {PAST_STATE}"] += 1
             elif s in kinds_named_bare.get(relation, ()):
                 dropped[f"{relation}: {BARE_COUNT_NOUN_PART}"] += 1
+            elif relation in possessive and s in comma_titled_people:
+                dropped[f"{relation}: {COMMA_TITLED_PERSON}"] += 1
             elif symbols_only(labels[s]) or symbols_only(labels[o]):
                 side = "subject" if symbols_only(labels[s]) else "object"
                 dropped[f"{relation}: {side} {SYMBOLS_ONLY}"] += 1

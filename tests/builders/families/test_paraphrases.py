@@ -1657,7 +1657,9 @@ def test_twenty_fourth_read_subjects_and_answers_of_the_classes_patterns_misstat
     P407 subject classed and none a name ('Levin, a Turkish-language work'), no P276 subject an event (a
     festival, a tournament, a fair: 'Amstel Gold Race is located in Limburg'), no P37 or P36 subject nor P1376
     object a polity of the past ('The official language of Kingdom of Prussia is'), no label with no letter or
-    digit ('+', P407); the build dropped some of each."""
+    digit ('+', P407), no P276 subject a person ('Dudley George is situated in Ontario'), no person labelled
+    with a comma title in a relation with a possessive pattern ('Louis III, Elector Palatine's'); the build
+    dropped some of each."""
     from probesmith.builders.build import build
 
     spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read24.yaml"
@@ -1708,6 +1710,16 @@ def test_twenty_fourth_read_subjects_and_answers_of_the_classes_patterns_misstat
             if (r in {"P37", "P36"} and past(s)) or (r == "P1376" and past(o))
         ],
     }
+    patterns = table(result, "patterns")
+    possessive = {r for r, text in patterns.select("relation_id", "template").rows() if "[X]'s" in text}
+    faults["comma-titled person in a possessive"] = [
+        label
+        for r, s, label in instances.select("relation_id", "sub_id", "sub_label").rows()
+        if r in possessive and ", " in label and "Q5" in classes.get(s, ())
+    ]
+    faults["P276 person"] = [
+        label for s, label in rows["P276"].select("sub_id", "sub_label").rows() if "Q5" in classes.get(s, ())
+    ]
     faults["symbols only"] = [
         (s, o)
         for s, o in instances.select("sub_label", "obj_label").rows()
@@ -1715,6 +1727,8 @@ def test_twenty_fourth_read_subjects_and_answers_of_the_classes_patterns_misstat
     ]
     assert {fault: found for fault, found in faults.items() if found} == {}
     dropped = json.loads((result.out / "manifest.json").read_text())["dropped"]
+    assert {"P101", "P140"} <= possessive
+    assert sum(n for r, n in dropped.items() if "person labelled with a comma" in r) > 0
     for relation, reason in [
         ("P407", "subject label with no letter or digit"),
         ("P101", "subject not classed human"),
