@@ -476,6 +476,7 @@ class RelationPool:
         past_capitals = capitals_of_past_polities(
             self.client, pid, [(s, o) for s in subjects for o in found.get(s, ())]
         )
+        past_states = past_polities(self.client, subjects) if pid in PRESENT_POLITY_SUBJECT else set()
         # an entity the template puts in a slot without "the" whose class needs one ("named after Rhine")
         asked = {s: self.labels[s] for s in subjects}
         asked_subjects = set(asked)
@@ -512,6 +513,8 @@ class RelationPool:
                 self.dropped[f"{pid}: subject {PAST_EVENT}"] += 1
             elif s in past_capitals:
                 self.dropped[f"{pid}: {PAST_POLITY_CAPITAL}"] += 1
+            elif s in past_states:
+                self.dropped[f"{pid}: {PAST_POLITY_LANGUAGE}"] += 1
             elif s in unreadable:
                 self.dropped[f"{pid}: subject {unreadable[s]}"] += 1
             elif unreadable.keys() & objs:
@@ -819,6 +822,15 @@ PAST_POLITY_CAPITAL = (
     "capital of a polity of the past (a dynasty, a historical country: 'Chera Dynasty', 'Kingdom of "
     "England'; relations.PAST_POLITY_CLASSES, not a city so classed too) stated in the present ('is the "
     "capital of')"
+)
+# relations whose templates state a fact of a polity subject in the present, the capitals' rule aside: the
+# official language ("The official language of [X] is [Y]": the twenty-fourth read's "The official language of
+# the Kingdom of Prussia is German"); the paraphrases family drops its own (paraphrases.states_of_the_past)
+PRESENT_POLITY_SUBJECT = frozenset({"P37"})
+PAST_POLITY_LANGUAGE = (
+    "official language of a polity of the past (a dynasty, a historical country: 'Kingdom of Prussia'; "
+    "relations.PAST_POLITY_CLASSES, not a city so classed too) stated in the present ('The "
+    "official language of [X] is')"
 )
 
 

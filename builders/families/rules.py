@@ -76,10 +76,7 @@ from probesmith.builders.sources.wikidata_queries import (
 )
 from probesmith.builders.text import (
     fill_template,
-    indefinite_article,
-    is_mass_noun,
     is_plural_band_name,
-    takes_definite_article,
 )
 from probesmith.builders.textcheck import apply_fixes
 from probesmith.builders.validity import rules_table
@@ -1175,6 +1172,10 @@ def past_tense(form: str) -> str:
     )
 
 
+# an article closing a cloze's stem: the answer decides it ("the" for the United Kingdom, none for Austria)
+_STEM_ARTICLE = re.compile(r"\b(?:[Tt]he|[Aa]n?) $")
+
+
 def fill_form(
     form: str,
     subject: str,
@@ -1183,14 +1184,15 @@ def fill_form(
     names: frozenset[str] = frozenset(),
     plural_names: frozenset[str] = frozenset(),
 ) -> str:
-    """A question or cloze form filled with its subject; a cloze's blank ``___`` reads as its answer would.
+    """A question or cloze form filled with its subject; a cloze's words are the same for every answer.
 
     The cloze is filled with the answer by :func:`fill_template` (as relation templates are filled), then
-    the answer is blanked again: the words before the blank are those its answer needs, "the"
-    before a name English writes with it ("Chris Martin was a citizen of the ___." for "United Kingdom"),
-    none before one that has its own ("a member of ___." for "The Breeders") or is a person's or a work's,
-    "an" before a vowel ("worked as an ___." for "actor"), no article before a mass noun. The answer
-    stays the label, as the question's: an evaluator scores the blank and the question against one string.
+    the answer is blanked again together with the article the filling put before it: the blank stands
+    for the answer as English writes it, article and all ("Chris Martin was a citizen of ___." for
+    "United Kingdom" and "Austria" alike, "worked as ___." for "actor" and "poet"), so that no word before
+    the blank tells one answer from another (the twenty-fourth read: "a citizen of the ___" was the United
+    Kingdom's stem, "a citizen of ___" the counterfactual Georgia's). The answer stays the label, as the
+    question's: an evaluator scores the blank and the question against one string.
     """
     if "___" not in form:
         return fill_template(form, subject, names=names, plural_names=plural_names)
@@ -1200,7 +1202,7 @@ def fill_form(
     at = filled.rfind(answer)
     if at < 0:  # the filling changed the answer's own letters (a capital opening a sentence): not blanked
         return fill_template(form, subject, names=names, plural_names=plural_names)
-    cloze = filled[:at] + "___" + filled[at + len(answer) :]
+    cloze = _STEM_ARTICLE.sub("", filled[:at]) + "___" + filled[at + len(answer) :]
     # a label ending in its own mark ("S.O.B.") took the form's full stop: the blank gives it back
     return cloze + "." if cloze.endswith("___") else cloze
 
@@ -1300,12 +1302,12 @@ KNOWLEDGE_SET_RULES = {
     "list, P527, holds the subject: Blur for Damon Albarn), and no other entity bearing the "
     "subject's label with another answer ('What was Dante Alighieri's occupation?' has six answers; another "
     "Victoria than the Australian state has another capital)",
-    "cloze_article": "the words before every cloze's blank are those its answer takes: 'the' before a label "
-    "English writes with it (text.takes_definite_article: 'was a citizen of the ___.' for 'United Kingdom'; "
-    "not a person's, work's or band's name, not a label with its own 'The'; a band named in the plural takes "
-    "it), no 'the' before any other, 'a' or 'an' by the answer's first sound and none before a mass noun; "
-    "no language, country, city, continent or religion named as the answer's kind before it ('written in "
-    "the language of ___', 'located in the country of ___', 'affiliated with the religion of ___')",
+    "cloze_article": "no article before any cloze's blank ('the', 'a', 'an'): the blank stands for the "
+    "answer as English writes it, article and all, so the words before it are the same for every answer "
+    "of the question ('was a citizen of ___.' for the United Kingdom and Georgia alike: an article chosen "
+    "by the answer told a set's true answer from its counterfactual); and no language, country, city, "
+    "continent or religion named as the answer's kind before it ('written in the language of ___', "
+    "'located in the country of ___', 'affiliated with the religion of ___')",
     "named": "no item's subject or answer bears a label that is no name: names.label_problem's (a "
     "disambiguator, residue, a sentence), or a dataset's text string the source took for the label "
     "(X-FACTR's 'Ani' for Anahí)",
@@ -1366,10 +1368,7 @@ def knowledge_set_validity(
         not world.asked_once((i["subject"], i["relation"], i["object"])) for i in items if not i["is_update"]
     )
     violations["cloze_article"] = sum(
-        bool(_cloze_article_problem(cloze, i["answer"], fit.types.get(i["object"], frozenset())))
-        for i in items
-        for cloze in i["rephrasings"]
-        if "___" in cloze
+        bool(_cloze_article_problem(cloze)) for i in items for cloze in i["rephrasings"] if "___" in cloze
     )
     violations["named"] = (
         sum(
@@ -1441,23 +1440,11 @@ def knowledge_set_validity(
     }
 
 
-def _cloze_article_problem(cloze: str, answer: str, answer_classes: frozenset[str]) -> str | None:
-    """What is wrong with the words before a cloze's blank for its answer (``cloze_article``), or None."""
-    before = cloze.partition("___")[0]
-    article = before.split()[-1] if before.split() else ""
-    name = bool(answer_classes & load_name_classes())
-    band_plural = bool(answer_classes & BAND_CLASSES) and is_plural_band_name(answer)
-    definite = not answer.startswith("The ") and (
-        band_plural or (not name and takes_definite_article(answer))
-    )
-    if definite and article.lower() != "the":
-        return "no 'the' before a label English writes with it"
-    if not definite and article.lower() == "the":
-        return "'the' before a label that takes none"
-    if article.lower() in ("a", "an") and (
-        is_mass_noun(answer) or article.lower() != indefinite_article(answer)
-    ):
-        return "an indefinite article the answer does not take"
+def _cloze_article_problem(cloze: str) -> str | None:
+    """What is wrong with the words before a cloze's blank (``cloze_article``), or None."""
+    before = cloze.partition("___")[0].split()
+    if before and before[-1].lower() in ("the", "a", "an"):
+        return "an article before the blank, which the answer chose"
     if CLOZE_KIND_BEFORE_BLANK.search(cloze) or _RELIGION_BEFORE_BLANK.search(cloze):
         return "the answer's kind named before it"
     return None
@@ -1487,12 +1474,13 @@ def knowledge_set_validity_markdown(report: dict) -> str:
         "### Answers and blanks",
         "",
         "An item's `answer` is its answer entity's label, bare ('United Kingdom'), one string for the "
-        "question and every cloze of the item (the `aliases` table gives the answers' other names). The "
-        "words before a cloze's blank are those its answer takes (`cloze_article`): 'the' before a label "
-        "English writes with it, by the rule relations fill their templates with ('Chris Martin was a "
-        "citizen of the ___.'), so a blank's article is its answer's and says that the answer is such a "
-        f"name: {report['clozes_with_the']:,} of the {report['clozes']:,} clozes have 'the' before the "
-        "blank.",
+        "question and every cloze of the item (the `aliases` table gives the answers' other names). No "
+        "article stands before a cloze's blank (`cloze_article`): the blank stands for the answer as English "
+        "writes it, article and all ('Chris Martin was a citizen of ___.' for the United Kingdom and Austria "
+        "alike), so the words before it are the same for every answer and tell no true answer from a "
+        f"counterfactual one: {report['clozes_with_the']:,} of the {report['clozes']:,} clozes have 'the' "
+        "before the blank. A cloze filled with the bare label reads without the article a name such as "
+        "'United Kingdom' takes.",
         "",
         "### Tiers",
         "",

@@ -323,3 +323,54 @@ def test_twenty_fourth_read_patterns_are_gone_from_every_paraphrase_bank():
     assert found == []
     sizes = {relation: sum(f.relation == relation for f in patterns) for relation in faults}
     assert min(sizes.values()) >= load_spec("paraphrases").min_patterns, sizes
+
+
+def test_twenty_fourth_read_forms_are_gone_from_every_catalog_form_in_use():
+    """The twenty-fourth read's catalog wordings (every template filled with real instances), none in any form the
+    default specs take from the catalog: another or a narrower relation (P61 "first described", P98 "checked
+    and corrected", P170 "a work of art", P190 "twin cities", P206 "next to" alone, P403 "eventually leads",
+    P427 "type species", P463 and P611 "affiliated with", P59 "a part of the constellation", P6886 "primarily"),
+    no English as filled (P105 "taxon rank", P115 "their home games", P264 and P676 a possessive on a title,
+    P413 "in the [Y] position" and "was a [Y]", P641 "The sport of [X]", P669 "The location of", P7937 "The form
+    of", P87 "the opera"), the present of the past (P178, P272, P6, P466, P3373, P19) and P495 "created in"."""
+    import re
+
+    faults = {
+        "P61": r"first described",
+        "P98": r"checked and corrected",
+        "P170": r"work of art",
+        "P190": r"twin cities",
+        "P206": r"^\[X\] is next to|shores|adjacent",
+        "P403": r"eventually leads",
+        "P427": r"type species",
+        "P463": r"affiliated with",
+        "P611": r"affiliated with",
+        "P59": r"is a part of the",
+        "P6886": r"primarily",
+        "P105": r"taxon rank",
+        "P115": r"their home games",
+        "P264": r"^\[X\]'s",
+        "P676": r"^\[X\]'s",
+        "P413": r"\[Y\] position|^\[X\] was an? (?:\[Y\]|_)",
+        "P641": r"^The sport of \[X\]",
+        "P669": r"^The location of",
+        "P7937": r"^The form of",
+        "P87": r"the opera",
+        "P178": r"is developed by",
+        "P272": r"is produced by",
+        "P6": r"^The head of government of \[X\] is",
+        "P466": r"is occupied|occupant of \[X\] is|occupies",
+        "P3373": r"are siblings|is the sibling",
+        "P19": r"place of birth is|birthplace of \[X\] is",
+        "P495": r"created in",
+    }
+    forms = [f for f in forms_in_use() if "catalog" in f.origin]
+    # MQuAKE's P495 cloze ("[X] was created in the country of __") is template_fixes' to reword
+    found = [
+        (f.relation, f.template)
+        for f in forms
+        if re.search(faults.get(f.relation, "^$"), f.template)
+        and (f.relation, f.used_by) != ("P495", "rules")
+    ]
+    assert found == []
+    assert set(faults) <= {f.relation for f in forms}

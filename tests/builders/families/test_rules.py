@@ -793,39 +793,31 @@ def _items(build) -> pl.DataFrame:
 
 
 def cloze_article_faults(build) -> list[tuple[str, str]]:
-    """(cloze, answer) of every cloze of a build whose blank lacks the article its answer takes, or has one it
-    does not take, judged from the slice's TSV with the article rule relations fill templates by
-    (``takes_definite_article``; a person's, work's or band's name takes none, a band named in the plural
-    takes "the"), or names the answer's kind before it ("written in the language of ___", "located in the
-    country of ___": the twenty-second read counted 320 of 2,716 default clozes)."""
-    from probesmith.builders.families.rules import BAND_CLASSES
-    from probesmith.builders.sources.catalog import load_name_classes
-    from probesmith.builders.text import (
-        indefinite_article,
-        is_mass_noun,
-        is_plural_band_name,
-        takes_definite_article,
-    )
-
-    name_classes = load_name_classes()
-    classes = slice_classes()
+    """(cloze, answer) of every cloze of a build with an article before its blank, which its answer chose (the
+    twenty-fourth read: "a citizen of the ___" for the United Kingdom, "a citizen of ___" for Georgia), or
+    that names the answer's kind before it ("written in the language of ___", "located in the country of
+    ___": the twenty-second read counted 320 of 2,716 default clozes)."""
     faults = []
-    for answer, entity, rephrasings in _items(build).select("answer", "object", "rephrasings").rows():
-        own = classes.get(entity, set())
-        band_plural = bool(own & BAND_CLASSES) and is_plural_band_name(answer)
-        definite = not answer.startswith("The ") and (
-            band_plural or (not own & name_classes and takes_definite_article(answer))
-        )
+    for answer, rephrasings in _items(build).select("answer", "rephrasings").rows():
         for cloze in (r for r in rephrasings if "___" in r):
             before = cloze.partition("___")[0].split()
             article = before[-1].lower() if before else ""
-            indefinite = article in ("a", "an") and (
-                is_mass_noun(answer) or article != indefinite_article(answer)
-            )
             kind = re.search(r"\b(language|country|city|continent) of (the |an? )?___", cloze)
-            if definite != (article == "the") or indefinite or kind:
+            if article in ("the", "a", "an") or kind:
                 faults.append((cloze, answer))
     return faults
+
+
+def clozes_told_apart_by_answer(build) -> list[tuple[str, str, list[str]]]:
+    """(subject, relation, clozes) of every subject and relation of a build asked with two answers (a set's
+    true answer and its counterfactual, or two sets) whose clozes differ: the words before the blank then tell
+    one answer from the other."""
+    clozes = defaultdict(set)
+    for subject, relation, rephrasings in _items(build).select("subject", "relation", "rephrasings").rows():
+        clozes[subject, relation].add(tuple(r for r in rephrasings if "___" in r))
+    return [
+        (s, r, sorted(c for cs in forms for c in cs)) for (s, r), forms in clozes.items() if len(forms) > 1
+    ]
 
 
 def several_answers(build) -> list[tuple[str, str, list[str]]]:
@@ -860,22 +852,23 @@ def several_answers(build) -> list[tuple[str, str, list[str]]]:
     return found
 
 
-def test_twenty_first_read_fill_form_puts_the_answers_article_before_the_blank():
-    """A cloze is filled with its answer and blanked again: the words before the blank are the answer's."""
+def test_twenty_fourth_read_fill_form_leaves_no_article_of_the_answer_before_the_blank():
+    """A cloze is filled with its answer and blanked again with the article the answer took: the words before the
+    blank are the same for every answer (the twenty-first read's "the ___" for the United Kingdom told it from a
+    counterfactual Georgia, the twenty-fourth read)."""
     from probesmith.builders.families.rules import fill_form, question_forms
 
-    assert fill_form("[X] was a citizen of ___.", "Chris Martin", "United Kingdom") == (
-        "Chris Martin was a citizen of the ___."
-    )
-    assert (
-        fill_form("[X] was a citizen of ___.", "Chris Martin", "Austria")
-        == "Chris Martin was a citizen of ___."
-    )
-    assert (
-        fill_form("[X] was a member of the ___.", "Kim Deal", "The Breeders")
-        == "Kim Deal was a member of ___."
-    )
-    assert fill_form("[X] worked as a ___.", "Wim Wenders", "actor") == "Wim Wenders worked as an ___."
+    for answer in ("United Kingdom", "Austria", "Georgia", "The Breeders"):
+        assert (
+            fill_form("[X] was a citizen of ___.", "Chris Martin", answer)
+            == "Chris Martin was a citizen of ___."
+        )
+    for answer in ("The Breeders", "Pixies", "Royal Society"):
+        assert (
+            fill_form("[X] was a member of the ___.", "Kim Deal", answer) == "Kim Deal was a member of ___."
+        )
+    for answer in ("actor", "poet", "instrumental music"):
+        assert fill_form("[X] worked as a ___.", "Wim Wenders", answer) == "Wim Wenders worked as ___."
     assert fill_form("[X] was a member of ___.", "Kim", "S.O.B.") == "Kim was a member of ___."
     assert (
         fill_form("What was [X]'s occupation?", "Dante Alighieri", "poet")
@@ -887,18 +880,44 @@ def test_twenty_first_read_fill_form_puts_the_answers_article_before_the_blank()
     }
     assert question_forms("P407", (), {}, clozes).clozes == ("[X] was written in ___.",)
     assert question_forms("P140", (), {}, clozes).clozes == ("[X] is affiliated with the religion of ___.",)
-    church = fill_form("[X] was affiliated with ___.", "Michael Kpakala Francis", "Catholic Church")
-    assert church == "Michael Kpakala Francis was affiliated with the ___."
-    assert (
-        fill_form("[X] was affiliated with ___.", "Hyder Ali", "Islam")
-        == "Hyder Ali was affiliated with ___."
+    for answer in ("Catholic Church", "Islam"):
+        church = fill_form("[X] was affiliated with ___.", "Michael Kpakala Francis", answer)
+        assert church == "Michael Kpakala Francis was affiliated with ___."
+
+
+@pytest.fixture(scope="module")
+def default_rules_build(tmp_path_factory, wikidata_store):
+    """A build of the default rules spec from the slice."""
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+
+    spec_path = tmp_path_factory.mktemp("specs") / "rules_default.yaml"
+    spec_path.write_text(
+        f"include: rules\nname: rules-default\nwikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
     )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "rules-default").out
+
+
+def test_twenty_fourth_read_no_cloze_stem_tells_an_answer_from_another(default_rules_build):
+    """Over every item of a real build of the default rules spec: no cloze has an article before its blank (the
+    twenty-fourth read: P17, P27, P131, P463, P495 and P69 wrote "a citizen of the ___" for the United Kingdom
+    and "a citizen of ___" for a counterfactual Georgia: 955 of 2,544 clozes of the seed-0 default build), and a
+    subject asked of one relation with two answers (a true one and a counterfactual) is asked with the same
+    clozes (87 of 131 such subject-relation pairs differed). The card's check says the same with 0 violations."""
+    clozes = [c for rs in _items(default_rules_build)["rephrasings"] for c in rs if "___" in c]
+    assert len(clozes) > 1000
+    assert cloze_article_faults(default_rules_build) == []
+    pairs = _items(default_rules_build).group_by("subject", "relation").agg(pl.col("object").n_unique())
+    assert pairs.filter(pl.col("object") > 1).height > 50
+    assert clozes_told_apart_by_answer(default_rules_build) == []
+    violations = json.loads((default_rules_build / "validity.json").read_text())["violations"]
+    assert violations["cloze_article"] == 0
 
 
 def test_twenty_first_read_clozes_and_answers_over_every_item(small_rules_build):
-    """Over every item of a real build, judged from the slice's TSV: every cloze's blank has the article its
-    answer takes ("Chris Martin was a citizen of the ___." for "United Kingdom"; the twenty-first read counted
-    339 of 1,096 default items with a bare blank before such an answer), and the answer is the bare label;
+    """Over every item of a real build, judged from the slice's TSV: no cloze has an article before its blank
+    (the twenty-first read wanted the answer's "the ___"; the twenty-fourth found that it tells a true answer
+    from a counterfactual: the blank stands for the answer, article and all), and the answer is the bare label;
     every question that is no update has its answer alone in the slice (10 of 35 unrelated questions had
     several: "What was Dante Alighieri's occupation?" -> politician) and names its subject by a name ('Ani',
     X-FACTR's string for Anahí, is asked no more). The card's checks say the same with 0 violations."""
@@ -908,7 +927,7 @@ def test_twenty_first_read_clozes_and_answers_over_every_item(small_rules_build)
     out = small_rules_build.out
     items = _items(out)
     clozes = [c for rs in items["rephrasings"] for c in rs if "___" in c]
-    assert len(clozes) > 100 and any(c.endswith("the ___.") for c in clozes)
+    assert len(clozes) > 100 and not any(c.endswith("the ___.") for c in clozes)
     assert not any(a.startswith("the ") for a in items["answer"])
     assert cloze_article_faults(out) == []
     assert items.filter(pl.col("role") == "unrelated").height > 0
