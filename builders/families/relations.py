@@ -477,6 +477,7 @@ class RelationPool:
             self.client, pid, [(s, o) for s in subjects for o in found.get(s, ())]
         )
         past_states = past_polities(self.client, subjects) if pid in PRESENT_POLITY_SUBJECT else set()
+        replaced = former_capitals(self.client, pid, [(s, o) for s in subjects for o in found.get(s, ())])
         # an entity the template puts in a slot without "the" whose class needs one ("named after Rhine")
         asked = {s: self.labels[s] for s in subjects}
         asked_subjects = set(asked)
@@ -515,6 +516,8 @@ class RelationPool:
                 self.dropped[f"{pid}: {PAST_POLITY_CAPITAL}"] += 1
             elif s in past_states:
                 self.dropped[f"{pid}: {PAST_POLITY_LANGUAGE}"] += 1
+            elif s in replaced:
+                self.dropped[f"{pid}: {FORMER_CAPITAL}"] += 1
             elif s in unreadable:
                 self.dropped[f"{pid}: subject {unreadable[s]}"] += 1
             elif unreadable.keys() & objs:
@@ -852,6 +855,25 @@ def capitals_of_past_polities(client: SparqlClient, relation: str, pairs: list[t
     polity = (lambda pair: pair[0]) if slot == "[X]" else (lambda pair: pair[1])
     past = past_polities(client, [polity(pair) for pair in pairs])
     return {pair[0] for pair in pairs if polity(pair) in past}
+
+
+# a city the source says is a capital of a polity (P1376) whose own capital (P36) in the source is another
+# city: a former capital, stated as one today by the present tense (the twenty-fourth read: "Bonn serves as
+# the capital of Germany", "Rio de Janeiro", "Philadelphia", "Heian-kyō")
+FORMER_CAPITAL = (
+    "capital of a polity whose own capital (P36) in the source is another city: a former capital stated in "
+    "the present ('Bonn serves as the capital of Germany')"
+)
+
+
+def former_capitals(client: SparqlClient, relation: str, pairs: list[tuple[str, str]]) -> set[str]:
+    """Subjects of P1376 (capital of) with a polity whose capital (P36) in the source is another city only."""
+    if relation != "P1376":
+        return set()
+    capitals: dict[str, set[str]] = defaultdict(set)
+    for polity, _, capital in facts_of(client, sorted({o for _, o in pairs}), ["P36"]):
+        capitals[polity].add(capital)
+    return {s for s, o in pairs if capitals.get(o) and s not in capitals[o]}
 
 
 def past_events(client: SparqlClient, labels: dict[str, str]) -> set[str]:

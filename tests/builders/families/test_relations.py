@@ -1159,7 +1159,8 @@ def test_twenty_third_read_no_capital_of_a_past_polity_over_every_instance(
     official language so (the twenty-fourth: "The official language of the Kingdom of Prussia is German"),
     judged from the slice's TSV: no subject of P36 or P37 and no gold of P1376 has a class of a polity of the
     past (historical country, dynasty, Chinese dynasty, historical Chinese state, viceroyalty) and none of a
-    city or settlement; the build dropped some of each (the rule can fail)."""
+    city or settlement, and no P1376 subject is a former capital (its polity's P36 names another city: "Bonn
+    serves as the capital of Germany"); the build dropped some of each (the rule can fail)."""
     spec_path = tmp_path_factory.mktemp("specs") / "relations_read23.yaml"
     spec_path.write_text(
         "include: relations\nname: relations-read23\nrelations: [P36, P1376, P37]\n"
@@ -1183,6 +1184,14 @@ def test_twenty_third_read_no_capital_of_a_past_polity_over_every_instance(
     assert [
         label for label, golds in p1376.select("sub_label", "gold_obj_ids").rows() if any(map(past, golds))
     ] == []
+    # the twenty-fourth read: no former capital ("Bonn serves as the capital of Germany"): no P1376 subject is a
+    # capital of a gold polity whose own capital (P36) in the slice is another city (6 of 60 in the seed-0 build)
+    capitals = slice_facts["P36"]
+    assert [
+        label
+        for s, label, golds in p1376.select("sub_id", "sub_label", "gold_obj_ids").rows()
+        if any(capitals.get(g) and s not in capitals[g] for g in golds)
+    ] == []
     dropped = json.loads((result.out / "manifest.json").read_text())["dropped"]
     assert {
         pid
@@ -1192,6 +1201,7 @@ def test_twenty_third_read_no_capital_of_a_past_polity_over_every_instance(
             for r in dropped
         )
     } == {"P36", "P1376", "P37"}
+    assert any(r.startswith("P1376: capital of a polity whose own capital (P36)") for r in dropped)
 
 
 def test_twenty_third_read_no_answer_label_with_a_quoted_part_over_every_answer(
