@@ -148,7 +148,7 @@ RULE_GROUNDINGS = TableSchema(
 
 KNOWLEDGE_ITEMS = TableSchema(
     name="knowledge_items",
-    version=1,
+    version=2,
     description="Question-answer items of DepEdit knowledge sets: establish phase and update variants.",
     schema=pa.schema(
         [
@@ -163,10 +163,15 @@ KNOWLEDGE_ITEMS = TableSchema(
             pa.field("subject", pa.string(), nullable=False),
             pa.field("relation", pa.string(), nullable=False),
             pa.field("object", pa.string(), nullable=False),
+            pa.field("statement", pa.string(), nullable=False),
         ],
         metadata={
             "variant": "init (establish) or 0, 1, 2 (update variants)",
             "role": "specific, unrelated or implication",
+            "statement": "the fact as one sentence: the item's first cloze filled with its answer as English "
+            "writes it, article and all ('Chris Martin was a citizen of the United Kingdom.'); what a "
+            "knowledge editor is given to establish or update the fact (the clozes leave the article to the "
+            "blank, so they cannot be filled with the bare label)",
         },
     ),
 )
@@ -1247,14 +1252,20 @@ def _item(
     answer = labels.get(o, o)
     answer_own = frozenset({answer}) if o in names else frozenset()
     answer_plural = answer_own if o in bands and is_plural_band_name(answer) else frozenset()
-    questions = [
-        fill_form(f, label, answer, names=own | answer_own, plural_names=plural | answer_plural)
-        for f in asked
-    ]
+    names_here, plural_here = own | answer_own, plural | answer_plural
+    questions = [fill_form(f, label, answer, names=names_here, plural_names=plural_here) for f in asked]
+    cloze = next((f for f in asked[1:] if "___" in f), None)
+    statement = (
+        fill_template(cloze.replace("___", "[Y]"), label, answer, names=names_here, plural_names=plural_here)
+        if cloze
+        else f"{questions[0]} {answer}"
+    )
+    questions.append(statement)
     if label.startswith("The "):  # inside a sentence a name's article is lower case: "do the Beach Boys"
         questions = [q[:1] + q[1:].replace(label, "the " + label[4:]) for q in questions]
     if label.endswith("s") and not label.endswith("'s"):  # "Join Hands' record label", not "Hands's"
         questions = [q.replace(label + "'s ", label + "' ") for q in questions]
+    *questions, statement = questions
     return {
         "set_id": set_id,
         "rule_id": rule_id,
@@ -1267,6 +1278,7 @@ def _item(
         "subject": s,
         "relation": r,
         "object": o,
+        "statement": statement,
     }
 
 

@@ -77,8 +77,15 @@ class KnowledgeSetOptions:
 
 
 def _fact(row: dict) -> Fact:
-    cloze = next((r for r in row["rephrasings"] if "___" in r), None)
-    statement = cloze.replace("___", row["answer"]) if cloze else f"{row['question']} {row['answer']}"
+    """The item's fact as an editor is given it: its ``statement``.
+
+    Builds before knowledge_items v2 have none: their first cloze with the answer in the blank (whose
+    article those clozes still held).
+    """
+    statement = row.get("statement")
+    if not statement:
+        cloze = next((r for r in row["rephrasings"] if "___" in r), None)
+        statement = cloze.replace("___", row["answer"]) if cloze else f"{row['question']} {row['answer']}"
     return Fact(row["subject"], row["relation"], row["object"], row["question"], row["answer"], statement)
 
 

@@ -969,3 +969,23 @@ def test_twenty_third_read_no_member_question_another_listed_band_answers(tmp_pa
     members = items.filter((pl.col("relation") == "P463") & ~pl.col("is_update"))
     assert members.height
     assert [q for s, o, q in members.select("subject", "object", "question").rows() if listed[s] - {o}] == []
+
+
+def test_every_fact_is_stated_with_its_answer_as_english_writes_it(default_rules_build):
+    """Over every item of a real default build: ``statement`` is the item's first cloze with its blank filled
+    by the answer and the article that answer takes, if any ('was a citizen of the United States of America.';
+    the clozes leave the article to the blank, so the evaluation, which gives an editor the statement, would
+    otherwise tell it 'a citizen of United States of America'), and the evaluation's fact is that statement."""
+    from probesmith.eval.families.rules import _fact
+
+    items = _items(default_rules_build)
+    with_article = 0
+    for row in items.iter_rows(named=True):
+        cloze = next(c for c in row["rephrasings"] if "___" in c)
+        before, after = cloze.split("___")
+        pattern = re.escape(before) + r"((?:the|a|an) )?" + re.escape(row["answer"]) + re.escape(after)
+        match = re.fullmatch(pattern, row["statement"])
+        assert match, (row["statement"], cloze, row["answer"])
+        with_article += bool(match.group(1))
+        assert _fact(row).statement == row["statement"]
+    assert with_article > 100  # the articles the clozes no longer hold are in the statements
