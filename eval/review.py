@@ -138,13 +138,11 @@ def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force
     see the module docstring.
     """
     folder = Path(folder)
-    family = read_manifest(folder).get("family")
-    evaluation = evaluation_for(family)
-    if evaluation.review_rows is None:
-        raise ArtifactError(
-            f"{folder} is a {family} build, which has no review sheet; review-sample takes "
-            "multiple-choice and relations builds."
-        )
+    family, evaluation = _evaluation_with(
+        folder,
+        "review_rows",
+        "has no review sheet; review-sample takes multiple-choice and relations builds.",
+    )
     with SharedReadLock(folder, "review-sample"):
         logical_hash = logical_hash_of(folder)
         header, rows = evaluation.review_rows(folder, n, seed)
@@ -159,6 +157,15 @@ def write_review_sheet(folder: str | Path, n: int = 200, seed: int = 0, *, force
         }
         check_unchanged(folder, logical_hash, "review-sample")
         return _write_sheet(folder, header, rows, sample, force)
+
+
+def _evaluation_with(folder: Path, hook: str, refusal: str) -> tuple[str, Any]:
+    """The build's family and its evaluation, refused (``refusal``) when the family lacks ``hook``."""
+    family = read_manifest(folder).get("family")
+    evaluation = evaluation_for(family)
+    if getattr(evaluation, hook) is None:
+        raise ArtifactError(f"{folder} is a {family} build, which {refusal}")
+    return family, evaluation
 
 
 def _write_sheet(folder: Path, header: list[str], rows: list[list], sample: dict, force: bool) -> Path:
@@ -201,13 +208,12 @@ def write_template_sheet(
     ``states_the_relation`` (``y``/``n``) per template. The item sheet in ``review/`` is kept.
     """
     folder = Path(folder)
-    family = read_manifest(folder).get("family")
-    evaluation = evaluation_for(family)
-    if evaluation.template_rows is None:
-        raise ArtifactError(
-            f"{folder} is a {family} build, which has no templates to list; review-sample --templates "
-            "takes the table families whose statements are filled templates (relations, paraphrases, rules)."
-        )
+    family, evaluation = _evaluation_with(
+        folder,
+        "template_rows",
+        "has no templates to list; review-sample --templates takes the table families whose statements "
+        "are filled templates (relations, paraphrases, rules).",
+    )
     with SharedReadLock(folder, "review-sample --templates"):
         logical_hash = logical_hash_of(folder)
         templates = evaluation.template_rows(folder, per_template, seed)
