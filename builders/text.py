@@ -667,6 +667,9 @@ _DEFINITE_OF = frozenset(
     "Sea Strait College School Society League Parliament Federation Union Emirate Sultanate Lake "
     "Court Ministry Department Government Congress Assembly Archdiocese Diocese Battle Treaty "
     "Tower Palace Hospital "
+    # a local government area named by its kind ("the Shire of Yarriambiack", "the Canton of Vaud", "the
+    # Municipality of Kiruna", "the District of Columbia"; the twenty-fifth read)
+    "Shire Canton Borough Town District Municipality Region Territory Governorate Prefecture Parish "
     # a church, an abbey or a castle named by its head and its dedication ("the Basilica of Santa Croce")
     "Basilica Cathedral Abbey Monastery Priory Convent Chapel Temple Shrine Mosque Castle".split()
 )

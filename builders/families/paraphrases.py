@@ -861,8 +861,8 @@ _ROMAN_NUMERAL = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV
 def _name_then_code(words: list[str], label: str) -> bool:
     """Whether an alias is its label's surname then initials, or its label then a two-letter code.
 
-    A catalogue's "surname + initials" ("Zeilinger A" for Anton Zeilinger, "Ostrom EL" for Elinor
-    Ostrom: the label's last word, then initials led by its first word's) and a place with
+    A catalogue's "surname + initials" ("Zeilinger A" for Anton Zeilinger, "Ostrom EL" or "Ostrom E. L."
+    for Elinor Ostrom: the label's last word, then initials led by one of its given names') and a place with
     its state or canton code ("Evanston IL", "Basel BS", "Brissago TI": the label, then two capitals
     that are no legal form or name suffix such as "AG", "FC") are indexes' forms, not names a
     sentence uses.
@@ -871,14 +871,17 @@ def _name_then_code(words: list[str], label: str) -> bool:
     if len(words) < 2:
         return False
     *head, code = words
+    surname, *initials = words
     if (
         len(label_words) >= 2
-        and head == label_words[-1:]
-        and head[0][:1].isupper()
-        and re.fullmatch(r"(?:[A-Z]\.?){1,3}", code)
+        and surname == label_words[-1]
+        and surname[:1].isupper()
+        and all(re.fullmatch(r"(?:[A-Z]\.?){1,3}", initial) for initial in initials)
     ):
-        # the first initial is the label's first word's: middle names the label may leave out
-        return code[0] == label_words[0][:1].upper()
+        # the first initial is one of the label's given names' (middle names the label may leave out:
+        # "Ostrom EL", "Anderson P. W." for Philip W. Anderson, "Vernet J." for Claude-Joseph Vernet)
+        given = re.split(r"[\s-]+", " ".join(label_words[:-1]))
+        return initials[0][0] in {name[:1].upper() for name in given if name}
     return (
         head == label.partition(",")[0].split()  # "Evanston IL" beside "Evanston, Illinois"
         and re.fullmatch(r"[A-Z]{2}", code) is not None

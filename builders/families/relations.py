@@ -1429,7 +1429,7 @@ RELATION_SUMMARY_SCHEMA = {
     "relations",
     RelationsSpec,
     default_spec="relations",
-    description="Balanced relation sets (BEAR) from Wikidata: every answer gold equally often",
+    description="Balanced relation sets (BEAR) from Wikidata: every answer the sampled gold equally often",
 )
 def generate_relations(spec: RelationsSpec) -> TableOutput:
     """Query every relation, balance it, and attach aliases and popularity."""

@@ -44,7 +44,8 @@ def in_the_present(template: str) -> bool:
 
 
 RELATION_RULES = {
-    "balanced": "within a relation every answer is the gold of the same number of instances",
+    "balanced": "within a relation every answer is the sampled gold (obj_id) of the same number of instances "
+    "(the other right answers an instance lists in gold_obj_ids are not balanced)",
     "gold_listed": "the sampled gold is among the instance's golds and answer_idx points to it",
     "unique_subjects": "no subject appears twice within a relation",
     "no_leak": "the subject's label and aliases share no name token (a word of two letters or more, a number "

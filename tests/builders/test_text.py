@@ -453,6 +453,13 @@ def test_ninth_read_bare_labels_read_with_the(template, obj, statement):
         ("Trinity, North Carolina", False),
         ("Blood, Sweat & Tears", False),
         ("Ultima Online: Samurai Empire", False),
+        # a local government area named by its kind (the twenty-fifth read: 'Shire of Yarriambiack, whose
+        # capital is')
+        ("Shire of Yarriambiack", True),
+        ("Canton of Vaud", True),
+        ("Municipality of Kiruna", True),
+        ("District of Columbia", True),
+        ("Prince Constantijn of the Netherlands", False),
     ],
 )
 def test_tenth_read_names_and_the(name, takes_the):

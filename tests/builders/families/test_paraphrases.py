@@ -1745,3 +1745,22 @@ def test_twenty_fourth_read_subjects_and_answers_of_the_classes_patterns_misstat
             relation,
             reason,
         )
+
+
+@pytest.mark.parametrize(
+    ("alias", "label", "kept"),
+    [
+        ("Anderson P. W.", "Philip W. Anderson", False),
+        ("Ostrom E. L.", "Elinor Ostrom", False),
+        ("Vernet J.", "Claude-Joseph Vernet", False),
+        ("Ostrom EL", "Elinor Ostrom", False),
+        ("Bayle Q.", "Pierre Bayle", True),  # no given name of the label's
+        ("Christiane F.", "Christiane F.", True),
+    ],
+)
+def test_twenty_fifth_read_surname_then_dotted_initials_is_no_alias(alias, label, kept):
+    """The twenty-fifth read: 'Anderson P. W.', 'Ostrom E. L.' and 'Vernet J.' were kept though the card's
+    alias_usable says surname-then-initials forms are not."""
+    from probesmith.builders.families.paraphrases import alias_problem
+
+    assert (alias_problem(alias, label) is None) is kept
