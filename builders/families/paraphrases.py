@@ -50,7 +50,6 @@ from probesmith.builders.families.relations import (
     PAST_POLITY_CAPITAL,
     PAST_POLITY_CLASSES,
     PLACE_RELATIONS,
-    PLACE_STILL_CLASSES,
     PLURAL_TEAM,
     PRESENT_PLACE_RELATIONS,
     TEAM_CLASSES,
@@ -61,6 +60,7 @@ from probesmith.builders.families.relations import (
     comma_titles,
     lower_case_people,
     past_events,
+    past_polities,
     places_of,
     plural_teams,
     unreadable_names,
@@ -293,11 +293,7 @@ def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> s
     if slot is None:
         return set()
     polity = {s: (s if slot == "[X]" else o) for s, o in pairs}
-    classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in facts_of(client, sorted(set(polity.values())), ["P31"]):
-        classes[e].add(kind)
-    past_classes = PAST_POLITY_CLASSES | FORMER_STATE_CLASSES
-    past = {e for e, kinds in classes.items() if kinds & past_classes and not kinds & PLACE_STILL_CLASSES}
+    past = past_polities(client, list(polity.values()), PAST_POLITY_CLASSES | FORMER_STATE_CLASSES)
     return {s for s, e in polity.items() if e in past}
 
 

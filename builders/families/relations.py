@@ -837,14 +837,18 @@ PAST_POLITY_LANGUAGE = (
 )
 
 
-def past_polities(client: SparqlClient, entities: list[str]) -> set[str]:
-    """Entities classed (P31) a polity of the past in the slice, none a place that stands today."""
+def past_polities(
+    client: SparqlClient, entities: list[str], past_classes: frozenset[str] = PAST_POLITY_CLASSES
+) -> set[str]:
+    """Entities classed (P31) a polity of the past in the slice, none a place that stands today.
+
+    A polity of the past: a class of ``past_classes``; a place that stands today: a class of
+    ``PLACE_STILL_CLASSES`` (a city once a republic).
+    """
     classes: dict[str, set[str]] = defaultdict(set)
     for e, _, kind in facts_of(client, sorted(set(entities)), ["P31"]):
         classes[e].add(kind)
-    return {
-        e for e, kinds in classes.items() if kinds & PAST_POLITY_CLASSES and not kinds & PLACE_STILL_CLASSES
-    }
+    return {e for e, kinds in classes.items() if kinds & past_classes and not kinds & PLACE_STILL_CLASSES}
 
 
 def capitals_of_past_polities(client: SparqlClient, relation: str, pairs: list[tuple[str, str]]) -> set[str]:
