@@ -5,6 +5,7 @@
 #   2. dry run here: DEVICE=cpu OUT=/tmp/issue28 bash benchmarks/gpu_issue28.sh
 #   3. on the GPU:   run(command="bash benchmarks/gpu_issue28.sh", carry=[".whl", ".tok"], timeout_s=480)
 #   packed rows (benchmarks/gpu_issue28_packed.py): bash benchmarks/gpu_issue28.sh packed
+#   the evaluation's CUDA paths against its CPU paths (benchmarks/gpu_check.py): bash benchmarks/gpu_issue28.sh check
 #   beside lm-pub-quiz (wheels in .whl/, BEAR in .tok/shared/): bash benchmarks/gpu_issue28.sh pubquiz
 #
 # The GPU machine's python3 has torch, transformers, accelerate, numpy, tokenizers (and tqdm, a
@@ -62,6 +63,10 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null
 if [ "${1:-}" = "packed" ]; then  # packed rows vs the key/value path vs .tok/head_scoring.py: gpu_issue28_packed.py
   python3 benchmarks/gpu_issue28_packed.py 2>&1 | tee -a "$OUT/log.txt"
   exit 0
+fi
+if [ "${1:-}" = "check" ]; then  # the evaluation's CUDA paths against its CPU paths: gpu_check.py
+  python3 benchmarks/gpu_check.py 2>&1 | tee -a "$OUT/log.txt"
+  exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-}" = "pubquiz" ]; then  # probesmith (cold, auto budget) beside lm-pub-quiz 0.3.3 (wheels in .whl/)
   [ "$DEVICE" = "cpu" ] && SIZE=tiny RELATIONS=2 INSTANCES=5 || SIZE=base RELATIONS=60 INSTANCES=30

@@ -42,3 +42,27 @@ def test_cuda_packed_rows_equal_the_key_value_path(tiny_gpt2_dir):
     packed = score_statements(model, tokenizer, statements, packing=True)
     cached = score_statements(model, tokenizer, statements, packing=False)
     assert packed == pytest.approx(cached, abs=1e-4)
+
+
+def test_cuda_fine_tuning_editor_learns_facts_and_leaves_the_base(tiny_gpt2_dir):
+    """DepEdit's weight editor trains on CUDA as on the CPU: the facts learned, the base model untouched."""
+    from probesmith.eval.editors import EditedLM, Fact, FineTuneEditor, answer_questions
+    from probesmith.eval.models import load_model
+
+    facts = [
+        Fact(
+            f"Q{i}",
+            "P36",
+            f"Q{i + 10}",
+            f"What is the capital of {country}?",
+            city,
+            f"The capital of {country} is {city}.",
+        )
+        for i, (country, city) in enumerate((("France", "Paris"), ("Germany", "Berlin"), ("Italy", "Rome")))
+    ]
+    lm = load_model(str(tiny_gpt2_dir), device="cuda", dtype="float32")
+    before = [p.detach().clone() for p in lm.model.parameters()]
+    edited = FineTuneEditor(epochs=40, learning_rate=3e-3).edit(EditedLM(lm), facts)
+    assert next(edited.lm.model.parameters()).device.type == "cuda"
+    assert answer_questions(edited, [f.question for f in facts]) == ["Paris", "Berlin", "Rome"]
+    assert all(torch.equal(a, b) for a, b in zip(before, lm.model.parameters(), strict=True))
