@@ -56,8 +56,9 @@ import string
 import sys
 import time
 import traceback
+from array import array
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
@@ -438,6 +439,90 @@ class WeightedSampler:
         return self.nodes[bisect.bisect_right(self.cumulative, rng.random() * self.cumulative[-1])]
 
 
+def advance_as_shuffle(rng: random.Random, length: int) -> None:
+    """Leave ``rng`` in the state shuffling a list of ``length`` items would, without shuffling one.
+
+    The draws of :func:`probesmith.builders.random_draws.shuffle` (the same as ``rng.shuffle``'s):
+    for each position ``i`` from the last down to 1, 32-bit outputs until one's top
+    ``(i + 1).bit_length()`` bits are ``<= i``. Only how many outputs that takes matters here,
+    so no list is copied or swapped.
+    """
+    i = length - 1
+    if i < 1:
+        return
+    shift = 32 - (i + 1).bit_length()
+    least = (1 << (31 - shift)) - 1  # the least i whose i + 1 has that bit length
+    while True:
+        count = i  # i positions left, each takes one output or more: no output is drawn ahead
+        if count == 1:
+            outputs: Iterable[int] = (rng.getrandbits(32),)
+        else:
+            outputs = array(_WORD, rng.getrandbits(32 * count).to_bytes(4 * count, "little"))
+            if sys.byteorder != "little":
+                outputs.byteswap()
+        for output in outputs:
+            if output >> shift <= i:
+                i -= 1
+                if i < 1:
+                    return
+                if i < least:  # i + 1 is one bit shorter now
+                    shift += 1
+                    least >>= 1
+
+
+_WORD = "I" if array("I").itemsize == 4 else "L"
+
+
+def _once_per_text(test: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``test``, a pure test of a choice text, answering each text once (the perturbations redraw them)."""
+    answers: dict[str, bool] = {}
+
+    def once(text: str) -> bool:
+        found = answers.get(text)
+        if found is None:
+            found = answers[text] = test(text)
+        return found
+
+    return once
+
+
+class _Decided:
+    """One concept's per-candidate decisions, made once however often its items draw the candidate.
+
+    The perturbations of an item draw from the same pools, and the hops of hypernymy and hyponymy
+    share the concept's pools: the same candidate comes back. Each decision is a pure function of
+    its key (the arguments it was computed from), so a stored answer is the answer computing it
+    again would give; only the work is saved. Kept for one concept (:meth:`_Builder.items_for`).
+    """
+
+    __slots__ = ("_reasons", "_labels")
+
+    def __init__(self) -> None:
+        self._reasons: dict[tuple, str | None] = {}
+        self._labels: dict[tuple[str, str], frozenset[str]] = {}
+
+    def reason(
+        self, answers: SecondAnswers, probe: str, asked: tuple[int, int], node: int, text: str
+    ) -> str | None:
+        """``answers.reason(probe, concept, gold, node, shown_words(probe, text))``, once per key."""
+        key = (probe, asked, node, text)
+        try:
+            return self._reasons[key]
+        except KeyError:
+            found = self._reasons[key] = answers.reason(
+                probe, asked[0], asked[1], node, shown_words(probe, text)
+            )
+            return found
+
+    def labels(self, probe: str, text: str) -> frozenset[str]:
+        """:func:`choice_labels` of ``text``, once per (probe, text)."""
+        key = (probe, text)
+        found = self._labels.get(key)
+        if found is None:
+            found = self._labels[key] = choice_labels(probe, text)
+        return found
+
+
 class _Builder:
     """Generates the items of one WordNetQA spec over one WordNet graph."""
 
@@ -781,6 +866,7 @@ class _Builder:
         is_valid_text=lambda text: True,
         band: tuple[list[int], Callable[[int], bool]] | None = None,
         asked: tuple[int, int] | None = None,
+        decided: _Decided | None = None,
     ) -> list[DraftChoice] | None:
         """The distractors of one item of ``probe``, or None when too few valid ones exist.
 
@@ -793,11 +879,15 @@ class _Builder:
 
         With ``asked`` (the concept asked about, the gold), a candidate WordNet says is also right
         (:class:`SecondAnswers`) or that shows a lemma another choice shows is refused, and counted.
+        ``decided``: the concept's per-candidate decisions so far (:class:`_Decided`), read instead of
+        deciding a candidate again when another perturbation or hop draws it.
         """
+        if decided is None:
+            decided = _Decided()
         chosen: list[DraftChoice] = []
         used: set[int] = set()
         refused: set[int] = set()
-        taken_labels = set().union(*(choice_labels(probe, text) for text in taken_texts))
+        taken_labels = set().union(*(decided.labels(probe, text) for text in taken_texts))
         taken_keys = {_choice_key(text) for text in taken_texts}
         taken_tokens = [word_tokens(text) for text in taken_texts]
         random_pool, in_band = band or (self.g.by_pos[pos], lambda node: True)
@@ -821,15 +911,11 @@ class _Builder:
             if probe == "hyponymy" and self.g.instance[node]:  # never a gold either: no cue
                 return False
             text = render(node)
-            if asked and (
-                reason := self.second_answers.reason(
-                    probe, asked[0], asked[1], node, shown_words(probe, text)
-                )
-            ):
+            if asked and (reason := decided.reason(self.second_answers, probe, asked, node, text)):
                 return refuse(node, reason)
             if _near_duplicate_of_any(text, taken_keys, taken_tokens) or not is_valid_text(text):
                 return False
-            labels = choice_labels(probe, text)
+            labels = decided.labels(probe, text)
             if labels & taken_labels:
                 return refuse(node, "same_label")
             used.add(node)
@@ -878,7 +964,11 @@ class _Builder:
         def fill_listed(kind: str) -> bool:
             # a candidate tried once is dropped (what refuses it never changes); with
             # match_length, those that fit the gold's drawn rank are tried first
-            candidates = remaining.setdefault(kind, listed(kind))
+            candidates = remaining.get(kind)
+            if candidates is None:
+                candidates = remaining[kind] = listed(kind)
+            else:  # the pool is shuffled again and the shuffle unused, as ever: only its draws are made
+                advance_as_shuffle(rng, len(pools.get(kind, ())))
             for wanting_fit in (True, False) if match_length else (False,):
                 keep, found = [], False
                 for at, candidate in enumerate(candidates):
@@ -1028,6 +1118,7 @@ class _Builder:
             fields["A_word"] = with_article(fields["word"], capital=True)
         name, pos = g.names[c], g.pos[c]
         out: dict[str, list[DraftItem]] = {}
+        decided = _Decided()  # what is decided of a candidate, for every item of this concept
 
         def make(probe, hops, gold_node, gold_text_for, pools, invalid, render, valid_text=None, band=None):
             # the first framing (in seeded order) whose question leaves the gold's word unsaid
@@ -1090,6 +1181,7 @@ class _Builder:
                         return False
                     return not (self.stems and shown_stems & self.stems.text_stems(text)) and base_valid(text)
 
+            valid_once = _once_per_text(is_valid)
             popular = pools.get("popular")
             expected_gold_uses = (
                 popular.weights.get(gold_node, 0.0) if isinstance(popular, WeightedSampler) else 0
@@ -1107,9 +1199,10 @@ class _Builder:
                     invalid,
                     render,
                     taken,
-                    is_valid,
+                    valid_once,
                     band,
                     (c, gold_node),
+                    decided,
                 )
                 if picked is None:
                     self.dropped[f"{probe}: too few valid distractors"] += 1

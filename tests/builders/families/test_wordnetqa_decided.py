@@ -1,0 +1,72 @@
+"""WordNetQA's per-concept decisions and skipped shuffles give what computing them again gave (issue 26).
+
+:class:`_Decided` answers a candidate's second-answer reason and labels once per concept;
+:func:`advance_as_shuffle` replaces a shuffle whose result was never read. Both are compared with
+the code they stand for over real data: every choice of every item of the small build, asked
+against every gold its concept's items have, and the generator's state after shuffles of every
+length the small spec's pools have.
+"""
+
+import random
+from collections import defaultdict
+
+import polars as pl
+import pytest
+
+from probesmith.builders import random_draws
+from probesmith.builders.families.wordnetqa import _Builder, _Decided, advance_as_shuffle
+from probesmith.builders.families.wordnetqa_answers import SecondAnswers, choice_labels, shown_words
+from probesmith.builders.morphology import StemAnalyser
+from probesmith.builders.registry import load_spec
+from probesmith.builders.sources.wordnet import WordNetSource
+
+from ...conftest import FIXTURES, needs_wordnet
+
+pytestmark = needs_wordnet
+
+
+def test_advance_as_shuffle_leaves_the_generator_where_a_shuffle_does(wordnet_graph):
+    builder = _Builder(load_spec(FIXTURES / "wordnet_small.yaml"), wordnet_graph, WordNetSource().reader())
+    real_lengths = {len(builder._sister_family(c, up)) for c in builder.concepts() for up in (1, 2)}
+    assert sum(length >= 40 for length in real_lengths) > 20, real_lengths  # the batched shuffle's
+    pool_lengths = real_lengths | set(range(0, 80)) | {127, 128, 129, 255, 256, 257, 1024}
+    for length in sorted(pool_lengths):
+        for seed in range(20):
+            shuffled, advanced, batched = (random.Random(f"{seed}:{length}") for _ in range(3))
+            shuffled.shuffle(list(range(length)))
+            random_draws.shuffle(batched, list(range(length)))
+            advance_as_shuffle(advanced, length)
+            assert advanced.getstate() == shuffled.getstate() == batched.getstate(), (seed, length)
+
+
+def test_decided_once_per_concept_equals_deciding_every_time(wordnet_graph, small_wordnet_build):
+    answers = SecondAnswers(wordnet_graph, StemAnalyser(WordNetSource().lexicon()))
+    index = wordnet_graph.index
+    by_concept: dict[tuple[str, int], list[tuple]] = defaultdict(list)
+    for path in sorted(small_wordnet_build.out.glob("*/*.parquet")):
+        columns = ["probe", "concept", "choices", "answer_index", "choice_concepts"]
+        for probe, concept, choices, answer, names in pl.read_parquet(path, columns=columns).rows():
+            by_concept[(probe, index[concept])].append((choices, answer, [index[n] for n in names]))
+    asked, found = 0, defaultdict(int)
+    for (probe, concept), items in by_concept.items():
+        decided = _Decided()
+        golds = {nodes[answer] for _, answer, nodes in items}
+        for choices, _, nodes in items:
+            for text, node in zip(choices, nodes, strict=True):
+                for gold in sorted(golds):  # twice: the second answer comes from the memo
+                    for _ in range(2):
+                        reason = decided.reason(answers, probe, (concept, gold), node, text)
+                        assert reason == answers.reason(probe, concept, gold, node, shown_words(probe, text))
+                        assert decided.labels(probe, text) == choice_labels(probe, text)
+                    asked += 1
+                    found[reason] += 1
+    assert asked > 15_000
+    assert found[None] and sum(n for reason, n in found.items() if reason) > 1_000, dict(found)
+
+
+@pytest.mark.parametrize("length", [0, 1, 2])
+def test_advance_as_shuffle_of_fewer_than_two_items_draws_nothing_or_as_shuffle(length):
+    shuffled, advanced = random.Random(7), random.Random(7)
+    shuffled.shuffle(list(range(length)))
+    advance_as_shuffle(advanced, length)
+    assert advanced.getstate() == shuffled.getstate()
