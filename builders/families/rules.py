@@ -54,7 +54,9 @@ import polars as pl
 import pyarrow as pa
 
 from probesmith.builders.data import data_path
+from probesmith.builders.families.paraphrases import FORMER_STATE_CLASSES as FORMER_UNIT_CLASSES
 from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
+from probesmith.builders.families.relations import PAST_POLITY_CLASSES, PLACE_STILL_CLASSES
 from probesmith.builders.names import generic_tokens, label_problem, name_leak, spelled_out
 from probesmith.builders.registry import Converter, TableOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
@@ -148,7 +150,7 @@ RULE_GROUNDINGS = TableSchema(
 
 KNOWLEDGE_ITEMS = TableSchema(
     name="knowledge_items",
-    version=2,
+    version=3,
     description="Question-answer items of DepEdit knowledge sets: establish phase and update variants.",
     schema=pa.schema(
         [
@@ -164,14 +166,19 @@ KNOWLEDGE_ITEMS = TableSchema(
             pa.field("relation", pa.string(), nullable=False),
             pa.field("object", pa.string(), nullable=False),
             pa.field("statement", pa.string(), nullable=False),
+            pa.field("cloze_answer", pa.string(), nullable=False),
         ],
         metadata={
             "variant": "init (establish) or 0, 1, 2 (update variants)",
             "role": "specific, unrelated or implication",
-            "statement": "the fact as one sentence: the item's first cloze filled with its answer as English "
-            "writes it, article and all ('Chris Martin was a citizen of the United Kingdom.'); what a "
-            "knowledge editor is given to establish or update the fact (the clozes leave the article to the "
-            "blank, so they cannot be filled with the bare label)",
+            "statement": "the fact as one sentence: the item's first cloze with its blank filled by "
+            "`cloze_answer` ('Chris Martin was a citizen of the United Kingdom.'); what a knowledge editor "
+            "is given to establish or update the fact",
+            "cloze_answer": "what a cloze's blank stands for: the answer as English writes it there, article "
+            "and all ('the United States of America', 'a cartoonist', 'the Bee Gees', 'the Juilliard "
+            "School'; 'Canada' where it takes none); every cloze of the item filled with it reads as the "
+            "fact. A cloze is scored on it, a question on the bare `answer`; the words before the blank "
+            "are the same for the true answer and its counterfactuals (the article is the blank's)",
         },
     ),
 )
@@ -491,6 +498,17 @@ CLOZE_KIND_BEFORE_BLANK = re.compile(
 _RELIGION_BEFORE_BLANK = re.compile(r"\bthe religion of (?:(?:the|an?) )?___")
 
 
+# cloze forms that state another relation than their own, reworded for the knowledge sets (the catalog's
+# template stays the relations family's), each with its reason
+CLOZE_REWORDS = {
+    ("P36", "[X] has its governmental seat in ___."): (
+        "[X]'s capital is ___.",
+        "a seat of government is another relation than the capital (the twenty-sixth read: a counterfactual "
+        "capital edit was asked through 'New South Wales has its governmental seat in ___')",
+    ),
+}
+
+
 def question_forms(
     pid: str,
     templates: tuple[str, ...],
@@ -501,7 +519,8 @@ def question_forms(
     """Question forms of a relation: its questions (MQuAKE's, then ours), then cloze forms.
 
     A cloze that names its answer's kind (language, country, city, continent) before the blank ("in the
-    language of ___", "on the continent of ___") loses the kind ("in ___": ``CLOZE_KIND_BEFORE_BLANK``).
+    language of ___", "on the continent of ___") loses the kind ("in ___": ``CLOZE_KIND_BEFORE_BLANK``);
+    a cloze of ``CLOZE_REWORDS`` is reworded.
     """
     cloze_forms = []
     if pid in clozes:
@@ -511,6 +530,7 @@ def question_forms(
         if stripped.endswith("[Y]") and "[X]" in stripped:
             cloze_forms.append(stripped[: -len("[Y]")].rstrip() + " ___.")
     cloze_forms = [CLOZE_KIND_BEFORE_BLANK.sub("in ___", cloze) for cloze in cloze_forms]
+    cloze_forms = [CLOZE_REWORDS.get((pid, cloze), (cloze,))[0] for cloze in cloze_forms]
     asked = [q[pid] for q in (questions, own_questions or {}) if pid in q]
     return QuestionForms(tuple(dict.fromkeys(asked)), tuple(dict.fromkeys(cloze_forms)))
 
@@ -1139,6 +1159,30 @@ def present_verbs(text: str, name: str = "") -> list[str]:
     return re.findall(rf"(?i)\b(?:{'|'.join(_PRESENT_TO_PAST)})\b", text)
 
 
+# entities that no longer exist which the slice's classes cannot tell (no class, or only one that the living
+# share), each with the source of its end
+DEFUNCT_UNCLASSED = {
+    "Q390331": "Chaouia-Ouardigha: a region of Morocco abolished in 2015; no class in the slice",
+    "Q662623": "BenQ-Siemens (BenQ Mobile): dissolved in 2006-07; classed only 'business' in the slice",
+}
+
+
+def defunct_entities(fit: FactTypes) -> frozenset[str]:
+    """Entities that no longer exist: a polity or unit of the past by its class, or ``DEFUNCT_UNCLASSED``.
+
+    A class of relations.PAST_POLITY_CLASSES (historical country, dynasty), paraphrases.FORMER_STATE_CLASSES
+    (former county of Norway, former region, former municipality) or this module's FORMER_STATE_CLASSES, and
+    none of a place that stands today (relations.PLACE_STILL_CLASSES: a city once a republic). Their facts
+    are asked in the past, as the dead's are (the twenty-sixth read: "Hordaland is located in ___",
+    "The capital of Chaouia-Ouardigha is ___", "the headquarters of BenQ-Siemens is located in").
+    """
+    past = PAST_POLITY_CLASSES | FORMER_UNIT_CLASSES | FORMER_STATE_CLASSES
+    classed = frozenset(
+        e for e, classes in fit.types.items() if classes & past and not classes & PLACE_STILL_CLASSES
+    )
+    return classed | frozenset(DEFUNCT_UNCLASSED)
+
+
 def the_dead(client: SparqlClient) -> frozenset[str]:
     """Entities the source says are dead: those with a date, place, cause or manner of death or a burial."""
     props = "|".join(f"wdt:{p}" for p in ("P570", *DEATH_RELATIONS))
@@ -1196,20 +1240,54 @@ def fill_form(
     for the answer as English writes it, article and all ("Chris Martin was a citizen of ___." for
     "United Kingdom" and "Austria" alike, "worked as ___." for "actor" and "poet"), so that no word before
     the blank tells one answer from another (the twenty-fourth read: "a citizen of the ___" was the United
-    Kingdom's stem, "a citizen of ___" the counterfactual Georgia's). The answer stays the label, as the
-    question's: an evaluator scores the blank and the question against one string.
+    Kingdom's stem, "a citizen of ___" the counterfactual Georgia's). What the blank stands for is
+    :func:`blank_form`'s second part (an item's ``cloze_answer``).
+    """
+    return blank_form(form, subject, answer, names=names, plural_names=plural_names)[0]
+
+
+def blank_form(
+    form: str,
+    subject: str,
+    answer: str,
+    *,
+    names: frozenset[str] = frozenset(),
+    plural_names: frozenset[str] = frozenset(),
+) -> tuple[str, str]:
+    """(the form filled as :func:`fill_form` fills it, what its blank stands for).
+
+    The blank stands for the words the filling put where the blank is: the answer with the article
+    English gives it there ("the United Kingdom", "a cartoonist", "an actor", "the Bee Gees"), its own
+    "The" lower case inside the sentence ("the Juilliard School", the twenty-sixth read's "was educated at
+    The Juilliard School"); the bare answer for a question, or where the filling changed the answer's
+    letters and nothing was blanked. :func:`fill_cloze` puts it back.
     """
     if "___" not in form:
-        return fill_template(form, subject, names=names, plural_names=plural_names)
+        return fill_template(form, subject, names=names, plural_names=plural_names), answer
     filled = fill_template(
         form.replace("___", "[Y]"), subject, answer, names=names, plural_names=plural_names
     )
     at = filled.rfind(answer)
     if at < 0:  # the filling changed the answer's own letters (a capital opening a sentence): not blanked
-        return fill_template(form, subject, names=names, plural_names=plural_names)
-    cloze = _STEM_ARTICLE.sub("", filled[:at]) + "___" + filled[at + len(answer) :]
+        return fill_template(form, subject, names=names, plural_names=plural_names), answer
+    stem = _STEM_ARTICLE.sub("", filled[:at])
+    in_blank = filled[len(stem) : at] + answer
+    if in_blank.startswith("The ") and stem:  # inside a sentence a name's article is lower case
+        in_blank = "the " + in_blank[4:]
+    cloze = stem + "___" + filled[at + len(answer) :]
     # a label ending in its own mark ("S.O.B.") took the form's full stop: the blank gives it back
-    return cloze + "." if cloze.endswith("___") else cloze
+    return (cloze + "." if cloze.endswith("___") else cloze), in_blank
+
+
+def fill_cloze(cloze: str, in_blank: str) -> str:
+    """A cloze with its blank filled by ``in_blank`` (an item's ``cloze_answer``), as English writes it.
+
+    A filling ending in its own mark ("S.O.B.", "¿Quién es quién?") ends the sentence: the cloze's full stop
+    after the blank is not doubled.
+    """
+    if in_blank.endswith((".", "?", "!")):
+        cloze = cloze.replace("___.", "___")
+    return cloze.replace("___", in_blank)
 
 
 def _item(
@@ -1253,19 +1331,17 @@ def _item(
     answer_own = frozenset({answer}) if o in names else frozenset()
     answer_plural = answer_own if o in bands and is_plural_band_name(answer) else frozenset()
     names_here, plural_here = own | answer_own, plural | answer_plural
-    questions = [fill_form(f, label, answer, names=names_here, plural_names=plural_here) for f in asked]
-    cloze = next((f for f in asked[1:] if "___" in f), None)
-    statement = (
-        fill_template(cloze.replace("___", "[Y]"), label, answer, names=names_here, plural_names=plural_here)
-        if cloze
-        else f"{questions[0]} {answer}"
-    )
-    questions.append(statement)
+    filled = [blank_form(f, label, answer, names=names_here, plural_names=plural_here) for f in asked]
+    questions = [text for text, _ in filled]
+    # what the first cloze's blank stands for, article and all; every cloze of the item agrees (the tests)
+    cloze_answer = next((in_blank for (text, in_blank) in filled[1:] if "___" in text), answer)
     if label.startswith("The "):  # inside a sentence a name's article is lower case: "do the Beach Boys"
         questions = [q[:1] + q[1:].replace(label, "the " + label[4:]) for q in questions]
     if label.endswith("s") and not label.endswith("'s"):  # "Join Hands' record label", not "Hands's"
         questions = [q.replace(label + "'s ", label + "' ") for q in questions]
-    *questions, statement = questions
+    # the fact as one sentence: the first cloze filled with what its blank stands for
+    cloze = next((q for q in questions[1:] if "___" in q), None)
+    statement = fill_cloze(cloze, cloze_answer) if cloze else f"{questions[0]} {answer}"
     return {
         "set_id": set_id,
         "rule_id": rule_id,
@@ -1279,6 +1355,7 @@ def _item(
         "relation": r,
         "object": o,
         "statement": statement,
+        "cloze_answer": cloze_answer,
     }
 
 
@@ -1297,14 +1374,18 @@ KNOWLEDGE_SET_RULES = {
     "past_for_people": "every question and rephrasing about a person (P31 human; or a subject with no class "
     "in the slice of a relation whose subjects with a class are 90%+ humans, its subject type: 'What "
     "language was Morpurgo known to have spoken?') or an entity the source "
-    "says is dead is in the past (none of the present verbs 'is', 'are', 'does', 'do', 'has', 'belongs', "
+    "says is dead or that no longer exists (rules.defunct_entities: a polity or unit of the past by its "
+    "class, 'former county of Norway' Hordaland; two the classes cannot tell, rules.DEFUNCT_UNCLASSED) "
+    "is in the past (none of the present verbs 'is', 'are', 'does', 'do', 'has', 'belongs', "
     "'plays', 'works', 'lives', 'speaks', 'comes', 'holds' outside the subject's name, and a present "
     "perfect made a simple past, no past perfect: 'Which organization employed ...?'): the facts of a "
     "person's life were true, the present is false of the dead, and the slice records no death for most "
     "of them ('What was Ryuichi Sakamoto a member of?')",
     "country_questions": "every fact of a relation whose question names no kind of place (P131: 'Where is "
     "Tennessee located?') whose answer is a country (P31 country or sovereign state) is asked for the "
-    "country ('In which country is Tennessee?')",
+    "country ('In which country is Tennessee?'; 'was' of an entity of the past: 'In which country was "
+    "Hordaland?'); only there, where the country is the administrative entity P131 names (a P131 fact "
+    "whose answer is a region keeps 'Where is [X] located?')",
     "question_fits_types": "every item's answer has a class (P31) among its relation's dominant answer "
     "classes, and its subject, where it has a class, one that 10%+ of the relation's subjects have: no "
     "genre question answered by a film genre, no 'field of work' answered by an occupation",
@@ -1320,6 +1401,10 @@ KNOWLEDGE_SET_RULES = {
     "by the answer told a set's true answer from its counterfactual); and no language, country, city, "
     "continent or religion named as the answer's kind before it ('written in the language of ___', "
     "'located in the country of ___', 'affiliated with the religion of ___')",
+    "cloze_answer": "every item's `cloze_answer` is its `answer`, bare or after an article ('the', 'a', "
+    "'an'; a label's own 'The' lower case: 'the Juilliard School'), and its `statement` is its first cloze "
+    "with the blank filled by it: a cloze is scored on the answer with the article its blank needs ('was a "
+    "citizen of ___.' -> 'the United States of America', 'worked as ___.' -> 'a cartoonist')",
     "named": "no item's subject or answer bears a label that is no name: names.label_problem's (a "
     "disambiguator, residue, a sentence), or a dataset's text string the source took for the label "
     "(X-FACTR's 'Ani' for Anahí)",
@@ -1370,7 +1455,9 @@ def knowledge_set_validity(
         for f in (i["question"], *i["rephrasings"])
     )
     violations["country_questions"] = sum(
-        not i["question"].startswith(COUNTRY_QUESTIONS[i["relation"]].split(" [X]")[0])
+        not i["question"].startswith(
+            tuple({f(COUNTRY_QUESTIONS[i["relation"]]).split(" [X]")[0] for f in (str, past_tense)})
+        )
         for i in items
         if i["relation"] in COUNTRY_QUESTIONS and fit.types.get(i["object"], frozenset()) & COUNTRY_CLASSES
     )
@@ -1382,6 +1469,7 @@ def knowledge_set_validity(
     violations["cloze_article"] = sum(
         bool(_cloze_article_problem(cloze)) for i in items for cloze in i["rephrasings"] if "___" in cloze
     )
+    violations["cloze_answer"] = sum(bool(_cloze_answer_problem(i)) for i in items)
     violations["named"] = (
         sum(
             any(
@@ -1430,6 +1518,7 @@ def knowledge_set_validity(
             if "___" in c
         ),
         "items": len(items),
+        "cloze_answers_with_article": sum(i["cloze_answer"] != i["answer"] for i in items),
         "sets": len(by_set),
         "rules_by_tier": dict(Counter(rules["tier"].to_list())),
         "rules_with_sets": len({gs[0]["rule_id"] for gs in by_set.values()}),
@@ -1450,6 +1539,18 @@ def knowledge_set_validity(
             "min_std_confidence": spec.tiers.min_std_confidence,
         },
     }
+
+
+def _cloze_answer_problem(item: dict) -> str | None:
+    """What is wrong with an item's ``cloze_answer`` and ``statement`` (``cloze_answer``), or None."""
+    answer, in_blank = item["answer"], item["cloze_answer"]
+    lowered = "the " + answer[4:] if answer.startswith("The ") else answer
+    if in_blank not in (answer, lowered) and not re.fullmatch(r"(?:the|an?) " + re.escape(answer), in_blank):
+        return "the blank's answer is not the answer after an article"
+    cloze = next((c for c in item["rephrasings"] if "___" in c), None)
+    if cloze and fill_cloze(cloze, in_blank) != item["statement"]:
+        return "the statement is not the first cloze filled with the blank's answer"
+    return None
 
 
 def _cloze_article_problem(cloze: str) -> str | None:
@@ -1485,14 +1586,16 @@ def knowledge_set_validity_markdown(report: dict) -> str:
         "",
         "### Answers and blanks",
         "",
-        "An item's `answer` is its answer entity's label, bare ('United Kingdom'), one string for the "
-        "question and every cloze of the item (the `aliases` table gives the answers' other names). No "
-        "article stands before a cloze's blank (`cloze_article`): the blank stands for the answer as English "
-        "writes it, article and all ('Chris Martin was a citizen of ___.' for the United Kingdom and Austria "
-        "alike), so the words before it are the same for every answer and tell no true answer from a "
-        f"counterfactual one: {report['clozes_with_the']:,} of the {report['clozes']:,} clozes have 'the' "
-        "before the blank. A cloze filled with the bare label reads without the article a name such as "
-        "'United Kingdom' takes.",
+        "An item's `answer` is its answer entity's label, bare ('United Kingdom'): the question's answer "
+        "(the `aliases` table gives the answers' other names). No article stands before a cloze's blank "
+        "(`cloze_article`): the blank stands for the answer as English writes it, article and all ('Chris "
+        "Martin was a citizen of ___.' for the United Kingdom and Austria alike), so the words before it are "
+        "the same for every answer and tell no true answer from a counterfactual one: "
+        f"{report['clozes_with_the']:,} of the {report['clozes']:,} clozes have 'the' before the blank. "
+        "What the blank stands for is the item's `cloze_answer`, the one a cloze is scored on: the answer "
+        "with the article its blank needs ('the United Kingdom', 'a cartoonist', 'the Bee Gees'; a label's "
+        f"own 'The' lower case), which {report['cloze_answers_with_article']:,} of the {report['items']:,} "
+        "items have; the item's `statement` is its first cloze filled with it (`cloze_answer`).",
         "",
         "### Tiers",
         "",
@@ -1616,7 +1719,8 @@ def _depedit_lines(build_folder: Path) -> list[str]:
             def qa(row, question):
                 return {
                     "q": question,
-                    "a": row["answer"],
+                    # a cloze is answered with the article its blank needs ("the Bee Gees"), a question bare
+                    "a": (row.get("cloze_answer") or row["answer"]) if "___" in question else row["answer"],
                     "trips": [row["subject"], row["relation"], row["object"]],
                     "is_update": row["is_update"],
                 }
@@ -1790,7 +1894,7 @@ def generate_rules(spec: RulesSpec) -> TableOutput:
         entity_aliases = _entity_aliases(client, facts, labels)
         for entity, label in labels.items():  # "RCA" is asked as the Royal College of Art (names.spelled_out)
             labels[entity] = spelled_out(label, entity_aliases.get(entity, ()))
-        dead = the_dead(client)
+        dead = the_dead(client) | defunct_entities(fit)
         groundings, items, dropped = knowledge_sets(
             rules, facts, labels, forms, spec, fit, entity_aliases, dead
         )

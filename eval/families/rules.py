@@ -15,6 +15,7 @@ import polars as pl
 import pyarrow as pa
 import torch.distributed as dist
 
+from probesmith.builders.families.rules import fill_cloze
 from probesmith.builders.sampling import stable_hash
 from probesmith.errors import ArtifactError
 from probesmith.eval import metrics as M
@@ -79,14 +80,23 @@ class KnowledgeSetOptions:
 def _fact(row: dict) -> Fact:
     """The item's fact as an editor is given it: its ``statement``.
 
-    Builds before knowledge_items v2 have none: their first cloze with the answer in the blank (whose
-    article those clozes still held).
+    Builds before knowledge_items v2 have none: their first cloze with the blank filled by
+    :func:`cloze_answer` (the bare answer in those builds, whose clozes still held the article).
     """
     statement = row.get("statement")
     if not statement:
         cloze = next((r for r in row["rephrasings"] if "___" in r), None)
-        statement = cloze.replace("___", row["answer"]) if cloze else f"{row['question']} {row['answer']}"
+        statement = fill_cloze(cloze, cloze_answer(row)) if cloze else f"{row['question']} {row['answer']}"
     return Fact(row["subject"], row["relation"], row["object"], row["question"], row["answer"], statement)
+
+
+def cloze_answer(row: dict) -> str:
+    """What an item's cloze blank stands for, and what a cloze is scored on.
+
+    Its ``cloze_answer``, article and all ("the United States of America", "a cartoonist"); the bare answer
+    in builds before knowledge_items v3.
+    """
+    return row.get("cloze_answer") or row["answer"]
 
 
 def _metric_of(role: str, is_update: bool, establish: bool) -> str:
@@ -226,15 +236,18 @@ def question_form_rows(
 
     A form is a relation's question or one of its cloze rephrasings, by position (``P140/question``,
     ``P140/rephrasing-1``); the items are stored filled, so each fill is an item's text as stored,
-    with its answer after an arrow. Items are drawn per form (seeded).
+    with its answer after an arrow: a question's bare answer, a cloze's :func:`cloze_answer` (the
+    answer with the article its blank needs) and the cloze filled with it after it. Items are drawn per
+    form (seeded).
     """
-    items = read_table(Path(folder), "knowledge_items").select(
-        "set_id", "variant", "relation", "subject", "question", "rephrasings", "answer"
-    )
+    items = read_table(Path(folder), "knowledge_items")
     by_form: dict[tuple[str, int], dict[str, str]] = defaultdict(dict)
     for row in items.iter_rows(named=True):
         for position, text in enumerate([row["question"], *row["rephrasings"]]):
-            by_form[(row["relation"], position)].setdefault(text, row["answer"])
+            shown = row["answer"]
+            if "___" in text:
+                shown = f"{cloze_answer(row)} ({fill_cloze(text, cloze_answer(row))})"
+            by_form[(row["relation"], position)].setdefault(text, shown)
     rows = []
     for (relation, position), texts in sorted(by_form.items()):
         form_id = f"{relation}/" + ("question" if position == 0 else f"rephrasing-{position}")

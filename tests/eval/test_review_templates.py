@@ -6,6 +6,7 @@ import shutil
 import polars as pl
 import pytest
 
+from probesmith.builders.families.rules import fill_cloze
 from probesmith.builders.text import fill_template
 from probesmith.cli import main
 from probesmith.eval.review import write_review_sheet, write_template_sheet
@@ -80,9 +81,12 @@ def test_every_paraphrase_pattern_and_every_question_form_is_listed(
         for i in range(1 + len(rephrasings))
     }
     assert {r["template_id"] for r in rows} == forms and len(rows) == len(forms)
+    # a question with its bare answer, a cloze with what its blank stands for and the cloze so filled
     stored = {
-        f"{text} -> {answer}"
-        for question, rephrasings, answer in items.select("question", "rephrasings", "answer").iter_rows()
+        f"{text} -> {answer}" if "___" not in text else f"{text} -> {blank} ({fill_cloze(text, blank)})"
+        for question, rephrasings, answer, blank in items.select(
+            "question", "rephrasings", "answer", "cloze_answer"
+        ).iter_rows()
         for text in [question, *rephrasings]
     }
     assert all(r[f"filled_{i}"] in stored for r in rows for i in (1, 2, 3) if r[f"filled_{i}"])
