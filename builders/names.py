@@ -264,13 +264,22 @@ def label_problem(label: str) -> str | None:
     more ending in a full stop after a lower-case word: "Dingiswayo real meaning is ... exile."), brackets
     inside a word ("Frontier(s)", "f(x)": a formula or an optional plural no sentence reads) or a wiki
     namespace ("Category:Pink film"). Names with brackets of their own after a hyphen ("kukharenkoite-(Ce)")
-    are names. Formatting residue (``formatting_residue``: 'Vladimír  Krajina', '... de Béarn , Princesse'), a
+    are names. A vandal's sentence of eight words or more in lower case, an "@" (an address, "D@bbe") and
+    two names of one thing in two languages joined by a slash ("Biel/Bienne", "Bajo Cinca/Baix Cinca": the
+    twenty-sixth read; "AC/DC", "Either/Or" are names) are none either. Formatting residue
+    (``formatting_residue``: 'Vladimír  Krajina', '... de Béarn , Princesse'), a
     survey's sky designation ("RAVE J051406.8-400245", whose name NGC 1851 is only an alias) and two words
     glued at a full stop ("Dr.mark W tilden", "Dr.Simpson", an initial: "D.Daly") are not the names a sentence
     writes either.
     """
     if len(label.split()) >= 4 and re.search(r"\s[a-z]{3,}\.$", label):
         return "label is a sentence"  # before its residue: 'Dingiswayo real meaning is "The Exile as ...'
+    if len(label.split()) >= 8 and label[:1].islower():
+        return "label is a sentence"  # a vandal's 'el patricio un señor loquillo que su ex mujer ...'
+    if "@" in label:
+        return "label with an '@' (an address or a handle, no name: 'naaboudoufu@nana', 'D@bbe')"
+    if slash_joined(label):
+        return "label joining two names with a slash ('Biel/Bienne', 'Southern Alps/Kā Tiritiri o te Moana')"
     if residue := formatting_residue(label):
         return f"label with {residue}"
     if _SKY_DESIGNATION.search(label):
@@ -426,6 +435,22 @@ def alias_glued_at_full_stop(alias: str, label: str = "") -> bool:
 _NAMESPACE = re.compile(
     r"(?:Category|Template|Portal|Wikipedia|Help|File|Module|Draft|List|Wikidata|Project):\S"
 )
+# two names of one thing joined by a slash with no space, each opening with a capital and holding a lower-case
+# letter: of one first letter ("Biel/Bienne", "Matarraña/Matarranya", "Bergün/Bravuogn") or of two words or
+# more on each side ("Southern Alps/Kā Tiritiri o te Moana"); "AC/DC", "SNCB/NMBS", "Face/Off", "Love/Hate"
+# are none
+_SLASH_SIDES = re.compile(r"^(?P<left>[A-Z][^/]*[a-z][^/]*)/(?P<right>[A-Z][^/]*[a-z][^/]*)$")
+
+
+def slash_joined(label: str) -> bool:
+    """Whether a label joins two names of one thing with a slash ("Biel/Bienne", "Bajo Cinca/Baix Cinca")."""
+    found = _SLASH_SIDES.match(label)
+    if not found or " /" in label or "/ " in label:
+        return False
+    left, right = found.group("left"), found.group("right")
+    return left[0] == right[0] or (" " in left and " " in right)
+
+
 # a coordinate in a label's qualifier: degrees, minutes or seconds ("Shamsabad (31°43′ N 53°39′ E), Taft")
 _COORDINATES = re.compile(r"\d\s*°\s*\d+\s*['′]|\d\s*['′]\s*[NSEW]\b|\d\s*°\s*[NSEW]\b")
 
@@ -446,14 +471,58 @@ def plain_name(label: str, aliases: Iterable[str]) -> str:
     cut short by an editor (one capitalised word of up to six letters and a full stop, "Lond."; a name then
     abbreviated words of one or two letters, "Freiburg i. B.": the twenty-second read) is shown by its first
     alias that writes its words in full ("London University", "Freiburg im Breisgau"); with none it stays
-    ("Janet.", an album's title).
+    ("Janet.", an album's title). A firm's label with its legal form (", Inc.", " Ltd", ", LLC", " Co.") is
+    shown by its alias without it ("Cyan, Inc." -> "Cyan").
     """
     found = re.fullmatch(r"[a-z]+ of ([a-z][a-z -]*)", label)
     if found and found.group(1) in aliases:
         return found.group(1)
     if _ABBREVIATED_LABEL.fullmatch(label) or _ABBREVIATED_QUALIFIER.fullmatch(label):
         return next((alias for alias in aliases if _spells_out(label, alias)), label)
-    return label
+    return without_legal_form(label, aliases)
+
+
+def full_name(label: str, aliases: Iterable[str]) -> str | None:
+    """A person's full name where the label is a surname alone that an alias writes in full, or None.
+
+    The fullest alias (most words, up to four) that ends with the one-word label after capitalised given
+    names: "Nixon" -> "Richard Milhous Nixon", "Tempesta" -> "Antonio Tempesta" (the twenty-sixth read:
+    "Nixon was a national of", "Tempesta spoke"). An initial, a title or a nickname before the label ("R. M.
+    Nixon", "Pope Zachary", "Emperor of Hindustan Babur", "DJ Avicii") makes no full name. Asked of people
+    only (the caller knows the class: a place "Washington" is no surname).
+    """
+    if len(label.split()) != 1:
+        return None
+    found = [
+        alias
+        for alias in aliases
+        if 2 <= len(words := alias.split()) <= 4
+        and words[-1] == label
+        and all(w[:1].isupper() and w[1:].islower() and w.isalpha() for w in words[:-1])
+        and not set(words[:-1]) & PERSON_TITLES
+    ]
+    return max(found, key=lambda a: (len(a.split()), a), default=None)
+
+
+# words before a one-word name that make it a title's or a nickname's, not a given name
+PERSON_TITLES = frozenset(
+    "Pope Saint St Emperor Empress King Queen Prince Princess Sir Lord Lady Dame President General Venerable "
+    "Blessed Master Drizzy Le La Il El Al".split()
+)
+
+
+def without_legal_form(label: str, aliases: Iterable[str]) -> str:
+    """A firm's label less its legal form where an alias is that short name ("Cyan, Inc." -> "Cyan"), or it.
+
+    The twenty-sixth read: "Electric Boat Co., the manufacturer of", "Kuju Ltd", "Big Machine Records, LLC".
+    """
+    short = _LEGAL_FORM.sub("", label)
+    return short if short != label and short in set(aliases) else label
+
+
+# a firm's legal form after its name ("Cyan, Inc.", "Kuju Ltd", "Big Machine Records, LLC", "Alpha Denshi Co.,
+# Ltd.")
+_LEGAL_FORM = re.compile(r"(?:,? (?:Inc\.?|Ltd\.?|LLC|Co\.|Corp\.?|Limited|plc|GmbH|A/S|S\.A\.))+$")
 
 
 # a label cut short by an editor: one capitalised word of two to six letters and a full stop ('Lond.' for the

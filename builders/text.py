@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -195,10 +196,15 @@ def fill_template(
             text = _with_definite_article(text, slot)
         plural = is_plural_noun(label) or names_structures(label) or plural_event_name(label)
         plural = plural or plural_place_name(label)
+        plural = plural or (label.split()[-1] in PLURAL_BODY_HEADS and takes_definite_article(label))
         if label in plural_names or (label not in names and plural):
             text = _verbs_agreeing_in_plural(text, slot)
         if label.split()[0] in _BARE_FIRST and " of " not in label:
             text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)  # "next to the Lake Michigan"
+        if re.search(r"(?i)\bghetto$", label):  # "detained in the Łódź Ghetto", not "at" (twenty-sixth read)
+            text = re.sub(rf"\bat ((?:the )?){re.escape(slot)}", rf"in \g<1>{slot}", text)
+        if possessive_determiner(label):  # not "of the Agatha Christie's Poirot series" (twenty-sixth read)
+            text = re.sub(rf"\b([Tt])he {re.escape(slot)}", slot, text)
         # an appositive or a qualifier opens with a capital, an ordinal, "the", a title of nobility or a part
         # of a work ("Armand, duc d'Aiguillon", "Ed, Edd n Eddy, season 2"); another lower-case word after the
         # comma goes on a title ("Goede tijden, slechte tijden", "Non, je ne regrette rien": no comma follows)
@@ -458,6 +464,46 @@ def is_mass_noun(label: str) -> bool:
     )
 
 
+def common_taxon_name(label: str, aliases: Iterable[str] = ()) -> bool:
+    """Whether a taxon's label is an English common name, which takes "the", not a scientific name.
+
+    A scientific name opens with a capital and goes on in lower-case Latin ("Eurycea troglodytes",
+    "Phoenicurus ochruros"); a common name has a lower-case first letter ("orangequit", "common sole"), a
+    capital or a possessive after its first word ("Black Redstart", "Cabot's Tragopan", "San Jose brush
+    rabbit"), is one English word (Link Grammar's dictionary: "Pig") or ends in an English singular count noun
+    ("Romaine lettuce", "Fur seal"; a Latin epithet is none: "Homo sapiens", "Eurycea troglodytes"), or has an
+    alias that is a scientific name sharing no word with it ("Chocolate gourami": "Sphaerichthys
+    osphromenoides"; a synonym shares one: "Kinixys erosa", "Testudo erosa"). The twenty-sixth read: "The IUCN
+    conservation status of Black Redstart is", "Euneornis is typified by orangequit". A genus named by an
+    English word ("Bison") is read as a common name too.
+    """
+    words = label.split()
+    if not words:
+        return False
+    if words[0][:1].islower() or "'" in label or "’" in label:
+        return True
+    if any(w[:1].isupper() for w in words[1:]):
+        return True
+    lexicon = english_lexicon()
+    if len(words) == 1 and words[0].lower() in lexicon.known:
+        return True
+    if len(words) > 1 and words[-1].lower() in lexicon.singular_nouns:
+        return True
+    if len(words) > 1 and words[0].lower() in lexicon.countable and not _LATIN_ENDING.search(words[-1]):
+        return True  # an English noun then no Latin epithet: "Monkey goby" ("Homo sapiens" keeps its Latin)
+    own = {w.lower() for w in words}
+    return any(
+        _SCIENTIFIC_NAME.fullmatch(alias) and not own & {w.lower() for w in alias.split()}
+        for alias in aliases
+    )
+
+
+# the endings of a Latin epithet ("sapiens", "lupus", "troglodytes", "palmeri", "bambusoides", "erosa")
+_LATIN_ENDING = re.compile(r"(?:us|um|a|ae|is|es|i|ens|ix|on|os|x)$")
+# a binomial or a trinomial: a capitalised genus, then one or two lower-case Latin epithets
+_SCIENTIFIC_NAME = re.compile(r"[A-Z][a-z]+(?: [a-z]{3,}){1,2}")
+
+
 @lru_cache(maxsize=1 << 16)
 def is_plural_noun(label: str) -> bool:
     """Whether a label names several things by a plural common noun ("Preobrazhenskyi bridges").
@@ -636,7 +682,10 @@ _DEFINITE_LAST = frozenset(
     "Netherlands Philippines Bahamas Maldives Comoros Seychelles Balkans Americas Caribbean "
     "Plateau Ghetto Basin Archipelago Glacier Nations Church Renaissance Penitentiary "
     "Autobahn Motorway Expressway Freeway Highway Turnpike Railway Railroad Metro War Festival "
-    "Facility".split()
+    # the twenty-sixth read: "lies within the Taunton River Watershed", "the highest peak in the Araucanía
+    # Region", "Nottingham Forest occupied the City Ground", "The International Brigades were loyal to", "the
+    # Habsburg Monarchy", "Schwerin is located in the Danish Realm" (F30q's request)
+    "Facility Watershed Region Ground Brigades Monarchy Realm".split()
 )
 # heads of a protected area's name read with "the" after its own name, as a name of two words or more (the
 # sixteenth read: "located in Great White Heron National Wildlife Refuge", "Lassen Volcanic Wilderness"; the
@@ -651,6 +700,9 @@ _PROTECTED_AREA_LAST = frozenset("Refuge Wilderness Preserve Reserve Sanctuary R
 # verb and its "its" agree in the plural ("The Faroe Islands have their highest point at ..."); a country's
 # name plural in form ("the Netherlands", "the Philippines", "the United States") reads in the singular
 PLURAL_PLACE_HEADS = frozenset("Islands Isles Mountains Highlands Alps Andes Himalayas Rockies".split())
+# a body named by its members in the plural reads in the plural ("The International Brigades were loyal to
+# Spain": the twenty-sixth read)
+PLURAL_BODY_HEADS = frozenset({"Brigades"})
 # a movement or a circle named as a group of people, as the last word after a modifier ("the Beat
 # Generation", "the Pre-Raphaelite Brotherhood", "the Vienna Secession"; fifteenth read: "a part of Beat
 # Generation"); never before "of" ("Brotherhood of the Wolf", a film) or after a possessive ("Girls'
@@ -659,7 +711,12 @@ _GROUP_LAST = frozenset("Generation Brotherhood Secession".split())
 # two last words that take "the" where the last alone does not: South Africa's district and local
 # municipalities ("the ZF Mgcawu District Municipality"; Sweden's "Botkyrka Municipality" takes none)
 _DEFINITE_LAST_PAIRS = frozenset(
-    {("District", "Municipality"), ("Local", "Municipality"), ("Metropolitan", "Municipality")}
+    {
+        ("District", "Municipality"),
+        ("Local", "Municipality"),
+        ("Metropolitan", "Municipality"),
+        ("Rail", "Road"),  # "the Long Island Rail Road" (the twenty-sixth read), as "the Midland Railway"
+    }
 )
 _DEFINITE_OF = frozenset(
     "University Republic Kingdom Principality Duchy Grand County Margraviate Electorate Bank Church "
@@ -763,6 +820,22 @@ def _possessor_is_a_class(word: str, apostrophe_after_s: bool) -> bool:
     return low in lexicon.plural_nouns and low != "s"
 
 
+def possessive_determiner(label: str) -> bool:
+    """Whether a label opens with a possessive of one owner before its head: "Agatha Christie's Poirot".
+
+    Such a possessive is the phrase's determiner, so a template's own "the" before the label goes ("a part of
+    Agatha Christie's Poirot series", not "of the Agatha Christie's Poirot series"); a possessive of a class
+    of people ("the People's Republic", "the Women's Army Corps": :func:`_possessor_is_a_class`) and a
+    possessive that ends the label ("McDonald's") are none.
+    """
+    for found in _POSSESSIVE.finditer(label):
+        if found.end() >= len(label.rstrip()):
+            return False
+        if not _possessor_is_a_class(found.group(1), found.group(0)[-1] in "'’"):
+            return True
+    return False
+
+
 def takes_definite_article(name: str) -> bool:
     """Whether a name is read with "the" in running text ("the United Kingdom", "the Bank of America").
 
@@ -824,7 +897,8 @@ def takes_definite_article(name: str) -> bool:
     academy = next((i for i, w in enumerate(words) if w in _FOREIGN_ACADEMIES), None)
     if academy is not None and _FOREIGN_PARTICLES.intersection(words[academy + 1 :]):
         return True  # "the Koninklijke Nederlandse Akademie van Wetenschappen", "the Académie des beaux-arts"
-    if any(w[:1].islower() and w not in particles for w in words):
+    # an elided French particle before a capital is part of a name: "the Côte d'Azur Observatory"
+    if any(w[:1].islower() and w not in particles and not re.match(r"[dl]['’][A-Z]", w) for w in words):
         return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
     if words[0] in _DEFINITE_FIRST and words[1][:1].isupper():
         return True  # "the River Thames", "the Académie Française"

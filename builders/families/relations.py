@@ -71,6 +71,7 @@ from probesmith.builders.families.relations_validity import (
 )
 from probesmith.builders.names import (
     common_noun_label,
+    full_name,
     generic_tokens,
     label_problem,
     mixed_script_word,
@@ -81,6 +82,7 @@ from probesmith.builders.names import (
     other_script,
     plain_name,
     spelled_out,
+    without_legal_form,
 )
 from probesmith.builders.registry import (
     Converter,
@@ -118,6 +120,7 @@ from probesmith.builders.sources.wikidata_queries import (
 from probesmith.builders.sources.wikidata_snapshot import changes_over_time
 from probesmith.builders.text import (
     TITLE_MARK_ENDS_STATEMENT,
+    common_taxon_name,
     english_lexicon,
     event_name,
     fill_template,
@@ -332,11 +335,16 @@ class RelationPool:
         """Answers labelled by an acronym their alias spells out are shown by that alias ("RSL").
 
         So is a field labelled by a periphrasis whose plain name is an alias (``names.plain_name``: "art of
-        painting" -> "painting").
+        painting" -> "painting"), a firm by its name without its legal form ("Cyan, Inc.") and a person (P31
+        human) labelled by a surname alone by the full name an alias gives (``names.full_name``: "Cicero" ->
+        "Marcus Tullius Cicero").
         """
+        with timeout_names_relation(self.pid, "classes of the answers", self.view):
+            people = {e for e, _, kind in facts_of(self.client, sorted(entities), ["P31"]) if kind == HUMAN}
         for o in entities:
             aliases = self.aliases.get(o, ())
-            label = plain_name(spelled_out(self.labels[o], aliases), aliases)
+            named = full_name(self.labels[o], aliases) if o in people else None
+            label = named or plain_name(spelled_out(self.labels[o], aliases), aliases)
             if label != self.labels[o]:  # the acronym stays one of its names (leaks, equal answers)
                 self.aliases[o] = [*self.aliases.get(o, ()), self.labels[o]]
                 self.labels[o] = label
@@ -391,7 +399,8 @@ class RelationPool:
             rows += self.support[o]
         found = answers_subjects(self.client, self.view, batch)
         for _, s, label in found:
-            self.labels[s] = label
+            if s not in self.judged:  # a judged subject keeps the name it was judged by
+                self.labels[s] = label
         self._judge(sorted({s for _, s, _ in found} - self.judged))
         subjects_of = defaultdict(set)
         for answer, s, _ in found:
@@ -434,7 +443,7 @@ class RelationPool:
         subjects = [s for s, _, label, _, _ in page if label]
         self.fetched[answer] += len(page)
         for s, _, label, _, _ in page:
-            if label:
+            if label and s not in self.judged:  # a judged subject keeps the name it was judged by
                 self.labels[s] = label
         self._judge([s for s in subjects if s not in self.judged])
         pool = self.pools[answer]
@@ -460,6 +469,16 @@ class RelationPool:
             self.labels.update(objs)
         self.lookups.aliases_of(self.client, sorted({*subjects, *objects}))
         self._spell_out_acronyms([o for o in objects if o in self.support])
+        # a firm asked by its short name ("Cyan, Inc." -> "Cyan": names.without_legal_form), a person labelled
+        # by a surname alone by the full name an alias gives ("Nixon" -> "Richard Milhous Nixon": full_name)
+        people = {e for e, _, kind in facts_of(self.client, sorted(subjects), ["P31"]) if kind == HUMAN}
+        for s in subjects:
+            aliases = self.aliases.get(s, ())
+            named = full_name(self.labels[s], aliases) if s in people else None
+            name = named or without_legal_form(self.labels[s], aliases)
+            if name != self.labels[s]:
+                self.aliases[s] = [*aliases, self.labels[s]]
+                self.labels[s] = name
         self._add_containers(objects)
         if self.pid in self.spec.superclass_golds:
             new = [o for o in objects if o not in self.superclasses]
@@ -486,6 +505,13 @@ class RelationPool:
         unreadable = unreadable_names(self.client, asked, self.aliases)
         # a work's label read by its form as a place, a body or a plural ("the Café Society was directed")
         unreadable.update(works_misread(pid, asked, asked_subjects))
+        unreadable.update(
+            {
+                e: COMMON_TAXON_NAME
+                for e in common_taxa(pid, asked, asked_subjects, self.aliases)
+                if e not in unreadable
+            }
+        )
         if not bare_slot(self.templates, "[X]"):  # "The [X] flows into": a river subject has its "the"
             unreadable = {e: why for e, why in unreadable.items() if e not in asked_subjects}
         # a work or a band by its class whose title's comma a template would close ("Murder, She Wrote, is")
@@ -771,7 +797,9 @@ def comma_titles(client: SparqlClient, labels: dict[str, str], name_classes: fro
 # relations whose every template or pattern states a place in the present ("[X] is located in [Y]", "[X] is in
 # [Y]"): an event took place, it "is" nowhere, so a past event is not asked of them (the fifteenth read: "The
 # 2005 Beach Volleyball World Championships are in Berlin.")
-PRESENT_PLACE_RELATIONS = frozenset({"P17", "P131", "P30", "P276"})
+# The twenty-sixth read: P115's "The home stadium of [X] is" with an event ("of the 2019 World Judo
+# Championships is Nippon Budokan"): an event was held at a venue, it has no home.
+PRESENT_PLACE_RELATIONS = frozenset({"P17", "P131", "P30", "P276", "P115"})
 # classes (P31) of one-off past events among those relations' subjects in the shared slice (read one by one;
 # recurring events, festivals and tournaments as series, which take place every year, are not among them)
 EVENT_CLASSES = frozenset(
@@ -962,7 +990,63 @@ def unreadable_names(
             if e not in unreadable and alias_gives_the(labels[e], (aliases or {}).get(e, ()), classes[e])
         }
     )
+    unreadable.update(
+        {
+            e: STATION_AS_PLACE
+            for e in bare
+            if e not in unreadable and classes[e] & STATION_CLASSES and not STATION_WORD.search(labels[e])
+        }
+    )
     return unreadable
+
+
+def common_taxa(
+    pid: str, labels: dict[str, str], subjects: set[str], aliases: dict[str, list[str]]
+) -> set[str]:
+    """The entities in a taxon slot of ``pid`` (``TAXON_SLOTS``) labelled by an English common name."""
+    slots = TAXON_SLOTS.get(pid, ())
+    return {
+        e
+        for e, label in labels.items()
+        if ("[X]" if e in subjects else "[Y]") in slots
+        and label[:4] != "The "
+        and common_taxon_name(label, aliases.get(e, ()))
+    }
+
+
+# the slots that hold a taxon by the property's definition (the slice types no taxon: its taxa have no P31): a
+# taxon labelled by its English common name takes "the" ("the Black Redstart", "the orangequit"), which a
+# scientific name never does (``text.common_taxon_name``; the twenty-sixth read: "The IUCN conservation
+# status of Black Redstart is", "Pig has the taxonomic rank of subspecies"); the slice has no P225 (taxon
+# name) to put in its place
+TAXON_SLOTS = {
+    "P105": ("[X]",),
+    "P141": ("[X]",),
+    "P183": ("[X]",),
+    "P171": ("[X]", "[Y]"),
+    "P427": ("[X]", "[Y]"),
+}
+COMMON_TAXON_NAME = (
+    "a taxon named by its English common name, which takes 'the' ('The IUCN conservation status of Black "
+    "Redstart': of the Black Redstart)"
+)
+# classes (P31) of a railway or metro station in the slice: labelled by the bare name of its place ("Ronchin",
+# "Porte Maillot", "Castlemaine") a station reads as the town or the square ("Ronchin is the property of
+# SNCF": the twenty-sixth read)
+STATION_CLASSES = frozenset(
+    {
+        "Q55488",  # train station
+        "Q928830",  # metro station
+        "Q1793804",  # S-Bahn station
+        "Q55678",  # railway halt
+        "Q4663385",  # former railway station
+        "Q22808404",  # station located on surface
+    }
+)
+STATION_WORD = re.compile(r"(?i)\b(?:station|stazione|estaci[oó]n|gare|halt|stop)\b|bahnhof\b")
+STATION_AS_PLACE = (
+    "a station labelled by the bare name of its place, read as the place ('Ronchin is the property of SNCF')"
+)
 
 
 def alias_gives_the(label: str, aliases, classes: set[str]) -> bool:

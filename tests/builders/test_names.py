@@ -5,12 +5,15 @@ import pytest
 from probesmith.builders.names import (
     FUNCTION_WORDS,
     bare_count_noun,
+    full_name,
     generic_tokens,
     label_problem,
     name_key,
     name_leak,
     name_tokens,
+    plain_name,
     spelled_out,
+    without_legal_form,
 )
 
 
@@ -296,3 +299,32 @@ def test_plain_name_spells_out_an_abbreviated_label():
     assert plain_name("Freiburg i. B.", ["Freiburg i. Br.", "Freiburg im Breisgau"]) == "Freiburg im Breisgau"
     assert plain_name("Janet.", []) == "Janet."
     assert plain_name("Martin Luther King Jr.", ["Martin Luther King"]) == "Martin Luther King Jr."
+
+
+@pytest.mark.parametrize(
+    "label, problem",
+    [
+        ("Biel/Bienne", "slash"),
+        ("Bajo Cinca/Baix Cinca", "slash"),
+        ("Southern Alps/Kā Tiritiri o te Moana", "slash"),
+        ("naaboudoufu@nana", "@"),
+        ("el patricio un señor loquillo que su ex mujer la señora", "sentence"),
+        ("AC/DC", None),
+        ("Either/Or", None),
+        ("Face/Off", None),
+        ("SNCB/NMBS", None),
+    ],
+)
+def test_twenty_sixth_read_junk_and_slash_joined_labels(label, problem):
+    found = label_problem(label)
+    assert (found is None) if problem is None else (problem in found)
+
+
+def test_full_name_and_legal_form_give_the_name_a_sentence_reads():
+    nixon = ["Dick Nixon", "President Nixon", "R. M. Nixon", "Richard Nixon", "Richard Milhous Nixon"]
+    assert full_name("Nixon", nixon) == "Richard Milhous Nixon"
+    assert full_name("Tempesta", ["Antonio Tempesta"]) == "Antonio Tempesta"
+    assert full_name("Avicii", ["DJ Avicii"]) is None and full_name("Zachary", ["Pope Zachary"]) is None
+    assert full_name("Richard Nixon", nixon) is None
+    assert plain_name("Cyan, Inc.", ["Cyan"]) == "Cyan" and plain_name("Kuju Ltd", []) == "Kuju Ltd"
+    assert without_legal_form("Alpha Denshi Co., Ltd.", ["Alpha Denshi"]) == "Alpha Denshi"

@@ -5,6 +5,7 @@ import pytest
 
 from probesmith.builders.text import (
     EnglishToolMissing,
+    common_taxon_name,
     content_stems,
     english_lexicon,
     fill_template,
@@ -130,7 +131,7 @@ from probesmith.builders.text import (
             "[X] was detained at [Y].",
             "Karel Ančerl",
             "Theresienstadt Ghetto",
-            "Karel Ančerl was detained at the Theresienstadt Ghetto.",
+            "Karel Ančerl was detained in the Theresienstadt Ghetto.",
         ),
         (
             "[X] is part of [Y].",
@@ -824,3 +825,68 @@ def test_seventeenth_read_no_possessive_after_a_comma_qualified_name():
     assert not possessive_after_qualifier(
         fill_template("[X]'s place of death was [Y].", "Juan Prim"), "Juan Prim"
     )
+
+
+@pytest.mark.parametrize(
+    "template, subject, obj, statement",
+    [
+        # the twenty-sixth read: a ghetto takes "in", a possessive is its label's determiner, heads read with "the"
+        (
+            "[X] was detained at [Y].",
+            "Edmund Speyer",
+            "Łódź Ghetto",
+            "Edmund Speyer was detained in the Łódź Ghetto.",
+        ),
+        (
+            "[X] is a part of the [Y] series.",
+            "Five Little Pigs",
+            "Agatha Christie's Poirot",
+            "Five Little Pigs is a part of Agatha Christie's Poirot series.",
+        ),
+        (
+            "[X] was loyal to [Y].",
+            "International Brigades",
+            "Spain",
+            "The International Brigades were loyal to Spain.",
+        ),
+        (
+            "[X] lies within [Y].",
+            "Taunton River Watershed",
+            "Massachusetts",
+            "The Taunton River Watershed lies",
+        ),
+        (
+            "[Y] is where [X] was found.",
+            "9380 Mâcon",
+            "Côte d'Azur Observatory",
+            "The Côte d'Azur Observatory is",
+        ),
+        (
+            "[X] is owned by [Y].",
+            "Kew Gardens station",
+            "Long Island Rail Road",
+            "owned by the Long Island Rail",
+        ),
+        ("[X] is in [Y].", "Lanín", "Araucanía Region", "Lanín is in the Araucanía Region."),
+    ],
+)
+def test_twenty_sixth_read_fills(template, subject, obj, statement):
+    assert statement in fill_template(template, subject, obj)
+
+
+@pytest.mark.parametrize(
+    "label, aliases, common",
+    [
+        ("Black Redstart", (), True),
+        ("orangequit", (), True),
+        ("Pig", (), True),
+        ("Fur seal", (), True),
+        ("Chocolate gourami", ("Sphaerichthys osphromenoides",), True),
+        ("Eurycea troglodytes", (), False),
+        ("Homo sapiens", (), False),
+        ("Magnolia kobus", ("Magnolia praecocissima",), False),
+        ("Nematobrycon palmeri", ("emperor tetra",), False),
+    ],
+)
+def test_common_taxon_name_tells_an_english_name_from_a_scientific_one(label, aliases, common):
+    assert common_taxon_name(label, aliases) is common
