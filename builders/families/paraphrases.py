@@ -259,13 +259,44 @@ FORMER_STATE_CLASSES = frozenset(
     "Q3924474 Q30129411 Q18669740 Q48349 Q2067184 Q26830017 Q26879769 Q4057683 Q681026 Q671370 Q18867465 "
     "Q20732405 Q946136".split()
 )
-# relations whose every pattern states a polity's fact in the present ("[X] is the capital of [Y]", "The
-# official language of [X] is [Y]") and the slot the polity fills
-PRESENT_POLITY_SLOT = {"P36": "[X]", "P1376": "[Y]", "P37": "[X]"}
+# classes of a unit or a firm of the past among the P36, P1376, P37, P30, P17, P131 and P159 subjects of the
+# shared slice and the slice's other Soviet units, read one by one (twenty-sixth read: "The Tiwanaku Empire
+# is situated in South America"): colonies, Soviet republics, oblasts, governorates, uyezds and raions,
+# ancient civilizations, eyalets, former populated places and parties, a historical motorcycle maker. A
+# crown colony is none of them: the source so classes Nova Scotia, South Australia and New Zealand, which
+# stand today
+FORMER_UNIT_CLASSES = frozenset(
+    "Q133156 Q788046 Q236036 Q499720 Q20867284 Q18285132 Q18285142 Q15733039 Q18867064 Q20719675 Q1075404 "
+    "Q28171280 Q44565 Q22674925 Q23702035 Q40482169 Q15081032".split()
+)
+# a colony or a state of the Confederation of the Rhine may be a state that stands today (Syria,
+# Liechtenstein): one classed a country or a sovereign state is not of the past (relations.COUNTRY_CLASSES
+# holds the historical country too)
+STANDING_STATE_CLASSES = frozenset({"Q6256", "Q3624078"})
+# a historical province (of France, of Slovenia: Anjou, Artois, Inner Carniola) has no capital today, though
+# its land lies where it did
+FORMER_CAPITAL_SEAT_CLASSES = frozenset({"Q209495", "Q2269077"})
+# the classes of FORMER_STATE_CLASSES that name a polity gone with its land (empires, bantustans, states of
+# the Holy Roman and German empires, units of the Russian and Austrian empires, a former entity): a former
+# municipality, county, region or province lies where it did ("Kalvola is located in Finland" is true), and
+# the place relations ask only these
+PAST_PLACE_STATE_CLASSES = frozenset(
+    "Q15893266 Q19698023 Q18669740 Q48349 Q2067184 Q26830017 Q26879769 Q4057683 Q681026 Q671370 Q18867465 "
+    "Q20732405 Q946136".split()
+)
+# relations whose every pattern states a polity's or a place's fact in the present ("[X] is the capital of
+# [Y]", "The official language of [X] is [Y]", "[X] is located in [Y]", "[X] is headquartered in [Y]") and the
+# slot the polity, place or firm fills; PLACE_FACT_RELATIONS of them state where it lies
+PRESENT_POLITY_SLOT = {
+    "P36": "[X]", "P1376": "[Y]", "P37": "[X]", "P30": "[X]", "P17": "[X]", "P131": "[X]", "P159": "[X]",
+}  # fmt: skip
+PLACE_FACT_RELATIONS = frozenset({"P30", "P17", "P131", "P159"})
 PAST_STATE = (
-    "polity or unit of the past (relations.PAST_POLITY_CLASSES or a former municipality, region, empire: "
-    "paraphrases.FORMER_STATE_CLASSES; not a city so classed too) stated in the present ('The official "
-    "language of Kingdom of Prussia is', 'Veliko Tarnovo is the capital of the Second Bulgarian Empire')"
+    "polity, unit or firm of the past (relations.PAST_POLITY_CLASSES, a former municipality, region, empire: "
+    "paraphrases.FORMER_STATE_CLASSES, its empires alone where a place's location is stated; not a city so "
+    "classed too; or a colony, a Soviet republic, a former firm: FORMER_UNIT_CLASSES, not a sovereign state "
+    "so classed too) stated in the present ('The official language of Kingdom of Prussia is', 'The Seljuk "
+    "Empire is located in')"
 )
 NOT_HUMAN = (
     "subject not classed human (P31 Q5) in the source, typed or not: a person's pattern misreads it "
@@ -286,15 +317,51 @@ UNCLASSED_SUBJECT = (
 def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> set[str]:
     """Subjects of ``PRESENT_POLITY_SLOT``'s relations whose polity is of the past by its classes (P31).
 
-    A class of relations.PAST_POLITY_CLASSES or ``FORMER_STATE_CLASSES`` and none of a place that stands
-    today (relations.PLACE_STILL_CLASSES: a city once a republic).
+    A class of relations.PAST_POLITY_CLASSES, ``FORMER_STATE_CLASSES`` or ``FORMER_CAPITAL_SEAT_CLASSES``
+    (where a place's location is stated, ``PLACE_FACT_RELATIONS``: of PAST_POLITY_CLASSES alone) and none of
+    a place that stands today (relations.PLACE_STILL_CLASSES: a city once a republic); or a class of
+    ``FORMER_UNIT_CLASSES`` (and, in ``PLACE_FACT_RELATIONS``, of ``PAST_PLACE_STATE_CLASSES``) and none of
+    such a place nor of a state that stands (``STANDING_STATE_CLASSES``: Syria, once a colony; Liechtenstein,
+    once a state in the Confederation of the Rhine).
     """
     slot = PRESENT_POLITY_SLOT.get(relation)
     if slot is None:
         return set()
     polity = {s: (s if slot == "[X]" else o) for s, o in pairs}
-    past = past_polities(client, list(polity.values()), PAST_POLITY_CLASSES | FORMER_STATE_CLASSES)
-    return {s for s, e in polity.items() if e in past}
+    entities = sorted(set(polity.values()))
+    past, guarded = PAST_POLITY_CLASSES, FORMER_UNIT_CLASSES
+    if relation in PLACE_FACT_RELATIONS:
+        guarded |= PAST_PLACE_STATE_CLASSES
+    else:
+        past |= FORMER_STATE_CLASSES | FORMER_CAPITAL_SEAT_CLASSES
+    standing = {e for e, _, kind in facts_of(client, entities, ["P31"]) if kind in STANDING_STATE_CLASSES}
+    gone = past_polities(client, entities, past) | (past_polities(client, entities, guarded) - standing)
+    return {s for s, e in polity.items() if e in gone}
+
+
+# relations whose object is a field of work ("[X] worked in the field of [Y]") and the classes of a gold that
+# names a person, an occupation, a firm or a product instead (the P101 golds of the shared slice, read one by
+# one; twenty-sixth read: "Boyko Borisov worked in the field of politician", "... of IBM", "... of video
+# game"): a gold whose every class is one of these is no field ("medicine", classed a profession and a field
+# of study, is one)
+FIELD_RELATIONS = frozenset({"P101"})
+NOT_A_FIELD_CLASSES = frozenset(
+    "Q5 Q28640 Q12737077 Q4164871 Q3399646 Q702269 Q482980 Q483501 Q66715801 Q63187345 Q15987302 Q57735705 "
+    "Q43845 Q1925963 Q12406482 Q15296811 Q1423891 Q2259532 Q4830453 Q6881511 Q43229 Q783794 Q891723 Q192350 "
+    "Q17537576 Q18593264 Q2249149 Q51938570".split()
+)
+NOT_A_FIELD = (
+    "object a person, an occupation, a firm or a product, no field of work (every class of it in "
+    "NOT_A_FIELD_CLASSES: 'worked in the field of politician', '... of IBM', '... of video game')"
+)
+
+
+def not_fields(client, objects: list[str]) -> set[str]:
+    """Objects whose every class (P31) is one of ``NOT_A_FIELD_CLASSES`` (none of no class)."""
+    classes: dict[str, set[str]] = defaultdict(set)
+    for o, _, kind in facts_of(client, sorted(set(objects)), ["P31"]):
+        classes[o].add(kind)
+    return {o for o, kinds in classes.items() if kinds <= NOT_A_FIELD_CLASSES}
 
 
 def symbols_only(label: str) -> bool:
@@ -366,7 +433,7 @@ class ParaphraseSpec(ProbeSpec):
     excluded_objects: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {
             "P413": ("Q40795", "Q1318941", "Q533097", "Q2380088", "Q3897311"),
-            "P140": ("Q7066", "Q288928"),
+            "P140": ("Q7066", "Q288928", "Q93191", "Q170208"),
         },
         help="Per relation, answers (entity ids) its patterns cannot state, where the source gives them no "
         "class to exclude them by: their instances are dropped, and with them the answer. P413 (position "
@@ -376,7 +443,10 @@ class ParaphraseSpec(ProbeSpec):
         "one by one (thirteenth independent read: 'Vanessa Quin plays as a downhill mountain biking'). P140 "
         "(religion or worldview): 'atheism' and 'agnosticism', the absence of a religion, which no P140 "
         "pattern can state ('Lemmy Kilmister was a follower of agnosticism', twenty-fourth read); the "
-        "source classes them a 'religion' and a 'world view' as it does religions.",
+        "source classes them a 'religion' and a 'world view' as it does religions. 'Baptist' and "
+        "'Friends' (Q93191, Q170208: the source's labels, an adjective and a bare plural) read as no name "
+        "('Al Gore was a follower of Baptist', twenty-sixth read), and the source classes them as it does "
+        "Lutheranism (a Protestant denomination), so no class tells them.",
     )
     subject_excluded_types: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {
@@ -1123,6 +1193,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         past_states = {
             relation: states_of_the_past(client, relation, pairs) for relation, pairs in per_relation.items()
         }
+        no_fields = not_fields(client, [o for r in FIELD_RELATIONS for _, o in per_relation.get(r, ())])
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
     unplaced: dict[str, list[str]] = {}  # per relation, the answers neither a country nor placed, if any
@@ -1156,6 +1227,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {PAST_POLITY_CAPITAL}"] += 1
             elif s in past_states[relation]:
                 dropped[f"{relation}: {PAST_STATE}"] += 1
+            elif relation in FIELD_RELATIONS and o in no_fields:
+                dropped[f"{relation}: {NOT_A_FIELD}"] += 1
             elif s in kinds_named_bare.get(relation, ()):
                 dropped[f"{relation}: {BARE_COUNT_NOUN_PART}"] += 1
             elif relation in possessive and s in comma_titled_people:

@@ -1729,7 +1729,7 @@ def test_twenty_fourth_read_subjects_and_answers_of_the_classes_patterns_misstat
     ]
     assert {fault: found for fault, found in faults.items() if found} == {}
     dropped = json.loads((result.out / "manifest.json").read_text())["dropped"]
-    assert {"P101", "P140"} <= possessive
+    assert "P101" in possessive  # P140 has no "[X]'s" pattern since the twenty-sixth read
     assert sum(n for r, n in dropped.items() if "person labelled with a comma" in r) > 0
     for relation, reason in [
         ("P407", "subject label with no letter or digit"),
@@ -1740,8 +1740,8 @@ def test_twenty_fourth_read_subjects_and_answers_of_the_classes_patterns_misstat
         ("P407", "subject of no class"),
         ("P407", "subject of an excluded class"),
         ("P276", "subject of an excluded class"),
-        ("P37", "polity or unit of the past"),
-        ("P36", "polity or unit of the past"),
+        ("P37", "polity, unit or firm of the past"),
+        ("P36", "polity, unit or firm of the past"),
     ]:
         assert sum(n for r, n in dropped.items() if r.startswith(f"{relation}: {reason}")) > 0, (
             relation,
@@ -1766,3 +1766,126 @@ def test_twenty_fifth_read_surname_then_dotted_initials_is_no_alias(alias, label
     from probesmith.builders.families.paraphrases import alias_problem
 
     assert (alias_problem(alias, label) is None) is kept
+
+
+# the twenty-sixth read's pattern wordings, over every pattern and grid statement of a build: one follows a
+# faith, not a church (502 of 1,126 P140 golds a church); an album or a film is not "written in"; a label
+# contract of the dead in the present; "made a living", "used to work", "originally from" say more or other
+# than the relation; the seat of government is not always the capital; "the [Y] language" doubles or misnames
+# golds that are no bare language name ("the Pomoan languages language")
+TWENTY_SIXTH_READ_WORDINGS = {
+    "P140": r"follower of|religion of |'s religion\b",
+    "P407": r"written in",
+    "P264": r"'s? (?:label|record label|record company|music label) is ",
+    "P106": r"made a living",
+    "P937": r"used to work",
+    "P19": r"originally from",
+    "P36": r"seat of government",
+    "P1376": r"seat of government",
+    "P37": r"the \[Y\] language|language language",
+}
+# class labels of a gold that names no field of work (a person, an occupation, a firm, a product): a P101 gold
+# with every class among them is no answer to "[X] worked in the field of"
+NO_FIELD_CLASS = re.compile(
+    r"^(?:human|profession|occupation|position|business|enterprise|organization|company|public company|author|"
+    r"artist|professional|musical profession|religious occupation|legal professional|person linked to the law|"
+    r"businessperson|graphic artist|humourist|draughtswoman|minister|cleric|ministry|creative work|"
+    r"item of collection or exhibition|electronic game|entertainment software)$"
+)
+# class labels of a unit or a firm of the past beyond PAST_POLITY_CLASS (a colony, a Soviet unit, an ancient
+# civilization, an eyalet, a former populated place, party or motorcycle maker), and of a state that stands
+GONE_UNIT_CLASS = re.compile(
+    r"(?i)^colony$|soviet|ancient civilization|eyalet|former populated place|former .*party$|"
+    r"historical motorcycle manufacturer"
+)
+STATES_STANDING = {"Q6256", "Q3624078"}
+PAST_COUNTRY_CLASS = re.compile(r"(?i)historical country|dynasty|historical Chinese state|viceroyalty")
+
+
+def test_twenty_sixth_read_wordings_fields_religions_and_the_past_over_every_row(
+    tmp_path_factory, wikidata_store
+):
+    """Over every pattern, grid statement and instance of a real build of the relations the twenty-sixth read
+    faulted, judged from the slice's TSV (classes and their labels): no pattern nor statement with a faulted
+    wording (``TWENTY_SIXTH_READ_WORDINGS``); no P101 gold that names a person, an occupation, a firm or a
+    product ('worked in the field of politician', '... of IBM', '... of video game'); no P140 gold 'Baptist'
+    or 'Friends' ('Al Gore was a follower of Baptist'); no subject of a present-tense place relation (P30,
+    P17, P131, P159) a polity or unit gone with its land ('The Seljuk Empire is located in Asia'), nor of
+    P36/P37 (P1376: object) a colony or a Soviet unit ('Kazakh SSR's capital is Almaty'), a state that stands
+    aside; the build dropped some of each."""
+    from probesmith.builders.build import build
+
+    relations = ["P101", "P140", "P30", "P17", "P131", "P159", "P36", "P1376", "P37", "P106", "P937", "P19"]
+    relations += ["P264", "P407"]
+    spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read26.yaml"
+    spec_path.write_text(
+        f"include: paraphrases\nname: paraphrases-read26\nrelations: [{', '.join(relations)}]\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases-read26")
+    classes, labels = slice_classes(), slice_labels()
+    patterns, grid, instances = table(result, "patterns"), table(result, "grid"), table(result, "instances")
+    assert set(patterns["relation_id"]) == set(relations)
+    assert instances.height > 15000 and grid.height > 150000
+
+    def class_labels(entity):
+        return [labels.get(c, "") for c in classes.get(entity, ())]
+
+    def gone(entity, capital):
+        kinds, kind_labels = classes.get(entity, set()), class_labels(entity)
+        if kinds & PLACES_STANDING:
+            return False
+        # where a place's location is stated, a former municipality or region lies where it did, and only a
+        # historical country or a dynasty is of the past though the source classes it a sovereign state too
+        unguarded = PAST_POLITY_CLASS if capital else PAST_COUNTRY_CLASS
+        guarded = [c for c in kind_labels if GONE_UNIT_CLASS.search(c) or PAST_POLITY_CLASS.search(c)]
+        guarded = [
+            c for c in guarded if capital or not c.lower().startswith("former ") or "former entity" in c
+        ]
+        return any(unguarded.search(c) for c in kind_labels) or bool(guarded and not kinds & STATES_STANDING)
+
+    faults = {
+        "pattern wording": [
+            (r, t)
+            for r, t in patterns.select("relation_id", "template").rows()
+            if re.search(TWENTY_SIXTH_READ_WORDINGS.get(r, r"^$"), t)
+        ],
+        "statement wording": [
+            s
+            for r, s in grid.select("relation_id", "statement").rows()
+            if re.search(TWENTY_SIXTH_READ_WORDINGS.get(r, r"^$").replace(r"\[Y\] ", ""), s)
+            and r not in {"P37"}
+        ],
+        "P101 no field": [
+            o
+            for r, o in instances.select("relation_id", "obj_id").rows()
+            if r == "P101" and classes.get(o) and all(NO_FIELD_CLASS.match(c) for c in class_labels(o))
+        ],
+        "P140 adjective or bare plural": [
+            o
+            for r, o in instances.select("relation_id", "obj_label").rows()
+            if r == "P140" and o in {"Baptist", "Friends"}
+        ],
+        "past in the present": [
+            (r, s_label, o_label)
+            for r, s, s_label, o, o_label in instances.select(
+                "relation_id", "sub_id", "sub_label", "obj_id", "obj_label"
+            ).rows()
+            if (r in {"P30", "P17", "P131", "P159"} and gone(s, capital=False))
+            or (r in {"P36", "P37"} and gone(s, capital=True))
+            or (r == "P1376" and gone(o, capital=True))
+        ],
+    }
+    assert {fault: found for fault, found in faults.items() if found} == {}
+    dropped = json.loads((result.out / "manifest.json").read_text())["dropped"]
+    for relation, reason in [
+        ("P101", "object a person, an occupation, a firm or a product"),
+        ("P140", "object no pattern can state"),
+        ("P30", "polity, unit or firm of the past"),
+        ("P159", "polity, unit or firm of the past"),
+        ("P36", "polity, unit or firm of the past"),
+    ]:
+        assert sum(n for r, n in dropped.items() if r.startswith(f"{relation}: {reason}")) > 0, (
+            relation,
+            reason,
+        )
