@@ -72,6 +72,7 @@ from probesmith.builders.families.wordnetqa_answers import (
     SecondAnswers,
     WordNetItemChecks,
     choice_labels,
+    decided_item_key,
     shown_words,
     strip_domain_label,
 )
@@ -570,7 +571,8 @@ class _Builder:
 
         The build's garbage collector is paused (``probesmith.builders.batch``), so the builder,
         which its cached methods keep alive in a reference cycle, would hold them through the
-        validity report. :attr:`second_answers` and :attr:`stems` keep theirs: the item checks read them.
+        validity report. :attr:`stems` keeps its caches: the item checks read them (:attr:`second_answers`
+        is emptied once the items' decided keys are taken, :func:`_generate_wordnet`).
         """
         for cached in (self._tokens, self._token_forms, self._text_forms, self._sister_family):
             cached.cache_clear()
@@ -1679,6 +1681,20 @@ def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
         if probe in items:
             items[probe] = rebalance(probe, items[probe], builder.dropped)
     builder.release_caches()  # the item checks keep only its SecondAnswers and stems
+    # every draft's one-right-answer reasons were decided as its distractors were drawn: none
+    decided = frozenset(
+        decided_item_key(
+            item.probe,
+            item.concept,
+            (item.gold.text, item.gold.concept),
+            ((choice.text, choice.concept) for choice in item.distractors),
+        )
+        for probe_items in items.values()
+        for item in probe_items
+    )
+    # so the checks ask it again only of rows the builder did not draw: its caches go too
+    builder.second_answers.release_caches()
+    return_freed_memory()
     card = CardInfo(
         pretty_name="WordNetQA probes (probesmith)",
         description=spec.description or __doc__.split("\n\n")[1],
@@ -1697,5 +1713,7 @@ def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
         distractor_mixes={probe: spec.distractors.mix_for(probe) for probe in spec.probes},
         mix_tolerance=spec.distractors.mix_tolerance,
         rebalance=rebalance,  # again on what the build keeps: the rule holds on the tables written
-        item_checks=WordNetItemChecks(graph, stems=builder.stems, answers=builder.second_answers),
+        item_checks=WordNetItemChecks(
+            graph, stems=builder.stems, answers=builder.second_answers, decided=decided
+        ),
     )

@@ -59,9 +59,10 @@ round-6 ``close_sister`` test, which refused only some of that family, is gone).
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from probesmith.builders.batch import cyclic_gc_paused, return_freed_memory
@@ -142,6 +143,26 @@ class SecondAnswers:
         self._gloss_stems = lru_cache(maxsize=1 << 17)(self._gloss_stems_uncached)
         self._genus_stems = lru_cache(maxsize=1 << 17)(self._genus_stems_uncached)
         self._chain_stems = lru_cache(maxsize=1 << 12)(self._chain_stems_uncached)
+
+    def release_caches(self) -> None:
+        """Empty the per-synset caches (they refill on demand: the answers stay the same).
+
+        For when the items' reasons are decided (:class:`WordNetItemChecks`' ``decided``): the
+        checks then ask this only of rows the builder did not draw.
+        """
+        for cached in (
+            self._ancestors,
+            self._descendants,
+            self._senses,
+            self._gloss_words,
+            self._widened_stems,
+            self._gloss_named,
+            self._named_or_above,
+            self._gloss_stems,
+            self._genus_stems,
+            self._chain_stems,
+        ):
+            cached.cache_clear()
 
     def _gloss_stems_uncached(self, node: int) -> frozenset[str]:
         """A gloss's content stems less the generic stems of its part of speech (computed on first use)."""
@@ -633,6 +654,18 @@ def question_residue(question: str) -> str | None:
     return "'a stray double quote'" if question.count('"') % 2 else None
 
 
+def decided_item_key(
+    probe: str, concept: str, gold: tuple[str, str], distractors: Iterable[tuple[str, str]]
+) -> bytes:
+    """A digest of what :meth:`SecondAnswers.item_reasons` reads of an item, its choices' order aside.
+
+    ``gold`` and each distractor: (text, synset name). Two items with the same key ask the same
+    concept with the same gold and the same choices (up to a 128-bit collision).
+    """
+    fields = (probe, concept, gold, tuple(sorted(distractors)))
+    return hashlib.blake2b(repr(fields).encode(), digest_size=16).digest()
+
+
 class WordNetItemChecks:
     """The WordNetQA rules :data:`ITEM_RULES`, checked on items as written (table rows)."""
 
@@ -645,17 +678,24 @@ class WordNetItemChecks:
         reader=None,
         stems: StemAnalyser | None = None,
         answers: SecondAnswers | None = None,
+        decided: frozenset[bytes] = frozenset(),
     ):
         """The rules over ``graph``; ``answers``: the builder's own :class:`SecondAnswers`.
 
         Given the same graph and stems, its caches, filled during the build, answer again without
-        recomputing (the same answers).
+        recomputing (the same answers). ``decided``: the :func:`decided_item_key` of every item the
+        builder made, whose one-right-answer reasons it decided already with ``answers`` (it drew
+        no distractor with a reason, nor one sharing a label with another choice): a row with one
+        of those keys has none, and its reasons are not asked again.
         """
         self.graph = graph
         self.stems = stems or StemAnalyser(reader)
         if answers is not None and (answers.g is not graph or answers.stems is not self.stems):
             raise ValueError("WordNetItemChecks: `answers` must read the same graph and stems")
         self.answers = answers or SecondAnswers(graph, self.stems)
+        if decided and answers is None:
+            raise ValueError("WordNetItemChecks: `decided` holds the decisions of the builder's `answers`")
+        self.decided = decided
 
     def check(self, rows: Sequence[dict]) -> list[list[tuple[str, str]]]:
         """Per row of one config: the (rule, detail) pairs it violates.
@@ -669,6 +709,14 @@ class WordNetItemChecks:
         return_freed_memory()  # the drafts, freed once the tables were made, back to the system
         with cyclic_gc_paused():
             return self._check(rows)
+
+    def _decided_already(self, row: dict) -> bool:
+        if not self.decided:
+            return False
+        answer, texts, names = row["answer_index"], row["choices"], row["choice_concepts"]
+        distractors = ((t, n) for i, (t, n) in enumerate(zip(texts, names, strict=True)) if i != answer)
+        key = decided_item_key(row["probe"], row["concept"], (texts[answer], names[answer]), distractors)
+        return key in self.decided
 
     def _check(self, rows: Sequence[dict]) -> list[list[tuple[str, str]]]:
         by_framing: dict[str, list[str]] = {}
@@ -684,7 +732,9 @@ class WordNetItemChecks:
             found = []
             nodes = [index.get(name) for name in row["choice_concepts"]]
             concept = index.get(row["concept"])
-            if concept is not None and None not in nodes:
+            if concept is not None and None not in nodes and self._decided_already(row):
+                pass  # the builder drew these choices for this concept and gold: no reason found
+            elif concept is not None and None not in nodes:
                 labels = [choice_labels(row["probe"], text) for text in row["choices"]]
                 reasons = self.answers.item_reasons(
                     row["probe"], concept, row["answer_index"], nodes, labels, row["choices"]

@@ -1,10 +1,11 @@
-"""WordNetQA's per-concept decisions and skipped shuffles give what computing them again gave (issue 26).
+"""WordNetQA's reused decisions and skipped shuffles give what computing them again gave (issue 26).
 
 :class:`_Decided` answers a candidate's second-answer reason and labels once per concept;
 :func:`advance_as_shuffle` replaces a shuffle whose result was never read. Both are compared with
 the code they stand for over real data: every choice of every item of the small build, asked
 against every gold its concept's items have, and the generator's state after shuffles of every
-length the small spec's pools have.
+length the small spec's pools have; the item checks reusing the builder's decisions, with the
+checks deciding every row again over every row of the small build.
 """
 
 import random
@@ -14,8 +15,13 @@ import polars as pl
 import pytest
 
 from probesmith.builders import random_draws
-from probesmith.builders.families.wordnetqa import _Builder, _Decided, advance_as_shuffle
-from probesmith.builders.families.wordnetqa_answers import SecondAnswers, choice_labels, shown_words
+from probesmith.builders.families.wordnetqa import _Builder, _Decided, advance_as_shuffle, generate_wordnet
+from probesmith.builders.families.wordnetqa_answers import (
+    SecondAnswers,
+    WordNetItemChecks,
+    choice_labels,
+    shown_words,
+)
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources.wordnet import WordNetSource
@@ -70,3 +76,28 @@ def test_advance_as_shuffle_of_fewer_than_two_items_draws_nothing_or_as_shuffle(
     shuffled.shuffle(list(range(length)))
     advance_as_shuffle(advanced, length)
     assert advanced.getstate() == shuffled.getstate()
+
+
+def test_item_checks_reuse_the_builders_decisions_and_find_what_they_found(small_wordnet_build):
+    """Every row of the small build: the checks with the builder's decided keys equal the checks without."""
+    output = generate_wordnet(load_spec(FIXTURES / "wordnet_small.yaml"))
+    reusing = output.item_checks
+    assert reusing.decided
+    recomputing = WordNetItemChecks(reusing.graph, stems=reusing.stems, answers=reusing.answers)
+    rows_checked, reused = 0, 0
+    for config in sorted(p.name for p in small_wordnet_build.out.iterdir() if p.is_dir()):
+        rows = []
+        for path in sorted((small_wordnet_build.out / config).glob("*.parquet")):
+            rows += pl.read_parquet(path, columns=list(WordNetItemChecks.columns)).to_dicts()
+        assert reusing.check(rows) == recomputing.check(rows)
+        rows_checked += len(rows)
+        reused += sum(reusing._decided_already(row) for row in rows)
+    assert rows_checked > 3_000 and reused == rows_checked  # every row written is one the builder drew
+    # a row whose choices the builder never drew together is asked again, and its reasons found
+    row = dict(rows[0])
+    row["choices"], row["choice_concepts"] = list(row["choices"]), list(row["choice_concepts"])
+    gold = row["answer_index"]
+    other = next(i for i in range(len(row["choices"])) if i != gold)
+    row["choices"][other], row["choice_concepts"][other] = row["choices"][gold], row["choice_concepts"][gold]
+    assert not reusing._decided_already(row)
+    assert reusing.check([row]) == recomputing.check([row]) != [[]]
