@@ -284,6 +284,20 @@ PAST_PLACE_STATE_CLASSES = frozenset(
     "Q15893266 Q19698023 Q18669740 Q48349 Q2067184 Q26830017 Q26879769 Q4057683 Q681026 Q671370 Q18867465 "
     "Q20732405 Q946136".split()
 )
+# polities of the past that the slice gives no class, or only a class of today's units (Polesie Voivodeship,
+# interwar Poland's, classed as today's voivodeships), so no class tells them: the P36 subjects and P1376
+# objects of the default build with no P31, read one by one (twenty-sixth read: "Middle Francia's capital city
+# is Aachen", "Gau East Prussia has its seat of government in Kaliningrad", "Forlì, which is the capital city
+# of Rubicon"): Napoleonic departments (Bouches-du-Weser, Apennins, Ems-Supérieur, Adige, Bouches-de-l'Escaut,
+# Ruhr, Rubicon, Forêts, Meurthe, Serio), Nazi Gaue (East Prussia, Flandern), Bavarian districts of 1808-1837
+# (Altmühlkreis, Regenkreis), regions abolished in Côte d'Ivoire and Morocco (Lagunes, Chaouia-Ouardigha),
+# Ruanda-Urundi, the Dutch Guianas, Middle Francia, Byzacena, SAO Bosanska Krajina, the Lower Volga Oblast,
+# Dauphiné, the Medes, the Injuids, Anhalt, the Bashkir ASSR, Hariphunchai, the misls
+PAST_POLITY_IDS = frozenset(
+    "Q2705666 Q492437 Q598193 Q541589 Q2824441 Q894971 Q1270636 Q3446498 Q378004 Q1270623 Q3479816 Q5527575 "
+    "Q2071367 Q442925 Q2137422 Q639491 Q390331 Q590743 Q1988079 Q468902 Q1018744 Q6592892 Q3615645 Q151999 "
+    "Q8735 Q1067513 Q155578 Q809806 Q255931 Q2578028".split()
+)
 # relations whose every pattern states a polity's or a place's fact in the present ("[X] is the capital of
 # [Y]", "The official language of [X] is [Y]", "[X] is located in [Y]", "[X] is headquartered in [Y]") and the
 # slot the polity, place or firm fills; PLACE_FACT_RELATIONS of them state where it lies
@@ -322,7 +336,7 @@ def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> s
     a place that stands today (relations.PLACE_STILL_CLASSES: a city once a republic); or a class of
     ``FORMER_UNIT_CLASSES`` (and, in ``PLACE_FACT_RELATIONS``, of ``PAST_PLACE_STATE_CLASSES``) and none of
     such a place nor of a state that stands (``STANDING_STATE_CLASSES``: Syria, once a colony; Liechtenstein,
-    once a state in the Confederation of the Rhine).
+    once a state in the Confederation of the Rhine); or one of ``PAST_POLITY_IDS`` (no class tells them).
     """
     slot = PRESENT_POLITY_SLOT.get(relation)
     if slot is None:
@@ -336,7 +350,7 @@ def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> s
         past |= FORMER_STATE_CLASSES | FORMER_CAPITAL_SEAT_CLASSES
     standing = {e for e, _, kind in facts_of(client, entities, ["P31"]) if kind in STANDING_STATE_CLASSES}
     gone = past_polities(client, entities, past) | (past_polities(client, entities, guarded) - standing)
-    return {s for s, e in polity.items() if e in gone}
+    return {s for s, e in polity.items() if e in gone or e in PAST_POLITY_IDS}
 
 
 # relations whose object is a field of work ("[X] worked in the field of [Y]") and the classes of a gold that
