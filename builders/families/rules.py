@@ -57,7 +57,7 @@ from probesmith.builders.data import data_path
 from probesmith.builders.families.paraphrases import FORMER_STATE_CLASSES as FORMER_UNIT_CLASSES
 from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
 from probesmith.builders.families.relations import PAST_POLITY_CLASSES, PLACE_STILL_CLASSES
-from probesmith.builders.names import generic_tokens, label_problem, name_leak, spelled_out
+from probesmith.builders.names import full_name, generic_tokens, label_problem, name_leak, spelled_out
 from probesmith.builders.registry import Converter, TableOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -498,17 +498,6 @@ CLOZE_KIND_BEFORE_BLANK = re.compile(
 _RELIGION_BEFORE_BLANK = re.compile(r"\bthe religion of (?:(?:the|an?) )?___")
 
 
-# cloze forms that state another relation than their own, reworded for the knowledge sets (the catalog's
-# template stays the relations family's), each with its reason
-CLOZE_REWORDS = {
-    ("P36", "[X] has its governmental seat in ___."): (
-        "[X]'s capital is ___.",
-        "a seat of government is another relation than the capital (the twenty-sixth read: a counterfactual "
-        "capital edit was asked through 'New South Wales has its governmental seat in ___')",
-    ),
-}
-
-
 def question_forms(
     pid: str,
     templates: tuple[str, ...],
@@ -519,8 +508,7 @@ def question_forms(
     """Question forms of a relation: its questions (MQuAKE's, then ours), then cloze forms.
 
     A cloze that names its answer's kind (language, country, city, continent) before the blank ("in the
-    language of ___", "on the continent of ___") loses the kind ("in ___": ``CLOZE_KIND_BEFORE_BLANK``);
-    a cloze of ``CLOZE_REWORDS`` is reworded.
+    language of ___", "on the continent of ___") loses the kind ("in ___": ``CLOZE_KIND_BEFORE_BLANK``).
     """
     cloze_forms = []
     if pid in clozes:
@@ -530,7 +518,6 @@ def question_forms(
         if stripped.endswith("[Y]") and "[X]" in stripped:
             cloze_forms.append(stripped[: -len("[Y]")].rstrip() + " ___.")
     cloze_forms = [CLOZE_KIND_BEFORE_BLANK.sub("in ___", cloze) for cloze in cloze_forms]
-    cloze_forms = [CLOZE_REWORDS.get((pid, cloze), (cloze,))[0] for cloze in cloze_forms]
     asked = [q[pid] for q in (questions, own_questions or {}) if pid in q]
     return QuestionForms(tuple(dict.fromkeys(asked)), tuple(dict.fromkeys(cloze_forms)))
 
@@ -1764,6 +1751,22 @@ def _entity_aliases(client, facts: pl.DataFrame, labels: dict[str, str]) -> dict
     return dict(found)
 
 
+def _full_names(client, labels: dict[str, str], fit: FactTypes) -> dict[str, str]:
+    """People (P31 human) labelled by a surname alone, by the full name an alias gives (``names.full_name``).
+
+    "Tempesta" is asked as "Antonio Tempesta" (the twenty-sixth read: "Tempesta spoke ___"), as the
+    relations family asks them; a one-word label with no such alias stays ("Morpurgo" has no alias).
+    """
+    people = sorted(
+        e for e, label in labels.items() if len(label.split()) == 1 and PERSON in fit.types.get(e, ())
+    )
+    aliases: dict[str, list[str]] = defaultdict(list)
+    for row in batched_select(client, aliases_query, people):
+        aliases[entity_id(row["e"])].append(row["alias"])
+    named = {e: full_name(labels[e], aliases.get(e, ())) for e in people}
+    return {e: name for e, name in named.items() if name}
+
+
 def _answer_aliases(client, items: list[dict], labels: dict[str, str]) -> list[dict]:
     """The alias bank of every answer entity, for alias-aware matching of model answers."""
     entities = sorted({item["object"] for item in items})
@@ -1894,6 +1897,7 @@ def generate_rules(spec: RulesSpec) -> TableOutput:
         entity_aliases = _entity_aliases(client, facts, labels)
         for entity, label in labels.items():  # "RCA" is asked as the Royal College of Art (names.spelled_out)
             labels[entity] = spelled_out(label, entity_aliases.get(entity, ()))
+        labels.update(_full_names(client, labels, fit))
         dead = the_dead(client) | defunct_entities(fit)
         groundings, items, dropped = knowledge_sets(
             rules, facts, labels, forms, spec, fit, entity_aliases, dead

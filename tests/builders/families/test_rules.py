@@ -1108,3 +1108,23 @@ def test_twenty_sixth_read_a_capital_is_asked_as_a_capital(default_rules_build):
     forms = [f for q, rs in items.select("question", "rephrasings").rows() for f in (q, *rs)]
     assert not any("seat" in f for f in forms)
     assert all("capital" in f for f in forms)
+
+
+def test_twenty_sixth_read_a_person_labelled_by_a_surname_is_asked_by_the_full_name(default_rules_build):
+    """Over every item of a real default build, judged from the slice's TSV: a person (P31 human) whose label
+    is a surname alone that an alias writes in full (names.full_name) is asked by that full name (4 items of
+    the seed-0 default build asked 'What language was Tempesta known to have spoken?'); 'Morpurgo', with no
+    alias, stays."""
+    from probesmith.builders.names import full_name
+
+    classes, names = slice_classes(), slice_names()
+    items = _items(default_rules_build)
+    asked = 0
+    for row in items.iter_rows(named=True):
+        label, *aliases = names[row["subject"]]
+        named = full_name(label, aliases) if "Q5" in classes.get(row["subject"], set()) else None
+        if named:
+            asked += 1
+            texts = [row["question"], *row["rephrasings"], row["statement"]]
+            assert all(named in text for text in texts), (named, texts)
+    assert asked >= 4  # Tempesta
