@@ -285,7 +285,8 @@ PAST_PLACE_STATE_CLASSES = frozenset(
     "Q20732405 Q946136".split()
 )
 # polities of the past that the slice gives no class, or only a class of today's units (Polesie Voivodeship,
-# interwar Poland's, classed as today's voivodeships), so no class tells them: the P36 subjects and P1376
+# interwar Poland's, classed as today's voivodeships; the Neutral Municipality of 1834-1889 and the colony of
+# West Jersey, classed only as some administrative unit), so no class tells them: the P36 subjects and P1376
 # objects of the default build with no P31, read one by one (twenty-sixth read: "Middle Francia's capital city
 # is Aachen", "Gau East Prussia has its seat of government in Kaliningrad", "Forlì, which is the capital city
 # of Rubicon"): Napoleonic departments (Bouches-du-Weser, Apennins, Ems-Supérieur, Adige, Bouches-de-l'Escaut,
@@ -296,7 +297,7 @@ PAST_PLACE_STATE_CLASSES = frozenset(
 PAST_POLITY_IDS = frozenset(
     "Q2705666 Q492437 Q598193 Q541589 Q2824441 Q894971 Q1270636 Q3446498 Q378004 Q1270623 Q3479816 Q5527575 "
     "Q2071367 Q442925 Q2137422 Q639491 Q390331 Q590743 Q1988079 Q468902 Q1018744 Q6592892 Q3615645 Q151999 "
-    "Q8735 Q1067513 Q155578 Q809806 Q255931 Q2578028".split()
+    "Q8735 Q1067513 Q155578 Q809806 Q255931 Q2578028 Q658161 Q6273074".split()
 )
 # relations whose every pattern states a polity's or a place's fact in the present ("[X] is the capital of
 # [Y]", "The official language of [X] is [Y]", "[X] is located in [Y]", "[X] is headquartered in [Y]") and the

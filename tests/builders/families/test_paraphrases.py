@@ -1804,7 +1804,7 @@ STATES_STANDING = {"Q6256", "Q3624078"}
 UNCLASSED_PAST_POLITIES = {
     "Middle Francia", "Gau East Prussia", "Polesie Voivodeship", "Rubicon", "Bouches-du-Weser", "Ruanda-Urundi",
     "Reichsgau Flandern", "Byzacena", "Dauphiné", "Anhalt", "Bashkir Autonomous Soviet Socialist Republic",
-    "Regenkreis", "Meurthe", "Medes",
+    "Regenkreis", "Meurthe", "Medes", "Neutral Municipality", "West Jersey",
 }  # fmt: skip
 PAST_COUNTRY_CLASS = re.compile(r"(?i)historical country|dynasty|historical Chinese state|viceroyalty")
 
