@@ -471,7 +471,9 @@ def common_taxon_name(label: str, aliases: Iterable[str] = ()) -> bool:
     "Phoenicurus ochruros"); a common name has a lower-case first letter ("orangequit", "common sole"), a
     capital or a possessive after its first word ("Black Redstart", "Cabot's Tragopan", "San Jose brush
     rabbit"), is one English word (Link Grammar's dictionary: "Pig") or ends in an English singular count noun
-    ("Romaine lettuce", "Fur seal"; a Latin epithet is none: "Homo sapiens", "Eurycea troglodytes"), or has an
+    ("Romaine lettuce", "Fur seal"; a Latin epithet is none: "Homo sapiens", "Eurycea troglodytes"), opens
+    with an English word or a people's adjective before no Latin epithet ("Monkey goby", "European seabass"),
+    is one compound of an English plant's or animal's word ("Smearwort", "Timothy-grass"), or has an
     alias that is a scientific name sharing no word with it ("Chocolate gourami": "Sphaerichthys
     osphromenoides"; a synonym shares one: "Kinixys erosa", "Testudo erosa"). The twenty-sixth read: "The IUCN
     conservation status of Black Redstart is", "Euneornis is typified by orangequit". A genus named by an
@@ -489,8 +491,13 @@ def common_taxon_name(label: str, aliases: Iterable[str] = ()) -> bool:
         return True
     if len(words) > 1 and words[-1].lower() in lexicon.singular_nouns:
         return True
-    if len(words) > 1 and words[0].lower() in lexicon.countable and not _LATIN_ENDING.search(words[-1]):
-        return True  # an English noun then no Latin epithet: "Monkey goby" ("Homo sapiens" keeps its Latin)
+    if len(words) > 1 and words[0].lower() in lexicon.known and not _LATIN_ENDING.search(words[-1]):
+        return True  # an English word, no Latin epithet: "Monkey goby", "Reticulate whipray" ("Homo sapiens")
+    if len(words) > 1 and _DEMONYM.fullmatch(words[0]) and not _LATIN_ENDING.search(words[-1]):
+        return True  # "European seabass", "Japanese macaque"
+    hyphen_tail = label.split("-")[-1] if "-" in label else ""
+    if len(words) == 1 and (_ENGLISH_PLANT_OR_ANIMAL.search(label) or hyphen_tail in lexicon.known):
+        return True  # "Smearwort", "Timothy-grass"
     own = {w.lower() for w in words}
     return any(
         _SCIENTIFIC_NAME.fullmatch(alias) and not own & {w.lower() for w in alias.split()}
@@ -498,6 +505,10 @@ def common_taxon_name(label: str, aliases: Iterable[str] = ()) -> bool:
     )
 
 
+# a people's adjective opening a common name ("European seabass", "Japanese macaque", "Spanish moon moth")
+_DEMONYM = re.compile(r"[A-Z][a-z]+(?:ean|ian|ese|ish)")
+# the last part of an English compound name of a plant or an animal ("Smearwort", "Ragweed", "Swordfish")
+_ENGLISH_PLANT_OR_ANIMAL = re.compile(r"[a-z](?:wort|weed|grass|fish|bird|fly|worm|berry|flower)$")
 # the endings of a Latin epithet ("sapiens", "lupus", "troglodytes", "palmeri", "bambusoides", "erosa")
 _LATIN_ENDING = re.compile(r"(?:us|um|a|ae|is|es|i|ens|ix|on|os|x)$")
 # a binomial or a trinomial: a capitalised genus, then one or two lower-case Latin epithets
@@ -884,6 +895,8 @@ def takes_definite_article(name: str) -> bool:
         head_word, rest = name.split(" of ", 1)
         # "the art of painting", "the death of John Lennon", "the canton of Fribourg"; "member of parliament"
         return head_word in _DEFINITE_LOWER_OF or (rest[:1].isupper() and not rest.startswith("The "))
+    if _BODY_IN_PLACE.fullmatch(name):
+        return True  # "the National Museum in Warsaw", "the Jewish Museum in Prague" (the twenty-sixth read)
     connector = re.search(r" (of|for) ", name)
     head = name[: connector.start()] if connector else name
     head_last = head.split()[-1] if head.split() else ""
@@ -919,6 +932,10 @@ def takes_definite_article(name: str) -> bool:
     return words[-1] in _DEFINITE_LAST or tuple(words[-2:]) in _DEFINITE_LAST_PAIRS
 
 
+# a museum, a library or an institute named by its place after "in" ("National Museum in Warsaw")
+_BODY_IN_PLACE = re.compile(
+    r"(?:[A-Z][\w'’-]* )+(?:Museum|Library|Gallery|Institute|Academy) in [A-Z][\w'’ -]*"
+)
 # an event's edition named by its year or its ordinal: "1910 Australasian Championships", "32nd Chess
 # Olympiad", "2006 Swedish general election" (English reads them with "the"); an ordinal's century, street or
 # avenue is a name of its own ("21st Century Fox", "42nd Street")

@@ -120,6 +120,7 @@ from probesmith.builders.sources.wikidata_queries import (
 from probesmith.builders.sources.wikidata_snapshot import changes_over_time
 from probesmith.builders.text import (
     TITLE_MARK_ENDS_STATEMENT,
+    closes_with_comma,
     common_taxon_name,
     english_lexicon,
     event_name,
@@ -556,6 +557,10 @@ class RelationPool:
                 ] += 1
             elif self.cardinality in ("N-1", "1-1") and len(objs) > 1:
                 self.dropped[f"{pid}: subject with several objects ({self.cardinality} relation)"] += 1
+            elif own_the_subject(self.templates) and (
+                self.labels[s][:1].islower() or closes_with_comma(self.labels[s])
+            ):
+                self.dropped[f"{pid}: subject {QUALIFIED_AFTER_THE}"] += 1
             elif any(title_mark_ends_statement(t, "[X]", self.labels[s]) for t in self.templates):
                 self.dropped[f"{pid}: subject {TITLE_MARK_ENDS_STATEMENT}"] += 1
             elif any(
@@ -932,6 +937,20 @@ def group_named_in_plural(label: str) -> bool:
     low = last.lower()
     lexicon = english_lexicon()
     return last[:1].isupper() and low in lexicon.plural_nouns and low not in lexicon.singular_nouns
+
+
+def own_the_subject(templates) -> bool:
+    """Whether a template puts its own "the" before the subject ("The [X] flows into [Y].": P177, P403)."""
+    return any(re.search(r"(?i)\bthe \[X\]", t) for t in templates)
+
+
+# a subject after a template's own "The" labelled in lower case or with a comma qualifier reads as a
+# description or a place with its region ("The red bridge crosses the Rhine", "The Lao River, Italy, flows
+# into": the twenty-sixth read)
+QUALIFIED_AFTER_THE = (
+    "labelled in lower case or with a comma qualifier after the template's own 'The' ('The red bridge "
+    "crosses', 'The Lao River, Italy, flows into')"
+)
 
 
 def bare_slot(templates, slot: str) -> bool:

@@ -868,6 +868,12 @@ def test_seventeenth_read_no_possessive_after_a_comma_qualified_name():
             "owned by the Long Island Rail",
         ),
         ("[X] is in [Y].", "Lanín", "Araucanía Region", "Lanín is in the Araucanía Region."),
+        (
+            "[X] is in [Y].",
+            "Chopin's Piano",
+            "National Museum in Warsaw",
+            "is in the National Museum in Warsaw.",
+        ),
     ],
 )
 def test_twenty_sixth_read_fills(template, subject, obj, statement):
@@ -881,6 +887,11 @@ def test_twenty_sixth_read_fills(template, subject, obj, statement):
         ("orangequit", (), True),
         ("Pig", (), True),
         ("Fur seal", (), True),
+        ("Monkey goby", (), True),
+        ("Reticulate whipray", (), True),
+        ("European seabass", (), True),
+        ("Smearwort", (), True),
+        ("Timothy-grass", (), True),
         ("Chocolate gourami", ("Sphaerichthys osphromenoides",), True),
         ("Eurycea troglodytes", (), False),
         ("Homo sapiens", (), False),
