@@ -473,6 +473,8 @@ def common_taxon_name(label: str, aliases: Iterable[str] = ()) -> bool:
     rabbit"), is one English word (Link Grammar's dictionary: "Pig") or ends in an English singular count noun
     ("Romaine lettuce", "Fur seal"; a Latin epithet is none: "Homo sapiens", "Eurycea troglodytes"), opens
     with an English word or a people's adjective before no Latin epithet ("Monkey goby", "European seabass"),
+    ends in a word no Latin epithet ends so ("Common milkwort", "Pouched gerbil"; a rank's "var." aside),
+    opens with a hyphenated word, which no genus is ("Pointed-snout wrasse"),
     is one compound of an English plant's or animal's word ("Smearwort", "Timothy-grass"), or has an
     alias that is a scientific name sharing no word with it ("Chocolate gourami": "Sphaerichthys
     osphromenoides"; a synonym shares one: "Kinixys erosa", "Testudo erosa"). The twenty-sixth read: "The IUCN
@@ -495,6 +497,10 @@ def common_taxon_name(label: str, aliases: Iterable[str] = ()) -> bool:
         return True  # an English word, no Latin epithet: "Monkey goby", "Reticulate whipray" ("Homo sapiens")
     if len(words) > 1 and _DEMONYM.fullmatch(words[0]) and not _LATIN_ENDING.search(words[-1]):
         return True  # "European seabass", "Japanese macaque"
+    if len(words) > 1 and not _RANK_MARK.search(label) and not _LATIN_ENDING.search(words[-1]):
+        return True  # a last word no Latin epithet ends so: "Common milkwort", "Pouched gerbil"
+    if len(words) > 1 and "-" in words[0]:
+        return True  # no genus is hyphenated: "Pointed-snout wrasse", "Black-tufted marmoset"
     hyphen_tail = label.split("-")[-1] if "-" in label else ""
     if len(words) == 1 and (_ENGLISH_PLANT_OR_ANIMAL.search(label) or hyphen_tail in lexicon.known):
         return True  # "Smearwort", "Timothy-grass"
@@ -510,7 +516,9 @@ _DEMONYM = re.compile(r"[A-Z][a-z]+(?:ean|ian|ese|ish)")
 # the last part of an English compound name of a plant or an animal ("Smearwort", "Ragweed", "Swordfish")
 _ENGLISH_PLANT_OR_ANIMAL = re.compile(r"[a-z](?:wort|weed|grass|fish|bird|fly|worm|berry|flower)$")
 # the endings of a Latin epithet ("sapiens", "lupus", "troglodytes", "palmeri", "bambusoides", "erosa")
-_LATIN_ENDING = re.compile(r"(?:us|um|a|ae|is|es|i|ens|ix|on|os|x)$")
+_LATIN_ENDING = re.compile(r"(?:us|um|a|ae|is|es|i|ns|ix|on|os|x|o|e|er|ys|as|ex|or)$")
+# a rank inside a scientific name ("Coix lacryma-jobi var. ma-yuen", "Puccinia liliacearum f. liliacearum")
+_RANK_MARK = re.compile(r" (?:var|subsp|ssp|f|forma|cv)\. ")
 # a binomial or a trinomial: a capitalised genus, then one or two lower-case Latin epithets
 _SCIENTIFIC_NAME = re.compile(r"[A-Z][a-z]+(?: [a-z]{3,}){1,2}")
 
