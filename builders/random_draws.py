@@ -39,14 +39,31 @@ def shuffle(rng: random.Random, items: list) -> None:
     if len(items) < _SHORT:
         rng.shuffle(items)
         return
-    i = len(items) - 1
+    _fisher_yates(rng, len(items), items)
+
+
+def advance_as_shuffle(rng: random.Random, length: int) -> None:
+    """Leave ``rng`` in the state shuffling a list of ``length`` items would, without shuffling one.
+
+    For a shuffle whose result is never read: only how many outputs the rejection sampling takes
+    matters, so no list is copied or swapped.
+    """
+    _fisher_yates(rng, length, None)
+
+
+def _fisher_yates(rng: random.Random, length: int, items: list | None) -> None:
+    """``Random.shuffle``'s draws over ``length`` positions, swapping ``items`` when given."""
+    i = length - 1
+    if i < 1:
+        return
     shift = 32 - (i + 1).bit_length()  # j = an output's top (i + 1).bit_length() bits
     least = (1 << (31 - shift)) - 1  # the least i whose i + 1 has that bit length
     while True:
         for output in _outputs(rng, i):  # i positions left, each takes one output or more
             j = output >> shift
             if j <= i:
-                items[i], items[j] = items[j], items[i]
+                if items is not None:
+                    items[i], items[j] = items[j], items[i]
                 i -= 1
                 if i < 1:
                     return

@@ -56,9 +56,8 @@ import string
 import sys
 import time
 import traceback
-from array import array
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
@@ -438,40 +437,6 @@ class WeightedSampler:
     def draw(self, rng: random.Random) -> int:
         """One node."""
         return self.nodes[bisect.bisect_right(self.cumulative, rng.random() * self.cumulative[-1])]
-
-
-def advance_as_shuffle(rng: random.Random, length: int) -> None:
-    """Leave ``rng`` in the state shuffling a list of ``length`` items would, without shuffling one.
-
-    The draws of :func:`probesmith.builders.random_draws.shuffle` (the same as ``rng.shuffle``'s):
-    for each position ``i`` from the last down to 1, 32-bit outputs until one's top
-    ``(i + 1).bit_length()`` bits are ``<= i``. Only how many outputs that takes matters here,
-    so no list is copied or swapped.
-    """
-    i = length - 1
-    if i < 1:
-        return
-    shift = 32 - (i + 1).bit_length()
-    least = (1 << (31 - shift)) - 1  # the least i whose i + 1 has that bit length
-    while True:
-        count = i  # i positions left, each takes one output or more: no output is drawn ahead
-        if count == 1:
-            outputs: Iterable[int] = (rng.getrandbits(32),)
-        else:
-            outputs = array(_WORD, rng.getrandbits(32 * count).to_bytes(4 * count, "little"))
-            if sys.byteorder != "little":
-                outputs.byteswap()
-        for output in outputs:
-            if output >> shift <= i:
-                i -= 1
-                if i < 1:
-                    return
-                if i < least:  # i + 1 is one bit shorter now
-                    shift += 1
-                    least >>= 1
-
-
-_WORD = "I" if array("I").itemsize == 4 else "L"
 
 
 def _once_per_text(test: Callable[[str], bool]) -> Callable[[str], bool]:
@@ -970,7 +935,7 @@ class _Builder:
             if candidates is None:
                 candidates = remaining[kind] = listed(kind)
             else:  # the pool is shuffled again and the shuffle unused, as ever: only its draws are made
-                advance_as_shuffle(rng, len(pools.get(kind, ())))
+                random_draws.advance_as_shuffle(rng, len(pools.get(kind, ())))
             for wanting_fit in (True, False) if match_length else (False,):
                 keep, found = [], False
                 for at, candidate in enumerate(candidates):

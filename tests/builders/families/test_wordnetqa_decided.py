@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from probesmith.builders import random_draws
-from probesmith.builders.families.wordnetqa import _Builder, _Decided, advance_as_shuffle, generate_wordnet
+from probesmith.builders.families.wordnetqa import _Builder, _Decided, generate_wordnet
 from probesmith.builders.families.wordnetqa_answers import (
     SecondAnswers,
     WordNetItemChecks,
@@ -23,6 +23,7 @@ from probesmith.builders.families.wordnetqa_answers import (
     shown_words,
 )
 from probesmith.builders.morphology import StemAnalyser
+from probesmith.builders.random_draws import advance_as_shuffle
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources.wordnet import WordNetSource
 
