@@ -1081,6 +1081,10 @@ _PRESENT_TO_PAST = {
     "speaks": "spoke",
     "comes": "came",
     "holds": "held",
+    # P131's catalog forms "[X] lies within", "[X] falls within the administrative boundaries of" (the
+    # twenty-seventh read: "Hordaland lies within ___" beside "Hordaland was located in ___")
+    "lies": "lay",
+    "falls": "fell",
 }
 
 
@@ -1108,8 +1112,16 @@ def perfect_in_the_past(text: str) -> bool:
 
 # questions asked where the answer is a country, for relations whose question names no kind of place (the
 # fifteenth read: 12 items "Where is Tennessee located?" -> United States of America; a region or a continent
-# answers it too)
-COUNTRY_QUESTIONS = {"P131": "In which country is [X]?"}
+# answers it too); the question keeps "located", which the past needs: "In which country was Hordaland
+# located?" (the twenty-seventh read: "In which country was Hordaland?" is no English)
+COUNTRY_QUESTIONS = {"P131": "In which country is [X] located?"}
+
+# relations whose every form is asked in the past, of every subject: a record label's contract is of its
+# time (P264's catalog templates and patterns are all in the past since the twenty-sixth read: dead artists,
+# disbanded bands, defunct labels); the twenty-seventh read found a work's item asking "The record label of
+# Join Hands is ___." beside "... was ___." while a person's asked the past alone, so the forms lined up
+# by position for no subject kind
+PAST_RELATIONS = {"P264": "a label contract is of its time"}
 PERSON = "Q5"  # human
 
 
@@ -1301,8 +1313,9 @@ def _item(
     ___" loses its "the" before an answer that has its own ("a member of The Breeders"). A subject the
     source says is dead (``dead``, :func:`the_dead`; every person, :func:`knowledge_sets`) is asked in
     the past (:func:`past_tense`). A fact whose answer is a country (``countries``) of a relation in
-    ``COUNTRY_QUESTIONS`` asks for the country ("In which country is Tennessee?", not "Where is Tennessee
-    located?": the South and North America would answer that too).
+    ``COUNTRY_QUESTIONS`` asks for the country ("In which country is Tennessee located?", not "Where is
+    Tennessee located?": the South and North America would answer that too). A fact of a relation in
+    ``PAST_RELATIONS`` is asked in the past of every subject.
     """
     label = labels.get(s, s)
     own = frozenset({label}) if s in names else frozenset()
@@ -1310,7 +1323,7 @@ def _item(
     asked = list(forms[r].all)
     if r in COUNTRY_QUESTIONS and o in countries and forms[r].questions:
         asked[0] = COUNTRY_QUESTIONS[r]
-    asked = [past_tense(f) for f in asked] if s in dead else asked
+    asked = [past_tense(f) for f in asked] if s in dead or r in PAST_RELATIONS else asked
     # a form the past makes equal to another, or the catalog already words so ("is a member of" -> "was a
     # member of", beside "was a member of"), is asked once
     asked = list(dict.fromkeys(asked))
@@ -1358,21 +1371,25 @@ KNOWLEDGE_SET_RULES = {
     "calibrated_tier": "every set's rule is of min_tier or better (tiers judged on held-out facts)",
     "tier_rule": "every must_be_true rule (of all rules, with or without sets) is a declared entailment "
     "whose held-out Wilson lower bound reaches tiers.must_be_true over min_heldout+ predictions",
-    "past_for_people": "every question and rephrasing about a person (P31 human; or a subject with no class "
-    "in the slice of a relation whose subjects with a class are 90%+ humans, its subject type: 'What "
-    "language was Morpurgo known to have spoken?') or an entity the source "
-    "says is dead or that no longer exists (rules.defunct_entities: a polity or unit of the past by its "
-    "class, 'former county of Norway' Hordaland; two the classes cannot tell, rules.DEFUNCT_UNCLASSED) "
-    "is in the past (none of the present verbs 'is', 'are', 'does', 'do', 'has', 'belongs', "
-    "'plays', 'works', 'lives', 'speaks', 'comes', 'holds' outside the subject's name, and a present "
-    "perfect made a simple past, no past perfect: 'Which organization employed ...?'): the facts of a "
-    "person's life were true, the present is false of the dead, and the slice records no death for most "
-    "of them ('What was Ryuichi Sakamoto a member of?')",
+    "past_for_people": "every question and rephrasing about a person (P31 human; or a subject with no "
+    "class in the slice of a relation whose subjects with a class are 90%+ humans, its subject type: "
+    "'What language was Morpurgo known to have spoken?') or an entity the source says is dead or that no "
+    "longer exists (rules.defunct_entities: a polity or unit of the past by its class, 'former county of "
+    "Norway' Hordaland; two the classes cannot tell, rules.DEFUNCT_UNCLASSED) is in the past (none of the "
+    "present verbs 'is', 'are', 'does', 'do', 'has', 'belongs', 'plays', 'works', 'lives', 'speaks', "
+    "'comes', 'holds', 'lies', 'falls' outside the subject's name, and a present perfect made a simple "
+    "past, no past perfect: 'Which organization employed ...?'): the facts of a person's life were true, "
+    "the present is false of the dead, and the slice records no death for most of them ('What was Ryuichi "
+    "Sakamoto a member of?')",
     "country_questions": "every fact of a relation whose question names no kind of place (P131: 'Where is "
     "Tennessee located?') whose answer is a country (P31 country or sovereign state) is asked for the "
-    "country ('In which country is Tennessee?'; 'was' of an entity of the past: 'In which country was "
-    "Hordaland?'); only there, where the country is the administrative entity P131 names (a P131 fact "
-    "whose answer is a region keeps 'Where is [X] located?')",
+    "country ('In which country is Tennessee located?'; 'was' of an entity of the past: 'In which country "
+    "was Hordaland located?'); only there, where the country is the administrative entity P131 names (a "
+    "P131 fact whose answer is a region keeps 'Where is [X] located?')",
+    "past_relations": "every question and rephrasing of a relation whose facts are of their time "
+    "(rules.PAST_RELATIONS: P264, a label contract) is in the past, of every subject (none of the present "
+    "verbs of past_for_people outside the subject's name): 'What was the record label of Join Hands?', "
+    "'The record label of Join Hands was ___.'",
     "question_fits_types": "every item's answer has a class (P31) among its relation's dominant answer "
     "classes, and its subject, where it has a class, one that 10%+ of the relation's subjects have: no "
     "genre question answered by a film genre, no 'field of work' answered by an occupation",
@@ -1441,9 +1458,18 @@ def knowledge_set_validity(
         if i["subject"] in dead or i["subject"] in people or PERSON in fit.types.get(i["subject"], ())
         for f in (i["question"], *i["rephrasings"])
     )
+    violations["past_relations"] = sum(
+        bool(present_verbs(f, (labels or {}).get(i["subject"], "")))
+        for i in items
+        if i["relation"] in PAST_RELATIONS
+        for f in (i["question"], *i["rephrasings"])
+    )
     violations["country_questions"] = sum(
-        not i["question"].startswith(
-            tuple({f(COUNTRY_QUESTIONS[i["relation"]]).split(" [X]")[0] for f in (str, past_tense)})
+        not any(
+            re.fullmatch(
+                re.escape(f(COUNTRY_QUESTIONS[i["relation"]])).replace(re.escape("[X]"), ".+"), i["question"]
+            )
+            for f in (str, past_tense)
         )
         for i in items
         if i["relation"] in COUNTRY_QUESTIONS and fit.types.get(i["object"], frozenset()) & COUNTRY_CLASSES
