@@ -1121,7 +1121,25 @@ COUNTRY_QUESTIONS = {"P131": "In which country is [X] located?"}
 # disbanded bands, defunct labels); the twenty-seventh read found a work's item asking "The record label of
 # Join Hands is ___." beside "... was ___." while a person's asked the past alone, so the forms lined up
 # by position for no subject kind
-PAST_RELATIONS = {"P264": "a label contract is of its time"}
+PAST_RELATIONS = {
+    "P264": "a label contract is of its time",
+    # the twenty-seventh read's check of every form: an item asked "What is the original language of La
+    # Promesse?" beside "La Promesse was originally in ___.", "What is the original broadcaster of Memories
+    # of the Alhambra?" beside "... was originally aired on ___."; "original" names the first release, a
+    # past event
+    "P364": "the language a work first came out in",
+    "P449": "the network a show first aired on",
+}
+
+# a form of a relation asked in the present whose verb tells a past event, dropped from the rules items so
+# that every form of an item is in one tense (the twenty-seventh read's check of every form: "Who is the
+# author of On the Eve?" beside "On the Eve was authored by ___.", "Which country does Bon Jovi come from?"
+# beside "Jamiroquai originated from ___."); the relation's other forms state the same fact in the present,
+# as English states a work's author and a band's origin, and the relation keeps a question and two clozes
+FORMS_OUT_OF_TENSE = {
+    "P50": "[X] was authored by ___.",
+    "P495": "[X] originated from ___.",
+}
 PERSON = "Q5"  # human
 
 
@@ -1315,12 +1333,12 @@ def _item(
     the past (:func:`past_tense`). A fact whose answer is a country (``countries``) of a relation in
     ``COUNTRY_QUESTIONS`` asks for the country ("In which country is Tennessee located?", not "Where is
     Tennessee located?": the South and North America would answer that too). A fact of a relation in
-    ``PAST_RELATIONS`` is asked in the past of every subject.
+    ``PAST_RELATIONS`` is asked in the past of every subject; a form of ``FORMS_OUT_OF_TENSE`` is not asked.
     """
     label = labels.get(s, s)
     own = frozenset({label}) if s in names else frozenset()
     plural = own if s in bands and is_plural_band_name(label) else frozenset()
-    asked = list(forms[r].all)
+    asked = [f for f in forms[r].all if f != FORMS_OUT_OF_TENSE.get(r)]
     if r in COUNTRY_QUESTIONS and o in countries and forms[r].questions:
         asked[0] = COUNTRY_QUESTIONS[r]
     asked = [past_tense(f) for f in asked] if s in dead or r in PAST_RELATIONS else asked
@@ -1387,9 +1405,9 @@ KNOWLEDGE_SET_RULES = {
     "was Hordaland located?'); only there, where the country is the administrative entity P131 names (a "
     "P131 fact whose answer is a region keeps 'Where is [X] located?')",
     "past_relations": "every question and rephrasing of a relation whose facts are of their time "
-    "(rules.PAST_RELATIONS: P264, a label contract) is in the past, of every subject (none of the present "
-    "verbs of past_for_people outside the subject's name): 'What was the record label of Join Hands?', "
-    "'The record label of Join Hands was ___.'",
+    "(rules.PAST_RELATIONS: P264, a label contract; P364 and P449, a work's first release) is in the "
+    "past, of every subject (none of the present verbs of past_for_people outside the subject's name): "
+    "'What was the record label of Join Hands?', 'The record label of Join Hands was ___.'",
     "question_fits_types": "every item's answer has a class (P31) among its relation's dominant answer "
     "classes, and its subject, where it has a class, one that 10%+ of the relation's subjects have: no "
     "genre question answered by a film genre, no 'field of work' answered by an occupation",
