@@ -485,29 +485,97 @@ def plain_name(label: str, aliases: Iterable[str]) -> str:
 def full_name(label: str, aliases: Iterable[str]) -> str | None:
     """A person's full name where the label is a surname alone that an alias writes in full, or None.
 
-    The fullest alias (most words, up to four) that ends with the one-word label after capitalised given
-    names: "Nixon" -> "Richard Milhous Nixon", "Tempesta" -> "Antonio Tempesta" (the twenty-sixth read:
-    "Nixon was a national of", "Tempesta spoke"). An initial, a title or a nickname before the label ("R. M.
-    Nixon", "Pope Zachary", "Emperor of Hindustan Babur", "DJ Avicii") makes no full name. Asked of people
-    only (the caller knows the class: a place "Washington" is no surname).
+    The alias (up to four words) that ends with the one-word label after capitalised given names, one whose
+    first given name another alias of the label repeats first, then the fullest: "Nixon" -> "Richard Milhous
+    Nixon", "Tempesta" -> "Antonio Tempesta", not the Latin "Antonius Tempesta" (the twenty-sixth read: "Nixon
+    was a national of", "Tempesta spoke"). An initial, a title or a nickname before the label ("R. M. Nixon",
+    "Pope Zachary", "Emperor of Hindustan Babur", "DJ Avicii") makes no full name. A mononym is no surname: a
+    label that opens an alias before another name not among the given names ("Raphael Sanctius", "Vitruvius
+    Pollio", "Rembrandt van Rijn", "Paul of Tarsus"), a byname ("called Masaccio") and a name aliased in both
+    orders ("Pollio Vitruvius", "Vitruvius Pollio") stay, as "Raphael" does (the twenty-seventh read: "Urbinas
+    Raphael", "Pollio Vitruvius", inverted forms). Asked of people only (the caller knows the class: a place
+    "Washington" is no surname).
     """
     if len(label.split()) != 1:
         return None
+    aliases = list(aliases)
     found = [
         alias
         for alias in aliases
         if 2 <= len(words := alias.split()) <= 4
         and words[-1] == label
+        and label not in words[:-1]
         and all(w[:1].isupper() and w[1:].islower() and w.isalpha() for w in words[:-1])
-        and not set(words[:-1]) & PERSON_TITLES
+        and not set(words[:-1]) & (PERSON_TITLES | _PARTICLES)
     ]
-    return max(found, key=lambda a: (len(a.split()), a), default=None)
+    # both orders of one name ("Pollio Vitruvius", "Vitruvius Pollio"): no telling the surname
+    inverted = {" ".join(reversed(alias.split())) for alias in found} & set(aliases)
+    if inverted:
+        return None
+    # given names of three or more initials ("Celaleddin", "Dschalaluddin", "Mevlana" Rumi) or a birth name
+    # with a particle the label is not in ("Cenni Di Pepo" for Cimabue, "Andrea di Pietro della Gondola" for
+    # Palladio): a byname that writers complete as they please, no surname
+    if len({alias[0] for alias in found}) >= 3 or any(
+        len(words := alias.split()) >= 3 and label not in words and {w.lower() for w in words[1:-1]} & _BIRTH
+        for alias in aliases
+    ):
+        return None
+    given = {w for alias in found for w in alias.split()[:-1]}
+    if any(
+        _names_on_after(label, alias, given) or re.search(_NICKNAMED + re.escape(label) + r"\b", alias)
+        for alias in aliases
+    ):
+        return None
+
+    def confirmed(alias: str) -> bool:
+        first = alias.split()[0]
+        return any(
+            first in (words := other.split()) and label in words for other in aliases if other != alias
+        )
+
+    return max(found, key=lambda a: (confirmed(a), len(a.split()), a), default=None)
+
+
+def _names_on_after(label: str, alias: str, given: set[str]) -> bool:
+    """Whether an alias opens with the label before another name than a given name of the person's full names.
+
+    "Raphael Sanctius", "Vitruvius Pollio", "Rembrandt van Rijn", "Paul of Tarsus" (a mononym, or a name
+    before its family name); not a surname-first citation ("Bertozzi C. R.", "Trevisani Cavaliere Francesco"
+    where "Francesco Trevisani" is a full name) nor a qualifier in brackets or after a comma.
+    """
+    words = alias.split()
+    if len(words) < 2 or words[0] != label:
+        return False
+    rest = words[1:]
+    if rest[0] in {"of", "van", "von", "da", "di", "de", "del", "della"}:
+        return True
+    return (
+        rest[0][:1].isupper()
+        and rest[0].isalpha()
+        and len(rest[0]) > 2
+        and rest[0] not in _AGE_QUALIFIERS
+        and not set(rest) & given
+    )
+
+
+# words that put a nickname after them ("called Masaccio", "Antonio, genannt Canaletto", "detto il Guercino",
+# "dit le Cigoli"): the label is the painter's byname, no surname
+_NICKNAMED = r"(?i)(?:^|[ ,])(?:called|detto(?: il)?|dit(?: le)?|gen\.|genannt|known as),? "
+
+# a particle of a patronym or a place between given names and a byname ("Cenni Di Pepo Cimabue", "Lodovico
+# Cardi Da Cigoli"): what follows is no surname
+_PARTICLES = frozenset("Di Da De Del Della Du Van Von Der Den Ter".split())
+_BIRTH = frozenset("di da del della".split())
+
+# a word after a surname that tells a person from a relative of the same name ("Tempesta Vecchio")
+_AGE_QUALIFIERS = frozenset("Vecchio Giovane Elder Younger Senior Junior".split())
 
 
 # words before a one-word name that make it a title's or a nickname's, not a given name
 PERSON_TITLES = frozenset(
     "Pope Saint St Emperor Empress King Queen Prince Princess Sir Lord Lady Dame President General Venerable "
-    "Blessed Master Drizzy Le La Il El Al".split()
+    "Blessed Master Drizzy Le La Il El Al Prophet Apostle Antipope Baron Miss Mr Mrs The Mevlana Gosvami "
+    "Agha".split()
 )
 
 

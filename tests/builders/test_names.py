@@ -328,3 +328,29 @@ def test_full_name_and_legal_form_give_the_name_a_sentence_reads():
     assert full_name("Richard Nixon", nixon) is None
     assert plain_name("Cyan, Inc.", ["Cyan"]) == "Cyan" and plain_name("Kuju Ltd", []) == "Kuju Ltd"
     assert without_legal_form("Alpha Denshi Co., Ltd.", ["Alpha Denshi"]) == "Alpha Denshi"
+
+
+def test_twenty_seventh_read_full_name_leaves_mononyms_and_bynames_over_the_slices_aliases():
+    """On the slice's own aliases (the twenty-seventh read): a mononym, a name aliased in both orders and a
+    painter's byname keep their label ('Urbinas Raphael', 'Pollio Vitruvius', 'Tommaso Guidi Masaccio',
+    'Cenni Di Pepo Cimabue', 'The Game' were given before); a surname takes the name other aliases confirm,
+    not a Latin form ('Antonius Tempesta')."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    entities = Path(__file__).resolve().parents[3] / "shared" / "data" / "wikidata_slice" / "entities.tsv.gz"
+    names = {}
+    with gzip.open(entities, "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            qid, label, aliases = line.rstrip("\n").split("\t")
+            names[qid] = (label, *json.loads(aliases))
+
+    def named(qid):
+        return full_name(names[qid][0], names[qid][1:])
+
+    for mononym in ("Q5597", "Q47163", "Q5811", "Q15790", "Q8459", "Q189936", "Q9200", "Q43499", "Q133337"):
+        assert named(mononym) is None, (names[mononym][0], named(mononym))
+    assert named("Q9588") == "Richard Milhous Nixon" and named("Q91") == "Abraham Lincoln"
+    assert named("Q605447") == "Antonio Tempesta" and named("Q1541") == "Marcus Tullius Cicero"
