@@ -558,10 +558,21 @@ class _World:
         """Every answer the source gives to "r of s".
 
         Its objects, its subjects (``both_ways_relations``) and the groups whose member list holds s
-        (``MEMBERS_LISTED_BY``).
+        (``MEMBERS_LISTED_BY``); for a relation asked for the country (``COUNTRY_QUESTIONS``), the countries
+        an answering country lies in (P17): "In which country is Rhayader located?" is answered by Wales and
+        by the United Kingdom (the twenty-seventh read).
         """
         answers = set(self.objects.get((s, r), ())) | self.stated_back.get((s, r), set())
-        return answers | self.listed_in.get((s, r), set())
+        answers |= self.listed_in.get((s, r), set())
+        if r in COUNTRY_QUESTIONS and self.fit is not None:
+            answers |= {
+                state
+                for country in answers
+                if self.fit.types.get(country, frozenset()) & COUNTRY_CLASSES
+                for state in self.objects.get((country, "P17"), ())
+                if state != country and self.fit.types.get(state, frozenset()) & COUNTRY_CLASSES
+            }
+        return answers
 
     def asked_once(self, fact: tuple[str, str, str]) -> bool:
         """Whether the fact's question has its object as its only answer, about a subject named once.
@@ -1414,9 +1425,10 @@ KNOWLEDGE_SET_RULES = {
     "one_answer": "every item that is no update asks a question the source gives its answer alone: no other "
     "object of its subject and relation (nor subject, for a relation the source states both ways in half its "
     "facts or more: P190 twinned cities, P530 diplomatic relations; nor, for P463, a group whose member "
-    "list, P527, holds the subject: Blur for Damon Albarn), and no other entity bearing the "
-    "subject's label with another answer ('What was Dante Alighieri's occupation?' has six answers; another "
-    "Victoria than the Australian state has another capital)",
+    "list, P527, holds the subject: Blur for Damon Albarn; nor, for P131 asked for the country, a country "
+    "(P17) the answering country lies in: the United Kingdom for Rhayader's Wales), and no other entity "
+    "bearing the subject's label with another answer ('What was Dante Alighieri's occupation?' has six "
+    "answers; another Victoria than the Australian state has another capital)",
     "cloze_article": "no article before any cloze's blank ('the', 'a', 'an'): the blank stands for the "
     "answer as English writes it, article and all, so the words before it are the same for every answer "
     "of the question ('was a citizen of ___.' for the United Kingdom and Georgia alike: an article chosen "

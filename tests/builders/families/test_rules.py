@@ -1178,7 +1178,7 @@ def test_twenty_seventh_read_every_form_of_an_item_in_one_tense(default_rules_bu
     of that build: P495 'Which country does Bon Jovi come from?' beside 'Jamiroquai originated from ___.' 120,
     P364 'What is the original language' beside 'was originally in ___' 12, P264 8, P131 8, P50 'Who is the
     author' beside 'was authored by' 4, P449 'What is the original broadcaster' beside 'was originally aired
-    on' 4)."""
+    on' 4). A country question's answer lies in no other country (Rhayader -> Wales, the United Kingdom too)."""
     from probesmith.builders.families.paraphrases import FORMER_STATE_CLASSES as FORMER_UNITS
     from probesmith.builders.families.relations import PAST_POLITY_CLASSES, PLACE_STILL_CLASSES
     from probesmith.builders.families.rules import DEFUNCT_UNCLASSED
@@ -1219,5 +1219,13 @@ def test_twenty_seventh_read_every_form_of_an_item_in_one_tense(default_rules_bu
     # one list of forms for every P264 subject (Join Hands, an album; Bobby Wright, a person)
     assert len(label_shapes) == 1, label_shapes
     assert {"Q1932326", "Q4935748"} <= set(items.filter(pl.col("relation") == "P264")["subject"])
+    # a country question has one answer: not a country that lies in another ('In which country is Rhayader
+    # located?' -> Wales, the United Kingdom too: 4 items of the seed-0 default build)
+    in_another = {c for c, states in slice_relations()["P17"].items() if states - {c}}
+    assert [
+        q
+        for q, o in zip(items["question"], items["object"])
+        if q.startswith("In which country ") and o in in_another
+    ] == []
     validity = json.loads((default_rules_build / "validity.json").read_text())
     assert validity["violations"]["past_relations"] == 0
