@@ -730,6 +730,9 @@ def alias_problem(alias: str, label: str) -> str | None:
     """
     if residue := formatting_residue(alias):
         return f"alias with {residue}"
+    if any(_is_phonetic_letter(c) and c not in label for c in alias):
+        # IPA letters that look like Latin ones ('ɑdidɑs' for Adidas): a stylisation no reader types
+        return "phonetic (IPA) letters the label does not have ('ɑdidɑs' for Adidas)"
     if alias.rstrip()[-1:] in ("?", "!") and label.rstrip()[-1:] not in ("?", "!"):
         # a verbalization ends the statements of patterns ending with [X]: "... Monsters?" reads as a question
         return "ending in '?' or '!' under a label that does not ('Jeopardy!' style titles end statements)"
@@ -887,15 +890,56 @@ def _lower_cased_words_of(words: list[str], label: str) -> list[str]:
 
 
 def _lower_cased_proper_name(alias: str, label: str) -> bool:
-    """Whether an alias is all lower case under a proper name of two words or more, or its label lower-cased.
+    """Whether an alias is all lower case under a proper name (a label written with capitals).
 
-    "xiang gang" for Hong Kong, "loffler" for Löffler: no sentence writes a proper name so. A single
-    capitalised word beside a lower-case alias may be a common noun written with a capital ("Ship",
-    "vessel"), so only the label's own letters lower-cased count there.
+    "xiang gang" for Hong Kong, "loffler" for Löffler, "bebsi" for PepsiCo, "kapamilya network" for
+    ABS-CBN: no sentence writes a proper name so. A single capitalised word that is an English word
+    (``english_lexicon``) may be a common noun written with a capital ("Ship", "vessel"): there only the
+    label's own letters lower-cased count.
     """
     if not re.search(r"[^\W\d_]", alias) or alias != alias.lower() or not _is_proper_name(label):
         return False
-    return len(label.split()) >= 2 or name_key(alias) == name_key(label)
+    return (
+        len(label.split()) >= 2
+        or name_key(alias) == name_key(label)
+        or fold(label) not in english_lexicon().known
+    )
+
+
+def _is_phonetic_letter(char: str) -> bool:
+    """Whether a character is an IPA or phonetic-extension letter ('ɑ', 'ɪ', 'ʀ', 'ᴀ', modifier letters)."""
+    return "\u0250" <= char <= "\u02ff" or "\u1d00" <= char <= "\u1dbf"
+
+
+def _leads_with_last_word_of(alias: str, name: str) -> bool:
+    """Whether the alias opens with the name's last word, then words the name holds before it."""
+    words, name_words = alias.split(), name.split()
+    return (
+        name != alias
+        and len(name_words) >= 2
+        and all(w[:1].isupper() for w in name_words)
+        and words[0] == name_words[-1]
+        and set(words[1:]) <= set(name_words[:-1])
+    )
+
+
+def inverted_name(alias: str, label: str, aliases: list[str]) -> str | None:
+    """The entity's name of which the alias is a surname-first inversion, or None.
+
+    "Pollio Vitruvius" beside "Marcus Vitruvius Pollio", "Kurosawa Akira" under "Akira Kurosawa": the alias
+    opens with the last word of its label or of a longer alias (itself no such inversion of the label) and
+    goes on with words that name holds before it. An index form ranked beside the name itself is no name a
+    sentence uses. Every word of both must be capitalised and none of the alias's an English word
+    (``english_lexicon``): "Edinburgh University", "Lake Gatun", "Sir Walter Scott" are names in their own
+    order.
+    """
+    words = alias.split()
+    if len(words) < 2 or not all(w[:1].isupper() for w in words):
+        return None
+    if any(fold(w) in english_lexicon().known for w in words):
+        return None
+    longer = [a for a in aliases if len(a.split()) > len(words) and not _leads_with_last_word_of(a, label)]
+    return next((name for name in [label, *longer] if _leads_with_last_word_of(alias, name)), None)
 
 
 # letters that Unicode does not decompose into a base letter and a mark ("Đàn môi" / "dan moi")
@@ -1011,20 +1055,66 @@ def grid_statement(template: str, verbalization: str, group: bool) -> str:
     return statement
 
 
+SOVEREIGN_STATE = "Q3624078"
+CONTINENT = "Q5107"
+# a state of the past as a place's container: a historical country or dynasty (relations.PAST_POLITY_CLASSES),
+# an empire or another polity gone with its land (PAST_PLACE_STATE_CLASSES), or a colonial empire (Q1790360:
+# the Portuguese Empire, which the slice classes as nothing else, holds Brazil, Ghana and Cape Verde)
+PAST_STATE_CONTAINER_CLASSES = PAST_POLITY_CLASSES | PAST_PLACE_STATE_CLASSES | {"Q1790360"}
+STATE_BY_UNDATED_FACTS = (
+    "object placed by the source in a state of the past or in several sovereign states, one of them an "
+    "answer ('Venice' P17 Italy, France and the Republic of Venice; 'Prague' P17 Czechoslovakia): the slice "
+    "dates no country fact, so whether the subject's place lay in it cannot be told"
+)
+
+
+def without_undated_states(
+    client, containers: dict[str, set[str]]
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """The containers less the states an undated country fact adds; the states each place is left in doubt.
+
+    The slice keeps a place's old country facts beside today's, undated ("Venice" P17 Italy, France, the
+    Austrian Empire; "Brazil" P17 the Portuguese Empire, which lies in Portugal), so containment made France
+    a gold of whoever worked in Venice (twenty-seventh read). A sovereign state or a state of the past lies
+    in no country by containment ("Brazil" not in Portugal). Any other place loses every state of
+    the past its containers hold (``PAST_STATE_CONTAINER_CLASSES``, ``PAST_POLITY_IDS``: "Prague" in
+    Czechoslovakia is true of a birth in 1967, not of one in 1794) and, where they hold two sovereign states
+    or more, all of these (which one is today's no fact says); those are returned as in doubt, and the
+    caller does not ask an instance whose object is such a place when one of them is an answer (a true
+    answer, or a false one, that no gold would mark). A constituent country stays in its one sovereign
+    state ("England" in the United Kingdom).
+    """
+    entities = sorted(set(containers) | {c for found in containers.values() for c in found})
+    classes: dict[str, set[str]] = defaultdict(set)
+    for e, _, kind in facts_of(client, entities, ["P31"]) if entities else ():
+        classes[e].add(kind)
+    past = {e for e in entities if classes[e] & PAST_STATE_CONTAINER_CLASSES or e in PAST_POLITY_IDS}
+    states = {e for e in entities if SOVEREIGN_STATE in classes[e]} - past
+    countries = {e for e in entities if classes[e] & (COUNTRY_CLASSES - {CONTINENT})} | states | past
+    kept: dict[str, set[str]] = {}
+    doubtful: dict[str, set[str]] = {}
+    for place, found in containers.items():
+        if place in states or place in past:
+            kept[place] = found - countries
+            continue
+        in_doubt = found & past
+        if len(found & states) > 1:
+            in_doubt |= found & states
+        kept[place] = found - in_doubt
+        if in_doubt:
+            doubtful[place] = in_doubt
+    return kept, doubtful
+
+
 def golds_with_containers(golds: list[str], containers: dict[str, set[str]], space: set[str]) -> list[str]:
     """The golds and the answers of the space that contain one of them, sorted.
 
     "Christianity" beside a gold "Catholicism", "Universal Music Group" beside "Interscope Records":
-    the containing answer is true too (``containment``, followed transitively). No answer of the space
-    shares a name with another (``distinct_answers``), so none is a gold by its name alone.
+    the containing answer is true too (``containment``: ``containers`` holds each entity's containers,
+    transitively, less those ``without_undated_states`` takes out). No answer of the space shares a name
+    with another (``distinct_answers``), so none is a gold by its name alone.
     """
-    found, frontier = set(golds), list(golds)
-    while frontier:
-        for container in containers.get(frontier.pop(), ()):
-            if container in space and container not in found:
-                found.add(container)
-                frontier.append(container)
-    return sorted(found)
+    return sorted({*golds, *(c for g in golds for c in containers.get(g, ()) if c in space)})
 
 
 def alias_order(alias: str, label: str) -> tuple:
@@ -1041,6 +1131,11 @@ def alias_order(alias: str, label: str) -> tuple:
     else:
         group = 2
     return (group, len(alias), alias)
+
+
+INVERTED_NAME = (
+    "surname-first inversion of another of its names ('Pollio Vitruvius' / 'Marcus Vitruvius Pollio')"
+)
 
 
 def alias_bank(
@@ -1063,6 +1158,8 @@ def alias_bank(
             reason = "non-Latin script"
         elif problem := alias_problem(alias, label):
             reason = problem
+        elif inverted_name(alias, label, aliases):
+            reason = INVERTED_NAME
         elif key in ambiguous:
             reason = "shared by two answers of the same answer space"
         elif len(kept) >= spec.max_verbalizations:
@@ -1198,6 +1295,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             if spec.containment
             else {}
         )
+        containers, state_in_doubt = without_undated_states(client, containers)
         place_objects = sorted({o for r in spec.place_relations for _, o in per_relation.get(r, ())})
         countries = {o for o, _, kind in facts_of(client, place_objects, ["P31"]) if kind in COUNTRY_CLASSES}
         placed = {o for o, _, _ in facts_of(client, place_objects, list(GEOGRAPHIC_CONTAINMENT))}
@@ -1307,6 +1405,11 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         # finds none, and it stays so that no change of the golds can bring one back
         shown = set(kept_answers)
         usable = [(s, o) for s, o in usable if o in shown]
+        if relation not in spec.containment_not_gold:
+            in_doubt = [(s, o) for s, o in usable if state_in_doubt.get(o, set()) & shown]
+            if in_doubt:
+                dropped[f"{relation}: {STATE_BY_UNDATED_FACTS}"] += len(in_doubt)
+                usable = [pair for pair in usable if pair not in set(in_doubt)]
         answer_keys = functools.cache(lambda e: name_keys([labels[e], *raw_aliases[e]]))
         named_like = {
             (s, o)
@@ -1462,7 +1565,13 @@ PARAPHRASE_RULES = {
     "relations (P361, P131, P279, ..., transitively, as the source says: Christianity for Catholicism) is "
     "one of its golds, but in the relations whose truth does not pass to a container "
     "(`containment_not_gold`: P127, P138, P176, P178, P264, P449: a street named after the Rhine is not "
-    "named after Europe, a label's parent company is no label): there the golds are the object alone",
+    "named after Europe, a label's parent company is no label): there the golds are the object alone. "
+    "Containment passes no undated country fact of the slice (`without_undated_states`): a sovereign "
+    "state or a state of the past lies in no country ('Brazil' not in the Portuguese Empire nor Portugal; "
+    "a constituent country stays in its sovereign state: 'England' in the United Kingdom), and another "
+    "place in no state of the past and, where its facts give two sovereign states or more, in none of them "
+    "('Venice' P17 Italy and France); an instance whose object is such a place is not asked when one of "
+    "those states is an answer of the space",
     "answers_placed": "in a place relation's space (`place_relations`) where one of the objects is a "
     "country or a continent (P31; a dependent territory such as 'New Caledonia' is none), every answer is a "
     "country or continent or placed by the "
@@ -1494,7 +1603,11 @@ PARAPHRASE_RULES = {
     "'Fran.co Trevisani'; runs of initials, 'U.S.', 'J.R.R. Tolkien', web names ending in a top-level "
     "domain, 'Salon.com', and a word written so in the label, 'E.ON SE' under 'E.ON', are kept), "
     "a letter-digit code ('R22eR'), a lower-cased form of its "
-    "proper name ('j. diez'), surname then initials ('Zeilinger A') or label then a two-capital code "
+    "proper name ('j. diez'), a surname-first inversion (its first word the last of its label or of a longer "
+    "alias that is no inversion of the label, then words that name holds before it; every word "
+    "capitalised and none an English word: 'Pollio Vitruvius' beside 'Marcus Vitruvius Pollio', 'Kurosawa "
+    "Akira' under Akira Kurosawa), phonetic (IPA) letters its label lacks ('ɑdidɑs'), "
+    "surname then initials ('Zeilinger A') or label then a two-capital code "
     "('Basel BS'), language-region code ('en-uk'), description with a label prefix ('Nickname: ...'), "
     "lower-case web address or media type ('youtube.com'), a website's name ending in a generic top-level "
     "domain (.com, .org, .net, .info, .biz, .edu, .gov, .co.uk) under a label that is none ('Cleveland.com' "
@@ -1509,9 +1622,13 @@ PARAPHRASE_RULES = {
     "all lower case under a proper name of two words or more (every word capitalised or a name particle: a "
     "label such as 'Islamic scholar' is a common noun, and 'uluma' under it is not judged), or its own label "
     "lower-cased ('xiang "
-    "gang', 'loffler'), or holding the proper name its label opens with in lower case ('chola kingdom' for "
-    "Chola dynasty), or its label without its 'The' ('Colbert Report'); vandalism ('buttcrack'), "
-    "lower-case other names of a one-word label ('kudla' for Mangalore) and misspellings ('Balcans' for "
+    "gang', 'loffler'), or all lower case under a one-word capitalised label that is no word of the "
+    "English lexicon ('bebsi' for PepsiCo, 'hallumi' for Halloumi, 'kapamilya network' for ABS-CBN, "
+    "'kudla' for Mangalore, 'norsk' for Norwegian; a one-word label that is an English word, 'Ship', may be "
+    "a common noun with a capital, and 'vessel' under it is not judged), "
+    "or holding the proper name its label opens with in lower case ('chola kingdom' for "
+    "Chola dynasty), or its label without its 'The' ('Colbert Report'); vandalism ('buttcrack') "
+    "and misspellings with a capital ('Balcans' for "
     "Balkans: 1,315 kept aliases of the v11 build are one letter from their label, nearly all "
     "transliterations or older spellings, 'Lisboa', 'Berne', 'Kharkov', that no rule tells from a typo) are "
     "not checked",
@@ -1578,7 +1695,11 @@ def paraphrase_validity(
     per_entity: dict[str, list[dict]] = defaultdict(list)
     for alias in kept_aliases:
         per_entity[alias["entity_id"]].append(alias)
-        if alias["source"] == "alias" and alias_problem(alias["alias"], labels[alias["entity_id"]]):
+        entity = alias["entity_id"]
+        if alias["source"] == "alias" and (
+            alias_problem(alias["alias"], labels[entity])
+            or inverted_name(alias["alias"], labels[entity], raw_aliases.get(entity, []))
+        ):
             violations["alias_usable"] += 1
         if alias["source"] == "label" and label_problem(alias["alias"]):
             violations["labels_usable"] += 1

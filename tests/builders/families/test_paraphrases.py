@@ -1902,3 +1902,144 @@ def test_twenty_sixth_read_wordings_fields_religions_and_the_past_over_every_row
             relation,
             reason,
         )
+
+
+# the twenty-seventh read: the sovereign-state and country classes the read counted golds by (sovereign
+# state, country), a historical country, and the UK's constituent countries (England, Scotland, Wales,
+# Northern Ireland beside the United Kingdom: each truly in it), written here apart from paraphrases.py
+READ27_COUNTRY_CLASSES = {"Q6256", "Q3624078"}
+READ27_HISTORICAL_COUNTRY = "Q3024240"
+READ27_UK_AND_CONSTITUENTS = {"Q21", "Q22", "Q25", "Q26", "Q145"}
+# IPA letters that look like Latin ones ('ɑdidɑs'); the schwa is a letter of Azerbaijani ('Sədan')
+READ27_IPA_LOOKALIKE = re.compile("[\u0250-\u0258\u025a-\u02af\u1d00-\u1dbf]")
+
+
+@pytest.fixture(scope="module")
+def twenty_seventh_read_build(tmp_path_factory, wikidata_store):
+    """The relations the twenty-seventh read found false country golds in (P20, P27, P495, P17, P740, P937,
+    P19, P131, P159), those whose subjects or answers carried its faulted aliases (P37, P449, P106, P176,
+    P127, P1412) and its faulted patterns (P140, P101), built once."""
+    from probesmith.builders.build import build
+
+    relations = ["P20", "P27", "P495", "P17", "P740", "P937", "P19", "P131", "P159"]
+    relations += ["P37", "P449", "P106", "P176", "P127", "P1412", "P140", "P101"]
+    spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read27.yaml"
+    spec_path.write_text(
+        f"include: paraphrases\nname: paraphrases-read27\nrelations: [{', '.join(relations)}]\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases-read27")
+
+
+def test_twenty_seventh_read_no_country_gold_through_an_undated_country_fact(twenty_seventh_read_build):
+    """Over every instance, judged from the slice's TSV: no instance has two or more country golds (P31
+    country or sovereign state) of which one is no fact of its subject, the UK and its constituent countries
+    aside (the read's count, 397 of 40,221 in the default build: 'The work location of Erizzo' golds France,
+    Italy and Venice through Venice P17 France; 'Rubens Barrichello was a citizen of Portugal'); none has
+    two sovereign-state golds, nor a historical country that containment made a gold ('Ignaz Moscheles was
+    born in Czechoslovakia'); and the build dropped some instances for it."""
+    result = twenty_seventh_read_build
+    facts, classes = slice_relations(), slice_classes()
+    instances = table(result, "instances")
+    assert instances.height > 15000
+    faults = {"several countries, one by containment": [], "two sovereign states": [], "past state added": []}
+    for r, s, s_label, golds in instances.select("relation_id", "sub_id", "sub_label", "gold_obj_ids").rows():
+        direct = facts[r].get(s, set())
+        countries = [g for g in golds if classes.get(g, set()) & READ27_COUNTRY_CLASSES]
+        if (
+            len(countries) > 1
+            and set(countries) - direct
+            and not set(countries) <= READ27_UK_AND_CONSTITUENTS
+        ):
+            faults["several countries, one by containment"].append((r, s_label, countries))
+        if sum("Q3624078" in classes.get(g, set()) for g in golds) > 1:
+            faults["two sovereign states"].append((r, s_label, golds))
+        if any(READ27_HISTORICAL_COUNTRY in classes.get(g, set()) and g not in direct for g in golds):
+            faults["past state added"].append((r, s_label, golds))
+    assert {fault: found[:10] for fault, found in faults.items() if found} == {}
+    dropped = json.loads((result.out / "manifest.json").read_text())["dropped"]
+    assert sum(n for reason, n in dropped.items() if "several sovereign states" in reason) > 0
+
+
+def test_twenty_seventh_read_no_lower_cased_phonetic_or_inverted_alias_over_every_alias(
+    twenty_seventh_read_build,
+):
+    """Over every kept alias, judged apart from paraphrases.py (the slice's names from its TSV): none is all
+    lower case under a label of two or more capitalised words ('xiang gang' for Hong Kong) or under a
+    one-word capitalised label that is no English word ('bebsi' for PepsiCo, 'hallumi',
+    'asmouli', 'amibo', 'ilmudin', 'kapamilya network' for ABS-CBN); none has an IPA letter its label lacks
+    ('ɑdidɑs'); none is a surname-first inversion of its label or of a longer name ('Pollio Vitruvius'
+    beside 'Marcus Vitruvius Pollio', 'Kurosawa Akira' under Akira Kurosawa): the card's alias_usable, whose count is 0 in validity.json. The
+    read found 9 such aliases of 60,971 in the default build."""
+    from probesmith.builders.names import fold
+    from probesmith.builders.text import english_lexicon
+
+    result = twenty_seventh_read_build
+    names = slice_names()
+    aliases = table(result, "aliases")
+    labels = dict(aliases.filter(pl.col("source") == "label").select("entity_id", "alias").rows())
+    known = english_lexicon().known
+
+    def leads_with_last_word_of(alias, name):
+        words, other = alias.split(), name.split()
+        return (
+            name != alias
+            and len(other) > 1
+            and all(w[:1].isupper() for w in other)
+            and other[-1] == words[0]
+            and set(words[1:]) <= set(other[:-1])
+        )
+
+    def inversion(alias, entity):
+        # the card's rule: every word capitalised, none an English word, first word the last of the label or
+        # of a longer name of the slice that is itself no such inversion of the label
+        words, label = alias.split(), labels[entity]
+        if len(words) < 2 or any(not w[:1].isupper() or fold(w) in known for w in words):
+            return None
+        longer = [
+            n
+            for n in names.get(entity, ())[1:]
+            if len(n.split()) > len(words) and not leads_with_last_word_of(n, label)
+        ]
+        return next((n for n in [label, *longer] if leads_with_last_word_of(alias, n)), None)
+
+    faults = {"lower case under a name": [], "IPA letter": [], "inverted": []}
+    for entity, alias, source in aliases.select("entity_id", "alias", "source").rows():
+        if source != "alias":
+            continue
+        label = labels[entity]
+        label_words = label.split()
+        if alias == alias.lower() and re.search(r"[^\W\d_]", alias) and label[:1].isupper():
+            if (len(label_words) > 1 and all(w[:1].isupper() for w in label_words)) or (
+                len(label_words) == 1 and fold(label) not in known
+            ):
+                faults["lower case under a name"].append((alias, label))
+        if any(c not in label for c in READ27_IPA_LOOKALIKE.findall(alias)):
+            faults["IPA letter"].append((alias, label))
+        if name := inversion(alias, entity):
+            faults["inverted"].append((alias, name))
+    assert {fault: found[:20] for fault, found in faults.items() if found} == {}
+    validity = json.loads((result.out / "validity.json").read_text())
+    assert validity["violations"]["alias_usable"] == 0
+
+
+def test_twenty_seventh_read_p140_and_p101_wordings_over_every_statement(twenty_seventh_read_build):
+    """P140 is asked with 'religiously affiliated with', never a bare 'affiliated with' (an institutional
+    tie: 'Hans-Adam II was affiliated with the Catholic Church'), and no P101 pattern or statement says
+    'domain of work' (a calque: 'The domain of work of Carl H. Eigenmann was ichthyology'); P101 keeps 10
+    patterns and P140 at least 5."""
+    result = twenty_seventh_read_build
+    patterns, grid = table(result, "patterns"), table(result, "grid")
+    bank = {
+        r: [t for rr, t in patterns.select("relation_id", "template").rows() if rr == r]
+        for r in ("P140", "P101")
+    }
+    assert "[X] was religiously affiliated with [Y]." in bank["P140"]
+    assert len(bank["P101"]) == 10 and len(bank["P140"]) >= 5
+    statements = grid.filter(pl.col("relation_id").is_in(["P140", "P101"])).select("relation_id", "statement")
+    faulted = [
+        (r, s)
+        for r, s in statements.rows()
+        if re.search(r"(?<!religiously )affiliated with", s) or "domain of work" in s
+    ]
+    assert faulted == [] and statements.height > 10000
