@@ -1557,7 +1557,9 @@ PARAPHRASE_RULES = {
     "of the other side: 'Venediger Group' / 'Großvenediger') with any of its golds' (the object and "
     "the answers that contain it, `gold_obj_ids`: label or any alias), case, diacritics and 'ß'/'ss' "
     "folded (a subject equal to its object included); function words and the relation's generic tokens "
-    "(in 10%+, and 5+, of its objects' names, `generic_tokens`) aside",
+    "(in 10%+, and 5+, of its objects' names, `generic_tokens`) aside; not caught: a name respelled inside "
+    "the other ('Cython' / 'Python', 'Agra katewinsletae' / 'Kate Winslet', 'Llandyfaelog' / 'Tyfaelog') or "
+    "an English word closing a compound ('archaeoastronomy' / 'astronomy')",
     "equal_answers": "no answer of a space that shares a name (label or alias, the source's full lists; "
     "case, diacritics, spaces and punctuation aside) with one of an instance's golds is left out of its "
     "golds",
@@ -1638,7 +1640,9 @@ PARAPHRASE_RULES = {
     "more (whole words, any script: \"Ba'athist Iraq\" / 'Iraq', 'punk rock' / 'rock') unless the "
     "source's containment relations nest them (then both are golds: `nested_answers`; not in "
     "`containment_not_gold`'s relations)",
-    "verbalizations": "at most K verbalizations per entity, the label first",
+    "verbalizations": "at most K verbalizations per entity, the label first (in the form the build shows it "
+    "where the label is no name English writes: 'Apple Inc.' -> 'Apple', 'Lond.' -> 'London University', "
+    "'art of painting' -> 'painting')",
     "patterns_read": "no pattern doubles a word or an article when filled with its first instance, and no "
     "statement of the grid, filled with its answer, ends with a name ending in '?' or '!' (a subject's "
     "verbalization or an answer: 'The Dexter series includes Remember the Monsters?' reads as a question; "

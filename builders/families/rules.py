@@ -1679,6 +1679,9 @@ def knowledge_set_validity_markdown(report: dict) -> str:
         "own wording beyond the relation's expected classes (a class check, not a reading).",
         "- That an entity of the source bearing an answer's label is not another answer: `one_answer` reads "
         "the subject's label only.",
+        "- That the world gives no second answer: `one_answer` reads the source, whose facts are not "
+        "complete (a musician's other bands, P463; a second citizenship, P27; where a band formed beside "
+        "where it came from, P495).",
         f"- The class of a subject that has none in the source: {report['subjects_without_class']:,} of "
         f"the {report['items']:,} items.",
         "- That a fact still holds today: see *Snapshot and time*.",
