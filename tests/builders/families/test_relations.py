@@ -66,6 +66,16 @@ def containers_of(entity, facts, seen=None):
     return seen
 
 
+def build_relations(tmp_path_factory, wikidata_store, name: str, relations) -> object:
+    """A relations build of the default spec restricted to ``relations``, against the local store, cache off."""
+    spec_path = tmp_path_factory.mktemp("specs") / f"{name}.yaml"
+    spec_path.write_text(
+        f"include: relations\nname: {name}\nrelations: [{', '.join(relations)}]\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / name)
+
+
 def test_every_answer_is_gold_exactly_k_times(small_relations_build):
     instances = table(small_relations_build, "instances")
     answers = table(small_relations_build, "answer_spaces")
@@ -1166,12 +1176,7 @@ def test_twenty_third_read_no_capital_of_a_past_polity_over_every_instance(
     past (historical country, dynasty, Chinese dynasty, historical Chinese state, viceroyalty) and none of a
     city or settlement, and no P1376 subject is a former capital (its polity's P36 names another city: "Bonn
     serves as the capital of Germany"); the build dropped some of each (the rule can fail)."""
-    spec_path = tmp_path_factory.mktemp("specs") / "relations_read23.yaml"
-    spec_path.write_text(
-        "include: relations\nname: relations-read23\nrelations: [P36, P1376, P37]\n"
-        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
-    )
-    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "relations-read23")
+    result = build_relations(tmp_path_factory, wikidata_store, "relations-read23", ("P36", "P1376", "P37"))
     classes = slice_facts["P31"]
     past_classes = {"Q3024240", "Q164950", "Q12857432", "Q50068795", "Q20203507"}
 
@@ -1214,12 +1219,7 @@ def test_twenty_third_read_no_answer_label_with_a_quoted_part_over_every_answer(
 ):
     """Over every answer of a real P115 build (the twenty-third read: '"RZD arena" Stadium' in Belgium's space):
     no answer's label holds a double quote, and the build dropped the subjects whose answer had one."""
-    spec_path = tmp_path_factory.mktemp("specs") / "relations_read23_p115.yaml"
-    spec_path.write_text(
-        "include: relations\nname: relations-read23-p115\nrelations: [P115]\n"
-        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
-    )
-    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "relations-read23-p115")
+    result = build_relations(tmp_path_factory, wikidata_store, "relations-read23-p115", ("P115",))
     answers = table(result, "answer_spaces")
     assert answers.height and [label for label in answers["obj_label"] if '"' in label] == []
     dropped = json.loads((result.out / "manifest.json").read_text())["dropped"]
@@ -1263,12 +1263,7 @@ def test_twenty_fourth_read_no_faulted_wording_over_every_fill(tmp_path_factory,
     "Shop Around's record label is Motown", "Scholastica and Benedict of Nursia are siblings", "Mazaceae has
     Mazus as its type species"; 150,712 of the 330,960 such fills of the seed-0 default build): no sentence
     holds one of the faulted wordings, and every relation is built with its three templates."""
-    spec_path = tmp_path_factory.mktemp("specs") / "relations_read24.yaml"
-    spec_path.write_text(
-        f"include: relations\nname: relations-read24\nrelations: [{', '.join(FAULTS_24)}]\n"
-        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
-    )
-    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "relations-read24")
+    result = build_relations(tmp_path_factory, wikidata_store, "relations-read24", FAULTS_24)
     templates = table(result, "templates")
     assert set(templates["relation_id"]) == set(FAULTS_24) and templates.height == 3 * len(FAULTS_24)
     bad, fills = [], 0
@@ -1311,12 +1306,7 @@ def test_twenty_sixth_read_labels_and_wordings_over_every_fill(
     from probesmith.builders.names import full_name, label_problem
     from probesmith.builders.text import common_taxon_name, event_name
 
-    spec_path = tmp_path_factory.mktemp("specs") / "relations_read26.yaml"
-    spec_path.write_text(
-        f"include: relations\nname: relations-read26\nrelations: [{', '.join(READ_26)}]\n"
-        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
-    )
-    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "relations-read26")
+    result = build_relations(tmp_path_factory, wikidata_store, "relations-read26", READ_26)
     instances, answers = table(result, "instances"), table(result, "answer_spaces")
     label_of = dict(zip(answers["obj_id"], answers["obj_label"], strict=True))
     taxon_slots = {"P105": "X", "P141": "X", "P183": "X", "P427": "XY"}
@@ -1427,12 +1417,7 @@ def test_twenty_seventh_read_mononyms_stations_untyped_nouns_and_wordings_over_e
     24 -> 17
     and answers 3 -> 2 (Raphael, Vitruvius, Masaccio, Giorgione, Cimabue, Tacitus, The Game, Jalaï Abbas left as
     labelled)."""
-    spec_path = tmp_path_factory.mktemp("specs") / "relations_read27.yaml"
-    spec_path.write_text(
-        f"include: relations\nname: relations-read27\nrelations: [{', '.join(READ_27)}]\n"
-        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
-    )
-    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "relations-read27")
+    result = build_relations(tmp_path_factory, wikidata_store, "relations-read27", READ_27)
     instances, answers = table(result, "instances"), table(result, "answer_spaces")
     label_of = dict(zip(answers["obj_id"], answers["obj_label"], strict=True))
     titles = {"The", "Prophet", "Apostle", "Antipope", "Miss", "Baron", "Pope", "Saint", "Emperor", "King"}
