@@ -1106,7 +1106,7 @@ class _Builder:
                 return bool(
                     self.stems
                     and (
-                        self.stems.shared(text, gold_text)
+                        self.stems.shares_any(text, gold_text)
                         or self.stems.label_stems(text) & self.stems.label_stems(label)
                     )
                 )
@@ -1146,7 +1146,9 @@ class _Builder:
                 def is_valid(text: str) -> bool:
                     if question_stems & long_word_stems(text):
                         return False
-                    return not (self.stems and shown_stems & self.stems.text_stems(text)) and base_valid(text)
+                    return not (self.stems and self.stems.meets_text_stems(shown_stems, text)) and base_valid(
+                        text
+                    )
 
             valid_once = _once_per_text(is_valid)
             popular = pools.get("popular")

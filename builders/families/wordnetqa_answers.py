@@ -68,6 +68,7 @@ from functools import lru_cache
 from probesmith.builders.batch import cyclic_gc_paused, return_freed_memory
 from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetGraph
+from probesmith.builders.sources.wordnet_files import WordNetFiles, synset_key
 from probesmith.builders.text import normalize_choice
 
 SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
@@ -137,6 +138,10 @@ class SecondAnswers:
         # few thousand entries keep those hits (1 in 10 calls hit at all on 16k concepts)
         self._gloss_words = lru_cache(maxsize=1 << 12)(self._gloss_words_uncached)
         self._widened_stems = lru_cache(maxsize=1 << 17)(self._widened_stems_uncached)
+        # a gloss word's widening recurs in many glosses: computed once per word
+        self._word_widening = lru_cache(maxsize=1 << 16)(self._word_widening_uncached)
+        # a sense's node, looked up by name once per synset (not once per word naming it)
+        self._node_of_key: dict[int, int | None] = {}
         self._gloss_named = lru_cache(maxsize=1 << 17)(self._gloss_named_uncached)
         # a few hundred synsets per gloss (~8 KB): kept for the concepts asked about lately only
         self._named_or_above = lru_cache(maxsize=1 << 12)(self._named_or_above_uncached)
@@ -156,6 +161,7 @@ class SecondAnswers:
             self._senses,
             self._gloss_words,
             self._widened_stems,
+            self._word_widening,
             self._gloss_named,
             self._named_or_above,
             self._gloss_stems,
@@ -163,6 +169,7 @@ class SecondAnswers:
             self._chain_stems,
         ):
             cached.cache_clear()
+        self._node_of_key.clear()
 
     def _gloss_stems_uncached(self, node: int) -> frozenset[str]:
         """A gloss's content stems less the generic stems of its part of speech (computed on first use)."""
@@ -183,8 +190,21 @@ class SecondAnswers:
     def _senses_uncached(self, word: str, pos: str) -> tuple[int, ...]:
         """Every sense of ``word`` of part of speech ``pos`` in the graph (WordNet's morphology applies)."""
         reader = self.stems.reader
-        found = (self.g.index.get(s.name()) for s in reader.synsets(word.replace(" ", "_"), _POS_CODES[pos]))
-        return tuple(n for n in found if n is not None)
+        code = _POS_CODES[pos]
+        if not isinstance(reader, WordNetFiles):
+            found = (self.g.index.get(s.name()) for s in reader.synsets(word.replace(" ", "_"), code))
+            return tuple(n for n in found if n is not None)
+        # reader.synsets(word, code), read as offsets: each synset's name is made once, not per word
+        nodes = []
+        for form in reader.morphy_forms(word.replace(" ", "_").lower(), code):
+            for offset in reader.offsets(form, code):
+                key = synset_key(code, offset)
+                node = self._node_of_key.get(key, -1)
+                if node == -1:
+                    node = self._node_of_key[key] = self.g.index.get(reader.sense(code, offset).name())
+                if node is not None:
+                    nodes.append(node)
+        return tuple(nodes)
 
     def _gloss_words_uncached(self, node: int) -> frozenset[str]:
         """The words (function words aside) and the two- and three-word WordNet lemmas of a gloss."""
@@ -209,11 +229,17 @@ class SecondAnswers:
         stems = set(self._gloss_stems(node))
         for word in self._gloss_words(node):
             if " " not in word:
-                for synset in self.stems.reader.synsets(word)[:SYNONYM_SENSES]:
-                    for name in synset.lemma_names():
-                        if "_" not in name:
-                            stems |= self.stems.word_stems(name.lower())
+                stems |= self._word_widening(word)
         return frozenset(stems) - self._generic_stems[self.g.pos[node]]
+
+    def _word_widening_uncached(self, word: str) -> frozenset[str]:
+        """The stems of the one-word lemmas of ``word``'s first :data:`SYNONYM_SENSES` senses."""
+        stems: set[str] = set()
+        for synset in self.stems.reader.synsets(word)[:SYNONYM_SENSES]:
+            for name in synset.lemma_names():
+                if "_" not in name:
+                    stems |= self.stems.word_stems(name.lower())
+        return frozenset(stems)
 
     def _word_sense_right(self, probe: str, concept: int, shown: Sequence[str]) -> bool:
         # the question fixes the concept's sense (its example or gloss); a choice's word, any of its senses

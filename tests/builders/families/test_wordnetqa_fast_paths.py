@@ -1,0 +1,90 @@
+"""WordNetQA's faster lookups answer what the code they replace answered (issue 26, part 9).
+
+Each fast path is compared with the slow path's formula, written out here, over real data: every
+choice, question and choice synset of the small build. ``SecondAnswers._senses`` reads a word's
+senses as offsets (a synset's name made once) instead of naming every sense it finds;
+``_widened_stems`` widens a gloss by a per-word cache; ``StemAnalyser.meets_text_stems`` and
+``shares_any`` answer the builder's yes/no tests without building the sets they test.
+"""
+
+import re
+from collections import Counter
+
+import polars as pl
+
+from probesmith.builders.families.wordnetqa_answers import (
+    _POS_CODES,
+    SYNONYM_SENSES,
+    SecondAnswers,
+    shown_words,
+)
+from probesmith.builders.morphology import StemAnalyser
+from probesmith.builders.sources.wordnet import WordNetSource
+
+from ...conftest import needs_wordnet
+
+pytestmark = needs_wordnet
+
+
+def _rows(build) -> list[tuple]:
+    rows = []
+    columns = ["probe", "question", "choices", "choice_concepts"]
+    for path in sorted(build.out.glob("*/*.parquet")):
+        rows += pl.read_parquet(path, columns=columns).rows()
+    return rows
+
+
+def test_senses_and_widened_stems_equal_the_name_lookups(wordnet_graph, small_wordnet_build):
+    reader = WordNetSource().lexicon()
+    answers = SecondAnswers(wordnet_graph, StemAnalyser(reader))
+    g = wordnet_graph
+    nodes, words = set(), set()
+    for probe, _, choices, names in _rows(small_wordnet_build):
+        for text, name in zip(choices, names, strict=True):
+            node = g.index[name]
+            nodes.add(node)
+            words.update((w.lower(), g.pos[node]) for w in shown_words(probe, text))
+            words.update((w, g.pos[node]) for w in answers._gloss_words(node))
+    found = Counter()
+    for word, pos in sorted(words):
+        slow = tuple(
+            n
+            for s in reader.synsets(word.replace(" ", "_"), _POS_CODES[pos])
+            if (n := g.index.get(s.name())) is not None
+        )
+        assert answers._senses_uncached(word, pos) == slow, (word, pos)
+        found[bool(slow)] += 1
+    assert len(words) > 5_000 and found[True] > 1_000 and found[False], found
+    widened = 0
+    for node in sorted(nodes):
+        slow = set(answers._gloss_stems(node))
+        for word in answers._gloss_words(node):
+            if " " not in word:
+                for synset in reader.synsets(word)[:SYNONYM_SENSES]:
+                    for name in synset.lemma_names():
+                        if "_" not in name:
+                            slow |= answers.stems.word_stems(name.lower())
+        slow = frozenset(slow) - answers._generic_stems[g.pos[node]]
+        assert answers._widened_stems_uncached(node) == slow, g.names[node]
+        widened += slow != answers._gloss_stems(node)
+    assert len(nodes) > 2_000 and widened > 1_000, (len(nodes), widened)
+
+
+def test_stem_tests_answer_as_the_sets_they_stand_for(small_wordnet_build):
+    stems = StemAnalyser(WordNetSource().lexicon())
+    met, shared = Counter(), Counter()
+    for _, question, choices, _ in _rows(small_wordnet_build):
+        question_stems = stems.text_stems(question)
+        first_name = re.split(r": |, ", choices[0], maxsplit=1)[0]
+        for probe_stems in (question_stems, stems.text_stems(first_name), frozenset()):
+            for text in choices:
+                answer = stems.meets_text_stems(probe_stems, text)
+                assert answer == bool(probe_stems & stems.text_stems(text)), (question, text)
+                met[answer] += 1
+        for text in choices:
+            for left in (question, first_name):
+                answer = stems.shares_any(left, text)
+                assert answer == bool(stems.shared(left, text)), (left, text)
+                shared[answer] += 1
+    assert met[True] > 1_000 and met[False] > 1_000, met
+    assert shared[True] > 1_000 and shared[False] > 1_000, shared
