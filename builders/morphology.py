@@ -281,19 +281,6 @@ class StemAnalyser:
                 found |= self._compound_parts(q) & self._compound_parts(w)
         return frozenset(f"part:{p}" for p in found)
 
-    def meets_text_stems(self, stems: frozenset[str], text: str) -> bool:
-        """``bool(stems & self.text_stems(text))``, word by word (no union of the text's stems is made).
-
-        For texts tested once against a set (a build's candidate choices): their unions would fill
-        :attr:`text_stems`' cache for nothing.
-        """
-        if not stems:
-            return False
-        for word in set(re.findall(r"[a-z]+", text.lower())):
-            if len(word) >= 3 and word not in FUNCTION_WORDS and not stems.isdisjoint(self.word_stems(word)):
-                return True
-        return False
-
     def shares_any(self, left: str, right: str) -> bool:
         """``bool(self.shared(left, right))``, its four parts asked in turn until one is found."""
         return bool(

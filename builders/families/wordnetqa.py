@@ -1172,9 +1172,7 @@ class _Builder:
                 def is_valid(text: str) -> bool:
                     if question_stems & long_word_stems(text):
                         return False
-                    return not (self.stems and self.stems.meets_text_stems(shown_stems, text)) and base_valid(
-                        text
-                    )
+                    return not (self.stems and shown_stems & self.stems.text_stems(text)) and base_valid(text)
 
             valid_once = _once_per_text(is_valid)
             popular = pools.get("popular")
