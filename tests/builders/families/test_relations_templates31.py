@@ -1,0 +1,74 @@
+"""The twenty-ninth read's relation templates (issue 25), over every fill of a real build of their relations.
+
+P206 "in or next to" / "in or by" (the property label's hedge), P190 "has a partnership with" (any
+partnership), P945 "pledged allegiance to" (an oath), P39 "served as [Y]" (no article before "Member of the
+Scottish Parliament"), P676 "The song [X]" (albums, musicals), P135 "was a representative of" (works,
+"atheism"), P344 in the present beside past siblings and P50 "was authored by" in the past beside present
+ones. With them, the respelling rule of ``names.name_leak``: no subject's names one letter from its gold's
+label ("Italo Balbo" -> "Kingdom of Italy", P945).
+"""
+
+import re
+
+import pytest
+
+from probesmith.builders.names import FUNCTION_WORDS, respellings, tokens_of
+from tests.builders.families.test_relations import build_relations, every_fill, table
+from tests.conftest import slice_names
+
+# relation -> the faulted wording as it reads once filled
+FAULTS_29 = {
+    "P206": r"in or next to|in or by",
+    "P190": r"partnership",
+    "P945": r"pledged allegiance",
+    "P39": r" served as ",
+    "P676": r"^The song ",
+    "P135": r"representative of",
+    "P344": r"^The director of photography for .+ is ",
+    "P50": r" was authored by ",
+}
+
+
+@pytest.fixture(scope="module")
+def read29_build(tmp_path_factory, wikidata_store):
+    """The relations of the twenty-ninth read's template findings, built once from the default spec."""
+    return build_relations(tmp_path_factory, wikidata_store, "relations-read29", FAULTS_29)
+
+
+def test_twenty_ninth_read_no_faulted_wording_over_every_fill(read29_build):
+    """Over every instance x template x answer: no sentence holds a faulted wording, every relation keeps
+    its three templates, and P206 (160 instances in the default build) is still built."""
+    templates = table(read29_build, "templates")
+    assert set(templates["relation_id"]) == set(FAULTS_29) and templates.height == 3 * len(FAULTS_29)
+    bad, fills = [], 0
+    for row, _, text in every_fill(read29_build):
+        fills += 1
+        if re.search(FAULTS_29[row["relation_id"]], text):
+            bad.append(text)
+    assert fills > 10_000 and bad == [], bad[:8]
+
+
+def test_p50_and_p344_templates_are_in_one_tense(read29_build):
+    """A relation's templates in one tense: P344 in the past, as P344-0/1 were; P50 in the present, as the
+    rules family asks it ("Who is the author of", beside which it drops "was authored by")."""
+    templates = table(read29_build, "templates")
+    out_of_tense = [
+        t
+        for r, t in templates.select("relation_id", "template").iter_rows()
+        if (r == "P344" and re.search(r"\b(?:is|are|has)\b", t)) or (r == "P50" and re.search(r"\bwas\b", t))
+    ]
+    assert out_of_tense == []
+
+
+def test_no_subject_is_named_one_letter_from_its_gold(read29_build):
+    """Over every instance: no name token of the subject (label, aliases) is one letter from a name token of
+    any gold's label (``names.respellings``, names read from the slice's TSV): the default build had
+    "Italo Balbo" served the "Kingdom of Italy" (P945)."""
+    names = slice_names()
+    found = []
+    for row in table(read29_build, "instances").iter_rows(named=True):
+        subject = tokens_of([row["sub_label"], *row["sub_aliases"]]) - FUNCTION_WORDS
+        for gold in row["gold_obj_ids"]:
+            if close := respellings(subject, tokens_of(names.get(gold, ())[:1]) - FUNCTION_WORDS):
+                found.append((row["relation_id"], row["sub_label"], gold, sorted(close)))
+    assert found == []
