@@ -121,7 +121,9 @@ def name_leak(
 ) -> frozenset[str]:
     """What the subject's names (label, aliases) share with the gold's: tokens and stems; empty = none.
 
-    Function words, the relation's ``generic`` tokens and their stems are not leaks.
+    Both lists give the label first. A token of the subject's names one letter from one of the gold's label
+    is shared too (``respellings``: "Cython" / "Python"). Function words, the relation's ``generic`` tokens
+    and their stems are not leaks.
     """
     left, right = list(subject_names), list(gold_names)
     ignored = (FUNCTION_WORDS - named_function_words(left + right)) | generic
@@ -132,7 +134,53 @@ def name_leak(
     stems_right = {fold(s) for n in right for s in content_stems(n)}
     stems = (stems_left & stems_right) - ignored_stems
     parts = compound_parts(tokens_of(left) - ignored, tokens_of(right) - ignored) - ignored_stems
-    return frozenset(shared | stems | parts)
+    # a respelling of the gold's label, the name the answer is shown by: its aliases hold spellings in other
+    # languages one letter from many a name ("Ching" for Beijing beside "China", "Bosna" for Sarajevo)
+    respelled = respellings(tokens_of(left) - ignored, tokens_of(right[:1]) - ignored)
+    return frozenset(shared | stems | parts | respelled)
+
+
+RESPELLING_LENGTH = 5
+
+
+def respellings(
+    left: frozenset[str], right: frozenset[str], length: int = RESPELLING_LENGTH
+) -> frozenset[str]:
+    """Tokens of one side one letter from a token of the other: one changed, added or dropped letter.
+
+    A name respelled by one letter is the name to a reader ("Cython" / "Python", "Khvahan" / "Khwahan",
+    "Ikarus" / "Ikarbus"). Both tokens are letters only and ``length`` letters or more (shorter names are
+    one letter from too many others: "Lima" / "Lina"); two English words of Link Grammar's dictionary
+    ("royal" / "loyal") are two words, not one name respelled. Two letters apart is no respelling
+    ("German" / "Hermann"; "Austria" / "Australia" share the stem "austr" of ``text.content_stems``).
+    """
+    words = english_lexicon().known
+    found = set()
+    for a in left:
+        if len(a) < length or not a.isalpha():
+            continue
+        for b in right:
+            if a == b or len(b) < length or not b.isalpha() or abs(len(a) - len(b)) > 1:
+                continue
+            if a in words and b in words:
+                continue
+            if one_edit_apart(a, b):
+                found |= {a, b}
+    return frozenset(found)
+
+
+def one_edit_apart(a: str, b: str) -> bool:
+    """Whether two different strings differ by one substituted, inserted or deleted character."""
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) > 1 or a == b:
+        return False
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :]
+    return a[i:] == b[i + 1 :]
 
 
 def named_function_words(names: Iterable[str]) -> frozenset[str]:

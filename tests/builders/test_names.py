@@ -12,6 +12,7 @@ from probesmith.builders.names import (
     name_leak,
     name_tokens,
     plain_name,
+    respellings,
     spelled_out,
     without_legal_form,
 )
@@ -354,3 +355,29 @@ def test_twenty_seventh_read_full_name_leaves_mononyms_and_bynames_over_the_slic
         assert named(mononym) is None, (names[mononym][0], named(mononym))
     assert named("Q9588") == "Richard Milhous Nixon" and named("Q91") == "Abraham Lincoln"
     assert named("Q605447") == "Antonio Tempesta" and named("Q1541") == "Marcus Tullius Cicero"
+
+
+@pytest.mark.parametrize(
+    ("subject", "gold", "leaked"),
+    [
+        (["Cython"], ["Python"], True),  # one letter changed (the twenty-eighth read)
+        (["Khvahan"], ["Khwahan"], True),
+        (["Ikarus"], ["Ikarbus"], True),  # one letter added
+        (["Jolof Empire"], ["Wolof"], True),
+        (["Moncton"], ["Robert Monckton"], True),
+        (["Lima"], ["Lina"], False),  # four letters: one letter from too many names
+        (["Germany"], ["Hermann"], False),  # two letters apart
+        (["royal"], ["loyal"], False),  # two English words
+    ],
+)
+def test_a_name_respelled_by_one_letter_is_a_leak(subject, gold, leaked):
+    assert bool(respellings(name_tokens(subject[0]), name_tokens(gold[0]))) == leaked
+    assert bool(name_leak(subject, gold)) == leaked
+
+
+def test_a_respelling_counts_against_the_gold_label_only():
+    """The gold's aliases hold spellings in other languages one letter from many a name: Beijing's "Ching"
+    beside "China", Sarajevo's "Bosna" beside "Bosnia" are no leak; the gold's label respelled is."""
+    assert not name_leak(["China Poly Group Corporation"], ["Beijing", "Ching"])
+    assert not name_leak(["Prnjavor, Bosnia and Herzegovina"], ["Sarajevo", "Bosna Saraj"])
+    assert name_leak(["Roy Orbison", "Lefty Wilbury"], ["Traveling Wilburys"])  # the subject's alias counts
