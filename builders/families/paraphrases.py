@@ -89,13 +89,14 @@ from probesmith.builders.sources.catalog import (
     load_catalog,
     load_name_classes,
 )
-from probesmith.builders.sources.wikidata import entity_id, query_log
+from probesmith.builders.sources.wikidata import PREFIXES, entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import (
     MISREAD_NAME,
     EntityLookups,
     aliases_query,
     batched_select,
     facts_of,
+    labels_of,
     misread_names,
     popularity,
     source_view,
@@ -249,6 +250,61 @@ HELD_EVENT_CLASSES = (
     "Q288514", "Q1792535", "Q998672", "Q57305", "Q172754", "Q667276", "Q59861107",  # fairs, exhibitions
     "Q1129398", "Q4390543",  # conventions
 )  # fmt: skip
+# the classes of a P276 subject that is no physical thing and so "is located" nowhere, read one by one over
+# the P276 subjects of the shared slice (twenty-eighth read: "Evacuation Day is located in Boston", "Mr
+# Selfridge is located in London", "Polkagris is located in Sweden", "Falash Mura is situated in Ethiopia",
+# "Spanish Armada is located in English Channel", "Andrew Crooke and William Cooke is located in London"):
+# one-off events and games, a holiday; broadcast series and programmes; a food; a style or a movement; a
+# language; a people, a clan, a duo; a fleet; a form of government; an award; a website
+NOT_LOCATED_CLASSES = (
+    "Q428303", "Q4", "Q2142464", "Q273039", "Q2683596", "Q43109", "Q1934708",  # events, games, a holiday
+    "Q5398426", "Q1259759", "Q15416", "Q1555508",  # television series, miniseries, show, radio programme
+    "Q7616232",  # stick candy
+    "Q1792644", "Q968159", "Q32880", "Q3326867",  # art style, art movement, architectural style, painting
+    "Q34770", "Q45762", "Q38058796",  # language, dead language, extinct language
+    "Q211503", "Q499247", "Q16887380", "Q10648343",  # clan, Scottish clan, group, duo
+    "Q189524", "Q171174", "Q378427",  # fleet, direct democracy, literary award
+    "Q35127", "Q615699", "Q14827288",  # website, Internet encyclopedia, Wikimedia project
+)  # fmt: skip
+# P36 and P1376 say "capital", and English calls a United States county's the county seat (twenty-eighth
+# read: "The capital of Sequoyah County, Oklahoma, is Sallisaw", 52 of 485 P36 and 26 of 472 P1376
+# instances). The slice classes a county by its state ("county of Oklahoma"), with no class of all of them,
+# no P279 to one and no P17 or P131 of the county, so a county is told by a class labelled "county of S",
+# "parish of S" or "borough of S" where S is the label of a state of the United States (P31 Q35657). The
+# side of each relation's pair naming the county:
+COUNTY_SEAT_SIDE = {"P36": 0, "P1376": 1}
+US_STATE = "Q35657"
+_COUNTY_CLASS_LABEL = re.compile(r"(?:county|parish|borough) of (.+)")
+UNITED_STATES_COUNTY = (
+    "a county of the United States, whose seat English does not call its capital ('The capital of Sequoyah "
+    "County, Oklahoma, is Sallisaw'; COUNTY_SEAT_SIDE)"
+)
+
+
+def united_states_counties(client, units: list[str]) -> set[str]:
+    """Units of a class labelled 'county/parish/borough of S', S the label of a state of the United States."""
+    units = sorted(set(units))
+    if not units:
+        return set()
+    states_query = (
+        PREFIXES
+        + f"""SELECT ?e ?label WHERE {{
+  ?e wdt:P31 wd:{US_STATE} . ?e rdfs:label ?label . FILTER(LANG(?label) = "en")
+}}"""
+    )
+    state_names = {r["label"] for r in client.select(states_query)}
+    classes: dict[str, set[str]] = defaultdict(set)
+    for e, _, kind in facts_of(client, units, ["P31"]):
+        classes[e].add(kind)
+    class_labels = labels_of(client, sorted({c for kinds in classes.values() for c in kinds}))
+    county_classes = {
+        c
+        for c, label in class_labels.items()
+        if (m := _COUNTY_CLASS_LABEL.fullmatch(label)) and m.group(1) in state_names
+    }
+    return {e for e in units if classes[e] & county_classes}
+
+
 # classes of a polity or an administrative unit that no longer exists, beyond relations.PAST_POLITY_CLASSES
 # (historical country, dynasty): the P36, P37 and P1376 polities of the shared slice, read one by one (former
 # municipalities of Switzerland, Finland, Norway and Estonia merged into others, former regions and counties,
@@ -360,10 +416,33 @@ def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> s
 # game"): a gold whose every class is one of these is no field ("medicine", classed a profession and a field
 # of study, is one)
 FIELD_RELATIONS = frozenset({"P101"})
+# relations whose object is a common noun that the source may label capitalised ("Magnetic Man played
+# Dubstep", twenty-eighth read: P136 "Post-hardcore", "Turntablism", "Schlager"): where an alias is the label
+# with its first letter lower case ("dubstep"), English writes the genre so, and the object is shown by it
+LOWER_CASE_NAME_RELATIONS = frozenset({"P136"})
+
+
+def lower_cased_alias(label: str, aliases: list[str]) -> str:
+    """The alias that is ``label`` with its first letter lower case, else the label.
+
+    Where the label opens with a capital and the source gives that alias ('Dubstep', alias 'dubstep').
+    """
+    lowered = label[:1].lower() + label[1:]
+    return lowered if lowered != label and lowered in aliases else label
+
+
+# relations whose object is read as a name and that a common noun answers only where the source gives that
+# object no class (P264: 'passport', 'melody', 'metronome', 'political party' as record labels, twenty-eighth
+# read; 'ersguterjunge' is classed a record label and stays)
+UNCLASSED_NAME_RELATIONS = frozenset({"P264"})
 NOT_A_FIELD_CLASSES = frozenset(
     "Q5 Q28640 Q12737077 Q4164871 Q3399646 Q702269 Q482980 Q483501 Q66715801 Q63187345 Q15987302 Q57735705 "
     "Q43845 Q1925963 Q12406482 Q15296811 Q1423891 Q2259532 Q4830453 Q6881511 Q43229 Q783794 Q891723 Q192350 "
-    "Q17537576 Q18593264 Q2249149 Q51938570".split()
+    "Q17537576 Q18593264 Q2249149 Q51938570 "
+    # the twenty-eighth read's golds: composer, journalist, physician, physicist, singer, statesperson,
+    # Islamic scholar (their occupations' classes), Afghanistan, IBM, a navy, a part of a chromosome
+    "Q66715801 Q639669 Q15980804 Q66811410 Q11974939 Q901 Q1650915 Q2643890 Q82955 Q185351 Q1234713 "
+    "Q6256 Q123480 Q672729 Q3624078 Q20031260 Q1058914 Q4508 Q15989253".split()
 )
 NOT_A_FIELD = (
     "object a person, an occupation, a firm or a product, no field of work (every class of it in "
@@ -434,6 +513,9 @@ class ParaphraseSpec(ProbeSpec):
             "P140": ("Q4392985", "Q34770", "Q315"),
             "P413": ("Q2312410",),
             "P136": ("Q207628", "Q25379"),
+            "P106": ("Q17305127", "Q636497", "Q1986639", "Q2642184", "Q1914636"),
+            "P138": ("Q16521", "Q756"),
+            "P37": ("Q41162", "Q867545"),
         },
         help="Per relation, Wikidata classes (P31) an object may not be an instance of: its instance is "
         "dropped, and with it the answer. A planet or a continent (Q634, Q3504248, Q5107) is no place of "
@@ -443,12 +525,22 @@ class ParaphraseSpec(ProbeSpec):
         "discipline (Q2312410: 'downhill mountain biking', 'cyclo-cross', 'kumite') is no position a player "
         "plays as (P413's patterns: '[X] plays as a [Y]', thirteenth independent read). A musical "
         "composition or a play (Q207628, Q25379: 'opera', 'symphony') is a form one composes or stages, no "
-        "genre a performer plays ('Arthur Bliss played opera', twenty-fourth read).",
+        "genre a performer plays ('Arthur Bliss played opera', twenty-fourth read). No one 'worked as' a "
+        "fictional profession, a character type, a centerfold, a saint's title or an activity "
+        "(P106: "
+        "'superhero', 'supervillain', 'Playmate', 'Prophet', 'acting', twenty-eighth read). "
+        "English names a plant, not its taxon (P138: 'Rosa', twenty-eighth read: 'Lipová is named after "
+        "Tilia'). A republic of Russia or a province of Tajikistan is no language (P37: 'Karachay-Cherkess "
+        "Republic', 'Gorno-Badakhshan Autonomous Province').",
     )
     excluded_objects: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {
             "P413": ("Q40795", "Q1318941", "Q533097", "Q2380088", "Q3897311"),
-            "P140": ("Q7066", "Q288928", "Q93191", "Q170208"),
+            "P140": ("Q7066", "Q288928", "Q93191", "Q170208", "Q269785", "Q208398"),
+            "P106": ("Q191421", "Q211236"),
+            "P138": ("Q188869", "Q127849", "Q42292", "Q25356", "Q27355", "Q156901"),
+            "P1412": ("Q323081", "Q1232159"),
+            "P264": ("Q307070",),
         },
         help="Per relation, answers (entity ids) its patterns cannot state, where the source gives them no "
         "class to exclude them by: their instances are dropped, and with them the answer. P413 (position "
@@ -461,14 +553,23 @@ class ParaphraseSpec(ProbeSpec):
         "source classes them a 'religion' and a 'world view' as it does religions. 'Baptist' and "
         "'Friends' (Q93191, Q170208: the source's labels, an adjective and a bare plural) read as no name "
         "('Al Gore was a follower of Baptist', twenty-sixth read), and the source classes them as it does "
-        "Lutheranism (a Protestant denomination), so no class tells them.",
+        "Lutheranism (a Protestant denomination), so no class tells them. 'Twelver' (an adjective: 'adhered "
+        "to Twelver') and 'Karaim' (the label names the people, not Karaite Judaism) are classed as "
+        "denominations are (twenty-eighth read). P106 'Lama' (a title, no class in the source) and "
+        "'celebrity' (fame, no work: 'worked as a celebrity'; classed a person, a role and an occupation, "
+        "as 'activist' is). P138: 'Field' (a common noun capitalised: 'Polní is named for Field') and the "
+        "genera Tilia, Acer, Populus, Taxus and Iris, named by the plant in English ('Lipová is named after "
+        "Tilia'), which the source gives no class, so no class tells them from a name. P1412: 'polyglot' (a "
+        "speaker of many, no language) and 'Westron' (a fictional language), both of no class. P264: "
+        "'1,5-diazabicyclo[4.3.0]non-5-ene', a chemical of no class given as a record label (all "
+        "twenty-eighth read).",
     )
     subject_excluded_types: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {
             "P740": ("Q5",),
             "P106": ("Q515", "Q1549591", "Q925381", "Q2039348"),
             "P407": NAME_CLASSES,
-            "P276": (*HELD_EVENT_CLASSES, "Q5"),
+            "P276": (*HELD_EVENT_CLASSES, *NOT_LOCATED_CLASSES, "Q5"),
         },
         help="Per relation, Wikidata classes (P31) a subject may not be an instance of: its instance is "
         "dropped. P740 (location of formation) is a group's or an organization's; a person (Q5) with the "
@@ -479,7 +580,8 @@ class ParaphraseSpec(ProbeSpec):
         "language ('Levin, a Turkish-language work', twenty-fourth read). P276 (location): an event held "
         "again and again (``HELD_EVENT_CLASSES``: film festivals, races, fairs) takes place, it 'is located' "
         "nowhere ('Amstel Gold Race is located in Limburg', twenty-fourth read), nor is a person (Q5: "
-        "'Dudley George is situated in Ontario').",
+        "'Dudley George is situated in Ontario') or any of ``NOT_LOCATED_CLASSES``, no physical thing "
+        "('Evacuation Day is located in Boston', 'Mr Selfridge is located in London', twenty-eighth read).",
     )
     person_relations: tuple[str, ...] = spec_field(
         ("P101", "P140"),
@@ -532,7 +634,10 @@ class ParaphraseSpec(ProbeSpec):
         "an object labelled as a common noun (no capital, digit or full stop: ``names.common_noun_label``; "
         "'meadow', 'mill', 'length', 'syndication') would need an "
         "article, a plural or a preposition no pattern can choose ('Luční was named for meadow', fourth "
-        "independent read; 'debuted on syndication', twentieth); its instance is dropped.",
+        "independent read; 'debuted on syndication', twentieth); its instance is dropped. So is a P264 "
+        "object so labelled that the source gives no class (``UNCLASSED_NAME_RELATIONS``: 'passport', "
+        "'melody', 'political party' as record labels, twenty-eighth read); a classed one ('ersguterjunge', "
+        "a record label) stays.",
     )
     leakage: Literal["drop", "keep"] = spec_field(
         "drop",
@@ -1225,6 +1330,11 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             if plain != labels[o]:
                 raw_aliases[o] = [*raw_aliases[o], labels[o]]
                 labels[o] = plain
+        for o in sorted({o for r in LOWER_CASE_NAME_RELATIONS for _, o in per_relation.get(r, ())}):
+            lowered = lower_cased_alias(labels[o], raw_aliases[o])
+            if lowered != labels[o]:
+                raw_aliases[o] = [*raw_aliases[o], labels[o]]
+                labels[o] = lowered
         subjects = sorted({s for pairs in per_relation.values() for s, _ in pairs})
         measure, degree = popularity(client, subjects)
         misread = misread_names(client, {s: labels[s] for s in subjects}, load_name_classes())
@@ -1307,6 +1417,12 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             relation: states_of_the_past(client, relation, pairs) for relation, pairs in per_relation.items()
         }
         no_fields = not_fields(client, [o for r in FIELD_RELATIONS for _, o in per_relation.get(r, ())])
+        unclassed_objects = unclassed(
+            client, sorted({o for r in UNCLASSED_NAME_RELATIONS for _, o in per_relation.get(r, ())})
+        )
+        counties = united_states_counties(
+            client, [pair[side] for r, side in COUNTY_SEAT_SIDE.items() for pair in per_relation.get(r, ())]
+        )
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
     unplaced: dict[str, list[str]] = {}  # per relation, the answers neither a country nor placed, if any
@@ -1342,6 +1458,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {PAST_STATE}"] += 1
             elif relation in FIELD_RELATIONS and o in no_fields:
                 dropped[f"{relation}: {NOT_A_FIELD}"] += 1
+            elif relation in COUNTY_SEAT_SIDE and (s, o)[COUNTY_SEAT_SIDE[relation]] in counties:
+                dropped[f"{relation}: {UNITED_STATES_COUNTY}"] += 1
             elif s in kinds_named_bare.get(relation, ()):
                 dropped[f"{relation}: {BARE_COUNT_NOUN_PART}"] += 1
             elif relation in possessive and s in comma_titled_people:
@@ -1370,6 +1488,12 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: object {unreadable[relation][o]}"] += 1
             elif relation in spec.name_objects and common_noun_label(labels[o]):
                 dropped[f"{relation}: object is a common noun (lower case), the patterns want a name"] += 1
+            elif (
+                relation in UNCLASSED_NAME_RELATIONS
+                and o in unclassed_objects
+                and common_noun_label(labels[o])
+            ):
+                dropped[f"{relation}: object is a common noun (lower case) of no class, no name"] += 1
             elif s in titled:
                 dropped[f"{relation}: subject {TITLE_COMMA}"] += 1
             elif other_script(labels[s]):
