@@ -1229,3 +1229,16 @@ def test_twenty_seventh_read_every_form_of_an_item_in_one_tense(default_rules_bu
     ] == []
     validity = json.loads((default_rules_build / "validity.json").read_text())
     assert validity["violations"]["past_relations"] == 0
+
+
+def test_twenty_ninth_read_no_form_claims_a_single_official_language(default_rules_build):
+    """Over every item of a real default build: no question, rephrasing or statement of P37 says 'the
+    official language' (twenty-ninth read: 'What is the official language of Payerne?' claims one only,
+    false of a subject with several, and the slice's P37 facts are incomplete, so no item can tell that its
+    subject has one): each says 'an official language'; the build asks P37 at least once."""
+    items = _items(default_rules_build).filter(pl.col("relation") == "P37")
+    forms = [f for row in items.iter_rows(named=True) for f in (row["question"], *row["rephrasings"])]
+    forms += list(items["statement"])
+    assert items.height > 0
+    assert [f for f in forms if re.search(r"(?i)\bthe official language\b", f)] == []
+    assert all(re.search(r"(?i)\ban official language\b", f) for f in forms)
