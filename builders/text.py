@@ -195,12 +195,15 @@ def fill_template(
         if plural_band or (label not in names | plural_names and takes_definite_article(label)):
             text = _with_definite_article(text, slot)
         plural = is_plural_noun(label) or names_structures(label) or plural_event_name(label)
-        plural = plural or plural_place_name(label)
+        plural = plural or plural_place_name(label) or plural_feature_name(label)
+        plural = plural or coordinated_designations(label)
         plural = plural or (label.split()[-1] in PLURAL_BODY_HEADS and takes_definite_article(label))
         if label in plural_names or (label not in names and plural):
             text = _verbs_agreeing_in_plural(text, slot)
-        if label.split()[0] in _BARE_FIRST and " of " not in label:
-            text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)  # "next to the Lake Michigan"
+        bare_last = len(label.split()) >= 2 and label.split()[-1] in _BARE_LAST
+        if (label.split()[0] in _BARE_FIRST or bare_last) and " of " not in label:
+            # "next to the Lake Michigan", "The Big Sucker Creek flows into" (the twenty-ninth read)
+            text = re.sub(rf"\b[Tt]he {re.escape(slot)}", slot, text)
         if re.search(r"(?i)\bghetto$", label):  # "detained in the Łódź Ghetto", not "at" (twenty-sixth read)
             text = re.sub(rf"\bat ((?:the )?){re.escape(slot)}", rf"in \g<1>{slot}", text)
         if possessive_determiner(label):  # not "of the Agatha Christie's Poirot series" (twenty-sixth read)
@@ -283,6 +286,50 @@ def plural_place_name(label: str) -> bool:
         and words[0] not in _SHIP_PREFIXES  # a ship named after them: "USS Admiralty Islands"
         and takes_definite_article(label)
     )
+
+
+# plural nouns of natural features that English names a group of them by, after their own name, with no
+# "the" ("Seavers Nunataks are a group of nunataks", "Walker Rocks", "Cannonball Cliffs", "Atna Peaks", "Chaos
+# Crags", "Dandenong Ranges": the twenty-eighth read's 68 P30 subjects "is located in"). Read one by one over
+# the slice's labels ending in each: "Hills", "Falls", "Heights", "Springs", "Lakes", "Bluffs" and "Keys" are
+# left out, as they end as many towns' names ("Beverly Hills", "Klamath Falls", "Mammoth Lakes", "Council
+# Bluffs") or people's ("Alicia Keys") that read in the singular
+PLURAL_FEATURE_HEADS = frozenset(
+    "Nunataks Rocks Cliffs Peaks Crags Reefs Ranges Outcrops Knolls Skerries Cays Shoals Islets Pinnacles "
+    "Stacks Ridges Spurs".split()
+)
+
+
+def plural_feature_name(label: str) -> bool:
+    """Whether a label names a group of natural features by a plural head: "Seavers Nunataks", "Walker Rocks".
+
+    The label has two words or more, every one capitalised (a title has a lower-case word: "Water Drops on
+    Burning Rocks"), no "of", and no "The" or ship's prefix of its own ("The Cosmos Rocks" is an album, "USS
+    Admiralty Islands" a ship); its last word is one of ``PLURAL_FEATURE_HEADS``. Its verbs agree in the
+    plural ("Seavers Nunataks are located in Antarctica") and it takes no "the" of its own.
+    """
+    words = label.split()
+    return (
+        len(words) >= 2
+        and words[-1] in PLURAL_FEATURE_HEADS
+        and all(w[:1].isupper() or w[:1].isdigit() for w in words)
+        and words[0] not in _SHIP_PREFIXES | {"The"}
+    )
+
+
+# a designation of a catalogue: capitals, then a number ("NGC 935", "IC 1801", "M81", "HD 209458")
+_DESIGNATION = re.compile(r"[A-Z]{1,5} ?\d+[A-Za-z]?")
+
+
+def coordinated_designations(label: str) -> bool:
+    """Whether a label joins two catalogue designations by "and": "NGC 935 and IC 1801".
+
+    A pair of galaxies or stars so named is two objects, and its verbs agree in the plural ("NGC 935 and IC
+    1801 belong to the Aries constellation": the twenty-ninth read's "belongs to"); a title's "and" ("Pride
+    and Prejudice", "KKP 1 and 2") joins no two designations.
+    """
+    parts = label.split(" and ")
+    return len(parts) == 2 and all(_DESIGNATION.fullmatch(p) for p in parts)
 
 
 # a ship's prefix: the ship named after a place is one ship ("USS Admiralty Islands is ...")
@@ -602,6 +649,8 @@ def is_plural_band_name(label: str) -> bool:
     """
     words = label.split()
     last = words[-1] if words else ""
+    if len(words) >= 2 and re.fullmatch(r"[A-Z][a-z]+-[A-Z][a-z]+s", last):
+        last = last.split("-")[-1]  # its last part: "The Chi-Lites", "The Dixie Bee-Liners" (28th read)
     if len(words) >= 2 and re.fullmatch(r"\d+ers", last) and words[0][:1].isupper():
         return True  # a team named by its number ("San Francisco 49ers", "Philadelphia 76ers")
     if not re.fullmatch(r"[A-Z][a-z]+s", last) or last.endswith("ss"):
@@ -616,6 +665,9 @@ def is_plural_band_name(label: str) -> bool:
         (low in lexicon.plural_nouns and low not in lexicon.singular_nouns)
         or low[:-1] in lexicon.singular_nouns
         or (len(words) >= 2 and (words[0] == "The" or low[-2] in "ey"))  # "Bee Gees", "Traveling Wilburys"
+        # a team named by its place and an agent noun the dictionary lacks ("Indiana Pacers", "Los Angeles
+        # Lakers": the twenty-ninth read's "Indiana Pacers was an occupant of")
+        or (len(words) >= 2 and low.endswith("ers"))
     )
 
 
@@ -780,6 +832,9 @@ _FOREIGN_PARTICLES = frozenset(
     "van voor der des de di della dei delle degli für do da das dos del du".split()
 )
 _BARE_FIRST = frozenset("Lake Loch Lough Mount Lac Lago Mont Monte".split())
+# last words of names of small streams read without "the" however a template puts it ("Big Sucker Creek flows
+# into", not "The Big Sucker Creek": the twenty-ninth read's P403)
+_BARE_LAST = frozenset("Creek Brook".split())
 # lower-case heads of a name that takes "the" after capitalised or lower-case modifiers with no function
 # word among them: a place ("the Guantanamo Bay detention camp", "the Apulia region", "the Mecca-Medina
 # high-speed railway"), a people, a language, a dynasty, an age or a culture ("the Zulu people", "the Tamil

@@ -905,3 +905,48 @@ def test_twenty_sixth_read_fills(template, subject, obj, statement):
 )
 def test_common_taxon_name_tells_an_english_name_from_a_scientific_one(label, aliases, common):
     assert common_taxon_name(label, aliases) is common
+
+
+@pytest.mark.parametrize(
+    ("template", "subject", "obj", "statement"),
+    [
+        # the twenty-eighth read's P30 subjects: a plural of natural features agrees in the plural, bare
+        ("[X] is located in [Y].", "Seavers Nunataks", "Antarctica", "Seavers Nunataks are located in Antarctica."),
+        ("[X] is situated in [Y].", "Walker Rocks", "Antarctica", "Walker Rocks are situated in Antarctica."),
+        ("[X] is a part of [Y].", "Cannonball Cliffs", "Antarctica", "Cannonball Cliffs are a part of Antarctica."),
+        ("Which continent is [X] located on?", "Atna Peaks", None, "Which continent are Atna Peaks located on?"),
+        # a title, a ship, a town's or a person's plural-looking name stays singular
+        ("[X] is set in [Y].", "Water Drops on Burning Rocks", "Z", "Water Drops on Burning Rocks is set in Z."),
+        ("[X] was produced by [Y].", "The Cosmos Rocks", "Queen", "The Cosmos Rocks was produced by Queen."),
+        ("[X] is located in [Y].", "Council Bluffs", "Iowa", "Council Bluffs is located in Iowa."),
+        ("[X] is located in [Y].", "Mammoth Lakes", "California", "Mammoth Lakes is located in California."),
+        ("[X] was educated at [Y].", "Alicia Keys", "Z", "Alicia Keys was educated at Z."),
+        # the twenty-ninth read's P59 pair of galaxies; a title's "and" stays singular
+        ("[X] belongs to the [Y] constellation.", "NGC 935 and IC 1801", "Aries", "NGC 935 and IC 1801 belong to"),
+        ("[X] was written by [Y].", "Pride and Prejudice", "Jane Austen", "Pride and Prejudice was written by"),
+        ("[X] was made by [Y].", "KKP 1 and 2", "Z", "KKP 1 and 2 was made by Z."),
+        # the twenty-ninth read's P403: a creek takes no "the" of the template's
+        ("The [X] flows into [Y].", "Big Sucker Creek", "Z", "Big Sucker Creek flows into Z."),
+        ("The [X] flows into [Y].", "Rhine", "North Sea", "The Rhine flows into the North Sea."),
+    ],
+)  # fmt: skip
+def test_twenty_ninth_read_plural_features_pairs_and_creeks(template, subject, obj, statement):
+    assert statement in fill_template(template, subject, obj)
+
+
+@pytest.mark.parametrize(
+    ("label", "plural"),
+    [
+        ("Indiana Pacers", True),
+        ("Los Angeles Lakers", True),
+        ("Miami Heat", False),
+        ("Olimpia Milano", False),
+        ("The Chi-Lites", True),
+        ("The Dixie Bee-Liners", True),
+        ("Jay-Z", False),
+    ],
+)
+def test_twenty_ninth_read_a_team_named_by_an_agent_noun_in_ers_is_plural(label, plural):
+    """The twenty-ninth read's "Indiana Pacers was an occupant of": "pacers" is no word of the dictionary; the
+    twenty-eighth's "The Chi-Lites was created in": a hyphenated last word is read by its last part."""
+    assert is_plural_band_name(label) is plural
