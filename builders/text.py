@@ -153,6 +153,7 @@ def fill_template(
     *,
     names: frozenset[str] = frozenset(),
     plural_names: frozenset[str] = frozenset(),
+    plural_features: frozenset[str] = frozenset(),
 ) -> str:
     """A template with ``[X]`` and/or ``[Y]`` replaced by the labels given.
 
@@ -168,6 +169,9 @@ def fill_template(
     that name several by their form (a band called "The Breeders", :func:`is_plural_band_name`): their
     verbs agree in the plural, and one without its own "The" takes "the", as English reads a band
     named in the plural ("Which country do The Breeders come from?", "do the Bee Gees come from?").
+    ``plural_features`` are labels known by their class to name several natural features whose head the label
+    rule (:func:`plural_feature_name`) leaves out as it ends towns' names too ("Quartz Hills", typed hill):
+    their verbs agree in the plural and they take no "the".
     A label ending in "'s" takes only an apostrophe as a possessive ("Nelly's' place of death").
     A label ending in a full stop ("S.O.B.", "A. H.") ends the sentence there: the template's own
     full stop after the slot is not doubled. The filled text opens with a capital
@@ -198,7 +202,7 @@ def fill_template(
         plural = plural or plural_place_name(label) or plural_feature_name(label)
         plural = plural or coordinated_designations(label)
         plural = plural or (label.split()[-1] in PLURAL_BODY_HEADS and takes_definite_article(label))
-        if label in plural_names or (label not in names and plural):
+        if label in plural_names | plural_features or (label not in names and plural):
             text = _verbs_agreeing_in_plural(text, slot)
         bare_last = len(label.split()) >= 2 and label.split()[-1] in _BARE_LAST
         if (label.split()[0] in _BARE_FIRST or bare_last) and " of " not in label:

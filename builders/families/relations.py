@@ -1178,6 +1178,23 @@ def past_events(client: SparqlClient, labels: dict[str, str]) -> set[str]:
 # Gees"): teams and bands (TEAM_CLASSES) and groups of fictional characters
 GROUP_CLASSES = TEAM_CLASSES | {"Q14514600"}  # group of fictional characters
 PLURAL_GROUP = "a group named in the plural without its 'the' ('a member of X-Men': 'of the X-Men')"
+# classes (P31) of the teams of North American leagues, which English names with "the" and in the plural
+# whatever the form of the name ("the Miami Heat are", "the Orlando Magic": the twenty-ninth read's "Market
+# Square Arena was occupied by Indiana Pacers", "Miami Heat was an occupant of"); the slice gives these
+# classes to European clubs too ("KK Partizan", read bare) and no league or country to tell them, so a
+# label without "the" of any team so classed is dropped from a slot with no "the" of its own
+LEAGUE_TEAM_CLASSES = frozenset(
+    {
+        "Q13393265",  # basketball team
+        "Q13027888",  # baseball team
+        "Q17156793",  # American football team
+        "Q4498974",  # ice hockey team
+    }
+)
+LEAGUE_TEAM = (
+    "a basketball, baseball, American football or ice hockey team in a slot with no 'the' ('occupied by "
+    "Miami Heat': the Miami Heat; the slice's classes do not tell a league's team from a club read bare)"
+)
 
 
 def group_named_in_plural(label: str) -> bool:
@@ -1254,6 +1271,9 @@ def unreadable_names(
             for e in bare
             if e not in unreadable and classes[e] & GROUP_CLASSES and group_named_in_plural(labels[e])
         }
+    )
+    unreadable.update(
+        {e: LEAGUE_TEAM for e in bare if e not in unreadable and classes[e] & LEAGUE_TEAM_CLASSES}
     )
     unreadable.update(
         {

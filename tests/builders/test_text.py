@@ -950,3 +950,13 @@ def test_twenty_ninth_read_a_team_named_by_an_agent_noun_in_ers_is_plural(label,
     """The twenty-ninth read's "Indiana Pacers was an occupant of": "pacers" is no word of the dictionary; the
     twenty-eighth's "The Chi-Lites was created in": a hyphenated last word is read by its last part."""
     assert is_plural_band_name(label) is plural
+
+
+def test_twenty_eighth_read_hills_known_by_their_class_agree_in_the_plural_with_no_the():
+    """The label rule leaves "Hills" out ("Beverly Hills is a city"); a caller that knows the class passes them."""
+    template = "[X] is located in [Y]."
+    hills = frozenset({"Quartz Hills"})
+    assert fill_template(template, "Quartz Hills", "Antarctica", plural_features=hills) == (
+        "Quartz Hills are located in Antarctica."
+    )
+    assert fill_template(template, "Beverly Hills", "California") == "Beverly Hills is located in California."
