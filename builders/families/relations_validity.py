@@ -54,7 +54,9 @@ RELATION_RULES = {
     "function words and legal forms such as 'LLC' are none), nor a name stem, nor a compound part (a "
     "token of five letters or more, no English word nor its plural in 's' nor a generic word such as 'south' "
     "or 'great' with at most three letters more, that begins or ends a longer token of the other "
-    "side: 'Venediger Group' / 'Großvenediger') with the label or an alias of a gold of its answer "
+    "side: 'Venediger Group' / 'Großvenediger'), nor a token of five letters or more one letter (changed, "
+    "added or dropped) from a token of a gold's label, its aliases aside, unless both are English words "
+    "('Cython' / 'Python'; not 'royal' / 'loyal') with the label or an alias of a gold of its answer "
     "space, case, diacritics and 'ß'/'ss' folded; function words and the relation's generic "
     "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
     "equal_answers": "no answer of a space that shares a name (label or alias, case, diacritics, spaces "
