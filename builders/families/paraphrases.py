@@ -417,9 +417,10 @@ def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> s
 # of study, is one)
 FIELD_RELATIONS = frozenset({"P101"})
 # relations whose object is a common noun that the source may label capitalised ("Magnetic Man played
-# Dubstep", twenty-eighth read: P136 "Post-hardcore", "Turntablism", "Schlager"): where an alias is the label
+# Dubstep", twenty-eighth read: P136 "Post-hardcore", "Turntablism", "Schlager"; P101 "Crystallography",
+# "Dermatology", "Geodesy", "Microscopy"): where an alias is the label
 # with its first letter lower case ("dubstep"), English writes the genre so, and the object is shown by it
-LOWER_CASE_NAME_RELATIONS = frozenset({"P136"})
+LOWER_CASE_NAME_RELATIONS = frozenset({"P136", "P101"})
 
 
 def lower_cased_alias(label: str, aliases: list[str]) -> str:
@@ -593,9 +594,10 @@ class ParaphraseSpec(ProbeSpec):
     )
     classed_subjects: tuple[str, ...] = spec_field(
         ("P407",),
-        help="Relations whose patterns say what kind of thing the subject is ('[X] is a [Y]-language work'): "
-        "a subject of no class (P31) in the source is dropped (P407: 578 of the 1,846 subjects of the "
-        "twenty-fourth read's build had none, surnames and given names among them: 'Dalglish', 'Hamaguchi').",
+        help="Relations whose subjects the patterns read as a thing of some kind (P407: a work, a station, a "
+        "word with a language, '[X] is in the [Y] language'): a subject of no class (P31) in the source is "
+        "dropped (P407: 578 of the 1,846 subjects of the twenty-fourth read's build had none, surnames and "
+        "given names among them, read as people: 'Dalglish', 'Hamaguchi').",
     )
     subject_types: Mapping[str, tuple[str, ...]] = spec_field(
         default_factory=lambda: {"P136": PERFORMER_CLASSES},
@@ -1330,7 +1332,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             if plain != labels[o]:
                 raw_aliases[o] = [*raw_aliases[o], labels[o]]
                 labels[o] = plain
-        for o in sorted({o for r in LOWER_CASE_NAME_RELATIONS for _, o in per_relation.get(r, ())}):
+        # an object only: a subject opens its statements, where the capital stays ("Dubstep is part of")
+        asked_subjects = {s for pairs in per_relation.values() for s, _ in pairs}
+        lower_case_named = {o for r in LOWER_CASE_NAME_RELATIONS for _, o in per_relation.get(r, ())}
+        for o in sorted(lower_case_named - asked_subjects):
             lowered = lower_cased_alias(labels[o], raw_aliases[o])
             if lowered != labels[o]:
                 raw_aliases[o] = [*raw_aliases[o], labels[o]]

@@ -111,8 +111,8 @@ def test_twenty_eighth_read_every_answer_is_of_its_relations_kind(twenty_eighth_
     kind is asked (READ28_WRONG_ANSWERS: 'worked in the field of composer', 'worked as a superhero', 'spoke
     polyglot', 'adhered to Twelver', 'is named after Tilia'); every classed P37/P1412 answer has a language
     class; no P138 answer is a taxon or a plant (Q16521, Q756); no P264 answer is a lower-case label of no
-    class ('Spears's label was passport'); no P136 answer is shown capitalised where the slice gives the
-    label's lower-case form as an alias ('Magnetic Man played Dubstep')."""
+    class ('Spears's label was passport'); no P136 or P101 answer (no subject) is shown capitalised where
+    the slice gives the label's lower-case form as an alias ('Magnetic Man played Dubstep', 'Crystallography')."""
     result = twenty_eighth_read_build
     classes, names = slice_classes(), slice_names()
     instances = table(result, "instances")
@@ -129,11 +129,16 @@ def test_twenty_eighth_read_every_answer_is_of_its_relations_kind(twenty_eighth_
     common_labels = [
         (r, o) for r, o in rows if r == "P264" and not classes.get(o) and names.get(o, ("",))[0][:1].islower()
     ]
-    # a P136 genre shown as English writes it where the slice's aliases say so ('Dubstep' -> 'dubstep')
+    # a P136 genre or a P101 field shown as English writes it where the slice's aliases say so ('Dubstep' ->
+    # 'dubstep', 'Crystallography'), unless it is a subject too (a statement opens with it)
+    subjects = set(instances["sub_id"])
     capitalised = [
         label
         for r, o, label in instances.select("relation_id", "obj_id", "obj_label").rows()
-        if r == "P136" and label[:1].isupper() and label[:1].lower() + label[1:] in names.get(o, ())[1:]
+        if r in ("P136", "P101")
+        and o not in subjects
+        and label[:1].isupper()
+        and label[:1].lower() + label[1:] in names.get(o, ())[1:]
     ]
     assert (wrong, not_languages, taxa, common_labels, capitalised) == ([], [], [], [], [])
     assert len(rows) > 15000
