@@ -394,10 +394,7 @@ def _near_duplicate_of_any(text: str, taken_keys: set[str], taken_tokens: list[f
         return True
     left = word_tokens(text)
     for right in taken_tokens:
-        # the Jaccard index; the union's size counted, not built
-        shared = len(left & right)
-        union = len(left) + len(right) - shared
-        if (shared / union if union else 1.0) >= NEAR_DUPLICATE_JACCARD:
+        if (len(left & right) / len(left | right) if left or right else 1.0) >= NEAR_DUPLICATE_JACCARD:
             return True
     return False
 
@@ -1008,29 +1005,6 @@ class _Builder:
         words = _lemma_words(lemma)
         if len(words) == 1:  # most lemmas: one word, any token or a base form of one
             return words[0] in self._text_forms(text)
-        return self._says_phrase(text, words)
-
-    def says_any(self, text: str, lemmas: tuple[str, ...]) -> bool:
-        """``any(self.says(text, x) for x in lemmas)``, the text's forms read once for all one-word lemmas."""
-        for lemma in lemmas:
-            if _may_contain(text, lemma) and contains_word(text, lemma):
-                return True
-        if self.morphy is None:
-            return any(mentions_word(text, lemma) for lemma in lemmas)
-        forms = None
-        for lemma in lemmas:
-            words = _lemma_words(lemma)
-            if len(words) == 1:
-                if forms is None:
-                    forms = self._text_forms(text)
-                if words[0] in forms:
-                    return True
-            elif self._says_phrase(text, words):
-                return True
-        return False
-
-    def _says_phrase(self, text: str, words: tuple[str, ...]) -> bool:
-        """Whether ``text`` has a lemma's words (not one word) in order, the last one maybe inflected."""
         tokens = self._tokens(text)
         n = len(words)
         for i in range(len(tokens) - n + 1):
@@ -1228,10 +1202,8 @@ class _Builder:
             else:
                 asked = {word, *(x for x in g.lemmas[c] if self.says(word, x))}
 
-                asked_lemmas = tuple(asked)
-
                 def names_word(text: str) -> bool:
-                    return self.says_any(text, asked_lemmas)
+                    return any(self.says(text, x) for x in asked)
 
                 gloss = g.glosses[c]
                 if names_word(gloss):
@@ -1277,7 +1249,7 @@ class _Builder:
         def names_asked(text: str) -> bool:
             found = named_in.get(text)
             if found is None:
-                found = named_in[text] = self.says_any(text, asked_words)
+                found = named_in[text] = any(self.says(text, x) for x in asked_words)
             return found
 
         def pick_gold(probe: str, k: int, level: set[int]) -> int | None:

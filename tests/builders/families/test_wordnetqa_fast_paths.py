@@ -82,33 +82,3 @@ def test_stem_tests_answer_as_the_sets_they_stand_for(small_wordnet_build):
                 assert answer == bool(stems.shared(left, text)), (left, text)
                 shared[answer] += 1
     assert shared[True] > 1_000 and shared[False] > 1_000, shared
-
-
-def test_says_any_answers_as_says_of_each_lemma(wordnet_graph, small_wordnet_build):
-    from probesmith.builders.families.wordnetqa import _Builder, _near_duplicate_of_any
-    from probesmith.builders.registry import load_spec
-    from probesmith.builders.text import near_duplicate, normalize_choice, word_tokens
-
-    from ...conftest import FIXTURES
-
-    builder = _Builder(load_spec(FIXTURES / "wordnet_small.yaml"), wordnet_graph, WordNetSource().lexicon())
-    g = wordnet_graph
-    said, near = Counter(), Counter()
-    for _, question, choices, names in _rows(small_wordnet_build):
-        nodes = [g.index[name] for name in names]
-        # the lemmas of every choice's synset, asked of every choice and of the question
-        for lemmas in {g.lemmas[node] for node in nodes}:
-            for text in (question, *choices):
-                answer = builder.says_any(text, lemmas)
-                assert answer == any(builder.says(text, x) for x in lemmas), (text, lemmas)
-                said[answer] += 1
-        for at, text in enumerate(choices):
-            # the item's other choices, and the text less its last word (a near duplicate when long)
-            for taken in ([t for t in choices if t != text][:at], [text.rsplit(" ", 1)[0]]):
-                answer = _near_duplicate_of_any(
-                    text, {normalize_choice(t) for t in taken}, [word_tokens(t) for t in taken]
-                )
-                assert answer == any(near_duplicate(text, t) for t in taken), (text, taken)
-                near[answer] += 1
-    assert said[True] > 1_000 and said[False] > 1_000, said
-    assert near[True] > 1_000 and near[False] > 1_000, near
