@@ -39,16 +39,21 @@ import pyarrow as pa
 
 from probesmith.builders.data import data_path
 from probesmith.builders.families.relations import (
+    AMBIGUOUS_PLURAL_HEADS,
     CONTAINMENT,
     COUNTRY_CLASSES,
     GEOGRAPHIC_CONTAINMENT,
     LOWER_CASE_PERSON,
     MODEL_CLASSES,
     NAMED_LIKE_A_GOLD,
+    NOT_OF_THE_SUBJECT,
+    NOT_OF_THE_SUBJECT_CLASS,
+    OCCUPATION_AS_NAME,
     OTHER_SCRIPT_SUBJECT,
     PAST_EVENT,
     PAST_POLITY_CAPITAL,
     PAST_POLITY_CLASSES,
+    PERSON_LIFE_RELATIONS,
     PLACE_RELATIONS,
     PLURAL_TEAM,
     PRESENT_PLACE_RELATIONS,
@@ -59,6 +64,7 @@ from probesmith.builders.families.relations import (
     capitals_of_past_polities,
     comma_titles,
     lower_case_people,
+    occupation_labelled_people,
     past_events,
     past_polities,
     places_of,
@@ -1147,21 +1153,33 @@ def source_nests(a: str, b: str, containers: Mapping[str, set[str]]) -> bool:
     return False
 
 
-def grid_statement(template: str, verbalization: str, group: bool) -> str:
+def grid_statement(template: str, verbalization: str, group: bool, features: bool = False) -> str:
     """A pattern filled with a subject's verbalization, the object's slot left open.
 
     A band or team (``group``: by its class) named in the plural takes plural verbs and "the" inside the
     sentence ("The Four Knights come from [Y]", "[Y] is where the Four Knights come from"), as the rules
-    family asks ("Which country do The Breeders come from?").
+    family asks ("Which country do The Breeders come from?"). A group of natural features (``features``: by
+    its class) named by a plural head that also ends towns' names takes plural verbs and no "the" ("Quartz
+    Hills are located in [Y]").
     """
     plural = frozenset({verbalization}) if group and is_plural_band_name(verbalization) else frozenset()
-    statement = fill_template(template, verbalization, plural_names=plural)
+    named_features = (
+        frozenset({verbalization})
+        if features and verbalization.split()[-1:] and verbalization.split()[-1] in AMBIGUOUS_PLURAL_HEADS
+        else frozenset()
+    )
+    statement = fill_template(template, verbalization, plural_names=plural, plural_features=named_features)
     if plural and verbalization.startswith("The "):
         head, tail = statement[:1], statement[1:]
         statement = head + tail.replace(verbalization, "the " + verbalization[4:])
     return statement
 
 
+# classes of a natural feature that a plural name names several of (hill, mountain range, mountain, landform,
+# Antarctic oasis, cliff, group of interconnected lakes, hill chain, nunatak): "Quartz Hills" typed hill
+NATURAL_FEATURE_GROUP_CLASSES = frozenset(
+    "Q54050 Q46831 Q8502 Q271669 Q571398 Q107679 Q25498657 Q9381142 Q194408".split()
+)
 SOVEREIGN_STATE = "Q3624078"
 CONTINENT = "Q5107"
 # a state of the past as a place's container: a historical country or dynasty (relations.PAST_POLITY_CLASSES),
@@ -1361,6 +1379,25 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         things = not_human(
             client, sorted({s for r in spec.person_relations for s, _ in per_relation.get(r, ())})
         )
+        # untyped non-people and a person labelled by its own occupation in a person's relation, as relations
+        # drop them (the twenty-ninth read: "Tilläggspension was a national of Sweden", "Politician")
+        life_subjects = {s for r in PERSON_LIFE_RELATIONS for s, _ in per_relation.get(r, ())}
+        jobs_as_names = occupation_labelled_people(client, {s: labels[s] for s in sorted(life_subjects)})
+        # a group of hills, bluffs, lakes or keys by its class, named by a plural head that ends towns' names
+        # too ("Quartz Hills is located in": the twenty-eighth read); its statements agree in the plural
+        features_in_plural = {
+            s
+            for s, _, kind in facts_of(
+                client,
+                sorted(
+                    s
+                    for s in subjects
+                    if labels[s].split()[-1:] and labels[s].split()[-1] in AMBIGUOUS_PLURAL_HEADS
+                ),
+                ["P31"],
+            )
+            if kind in NATURAL_FEATURE_GROUP_CLASSES
+        }
         # a person labelled with a comma title in a relation with a possessive pattern ("[X]'s")
         possessive = {r for r, bank in banks.items() if any("[X]'s" in p["template"] for p in bank)}
         comma_titled = {s for r in possessive for s, _ in per_relation.get(r, ()) if ", " in labels[s]}
@@ -1453,6 +1490,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {LOWER_CASE_PERSON}"] += 1
             elif relation in spec.person_relations and s in things:
                 dropped[f"{relation}: {NOT_HUMAN}"] += 1
+            elif relation in PERSON_LIFE_RELATIONS and s in NOT_OF_THE_SUBJECT_CLASS:
+                dropped[f"{relation}: {NOT_OF_THE_SUBJECT}"] += 1
+            elif relation in PERSON_LIFE_RELATIONS and s in jobs_as_names:
+                dropped[f"{relation}: {OCCUPATION_AS_NAME}"] += 1
             elif relation in spec.classed_subjects and s in no_class:
                 dropped[f"{relation}: {UNCLASSED_SUBJECT}"] += 1
             elif relation in PRESENT_PLACE_RELATIONS and s in events:
@@ -1631,7 +1672,10 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                             "verbalization_rank": verbalization["rank"],
                             "verbalization": verbalization["alias"],
                             "statement": grid_statement(
-                                pattern["template"], verbalization["alias"], s in plural_groups
+                                pattern["template"],
+                                verbalization["alias"],
+                                s in plural_groups,
+                                s in features_in_plural,
                             ),
                         }
                     )

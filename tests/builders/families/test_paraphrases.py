@@ -2043,3 +2043,38 @@ def test_twenty_seventh_read_p140_and_p101_wordings_over_every_statement(twenty_
         if re.search(r"(?<!religiously )affiliated with", s) or "domain of work" in s
     ]
     assert faulted == [] and statements.height > 10000
+
+
+# hill, mountain range, mountain, landform, Antarctic oasis, cliff, group of lakes, hill chain, nunatak
+READ29_FEATURE_GROUP_CLASSES = {"Q54050", "Q46831", "Q8502", "Q271669", "Q571398", "Q107679", "Q25498657"}
+READ29_FEATURE_GROUP_CLASSES |= {"Q9381142", "Q194408"}
+# the twenty-ninth read's non-people (no class in the slice) and the person labelled 'Politician'
+READ29_NOT_PEOPLE = {"Q7802924", "Q1625942", "Q4193910", "Q71763"}
+
+
+def test_twenty_ninth_read_hills_in_the_plural_and_no_non_people(twenty_seventh_read_build):
+    """Over every grid row, judged from the slice's TSV: a subject typed a hill, range, cliff or other natural
+    feature and named by 'Hills', 'Bluffs', 'Lakes' or 'Keys' takes a plural verb ('Wildcat Hills are
+    located in', not 'is': the card says a name in the plural makes its verbs agree), while a town so named
+    keeps the singular ('Beverly Hills is located in'); no person's relation is asked of the read's
+    non-people ('Tilläggspension was a national of Sweden', 'Politician')."""
+    result = twenty_seventh_read_build
+    classes = slice_classes()
+    grid = table(result, "grid")
+    singular = re.compile(r"\b(Hills|Bluffs|Lakes|Keys),? (is|was|has|lies|belongs|falls)\b")
+    plural = re.compile(r"\b(Hills|Bluffs|Lakes|Keys),? (are|were|have|lie|belong|fall)\b")
+    feature_rows, town_rows, faults = 0, 0, []
+    for s, verbalization, statement in grid.select("sub_id", "verbalization", "statement").rows():
+        if verbalization.split()[-1] not in {"Hills", "Bluffs", "Lakes", "Keys"}:
+            continue
+        if classes.get(s, set()) & READ29_FEATURE_GROUP_CLASSES:
+            feature_rows += 1
+            if singular.search(statement):
+                faults.append(statement)
+        elif singular.search(statement) and not plural.search(statement):
+            town_rows += 1
+    assert feature_rows > 0 and town_rows > 0
+    assert faults[:10] == []
+    instances = table(result, "instances")
+    asked = instances.filter(pl.col("sub_id").is_in(sorted(READ29_NOT_PEOPLE)))
+    assert asked.select("relation_id", "sub_label").rows() == []
