@@ -1266,12 +1266,18 @@ def test_twenty_fourth_read_no_faulted_wording_over_every_fill(tmp_path_factory,
     result = build_relations(tmp_path_factory, wikidata_store, "relations-read24", FAULTS_24)
     templates = table(result, "templates")
     assert set(templates["relation_id"]) == set(FAULTS_24) and templates.height == 3 * len(FAULTS_24)
+    fills, bad = faulted_fills(result, FAULTS_24)
+    assert fills > 100_000 and bad == [], bad[:8]
+
+
+def faulted_fills(result, faults: dict[str, str]) -> tuple[int, list[str]]:
+    """(every fill's count, the fills holding their relation's faulted wording: ``faults[relation]``, a regex)."""
     bad, fills = [], 0
     for row, _, text in every_fill(result):
         fills += 1
-        if re.search(FAULTS_24[row["relation_id"]], text):
+        if re.search(faults[row["relation_id"]], text):
             bad.append(text)
-    assert fills > 100_000 and bad == [], bad[:8]
+    return fills, bad
 
 
 # the relations the twenty-sixth read's label classes were found in (review26_templates_relations_rules.md (1)

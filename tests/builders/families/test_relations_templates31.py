@@ -13,7 +13,7 @@ import re
 import pytest
 
 from probesmith.builders.names import FUNCTION_WORDS, respellings, tokens_of
-from tests.builders.families.test_relations import build_relations, every_fill, table
+from tests.builders.families.test_relations import build_relations, faulted_fills, table
 from tests.conftest import slice_names
 
 # relation -> the faulted wording as it reads once filled
@@ -40,11 +40,7 @@ def test_twenty_ninth_read_no_faulted_wording_over_every_fill(read29_build):
     its three templates, and P206 (160 instances in the default build) is still built."""
     templates = table(read29_build, "templates")
     assert set(templates["relation_id"]) == set(FAULTS_29) and templates.height == 3 * len(FAULTS_29)
-    bad, fills = [], 0
-    for row, _, text in every_fill(read29_build):
-        fills += 1
-        if re.search(FAULTS_29[row["relation_id"]], text):
-            bad.append(text)
+    fills, bad = faulted_fills(read29_build, FAULTS_29)
     assert fills > 10_000 and bad == [], bad[:8]
 
 
