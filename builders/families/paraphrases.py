@@ -272,6 +272,17 @@ NOT_LOCATED_CLASSES = (
     "Q189524", "Q171174", "Q378427",  # fleet, direct democracy, literary award
     "Q35127", "Q615699", "Q14827288",  # website, Internet encyclopedia, Wikimedia project
 )  # fmt: skip
+# P17's patterns say where a place lies ("[X] is located in", "[X] lies in"); an organisation, a work or an
+# award has a country but lies nowhere (twenty-eighth and thirtieth reads: "Asylum Records lies in the
+# United States of America", "Padma Shri lies in India"): record label, record company, business,
+# enterprise, company, publisher, open-access publisher, political party, newspaper, magazine, organization,
+# non-profit organisation, academy of sciences, national academy, radio station, television channel,
+# association football club, sports club, band, award, literary award, currency
+NO_PLACE_CLASSES = (
+    "Q18127", "Q2442401", "Q4830453", "Q6881511", "Q783794", "Q2085381", "Q45400320", "Q7278", "Q11032",
+    "Q41298", "Q43229", "Q163740", "Q414147", "Q1966910", "Q14350", "Q2001305", "Q476028", "Q847017",
+    "Q215380", "Q618779", "Q378427", "Q8142",
+)  # fmt: skip
 # P36 and P1376 say "capital", and English calls a United States county's the county seat (twenty-eighth
 # read: "The capital of Sequoyah County, Oklahoma, is Sallisaw", 52 of 485 P36 and 26 of 472 P1376
 # instances). The slice classes a county by its state ("county of Oklahoma"), with no class of all of them,
@@ -577,9 +588,13 @@ class ParaphraseSpec(ProbeSpec):
             "P106": ("Q515", "Q1549591", "Q925381", "Q2039348"),
             "P407": NAME_CLASSES,
             "P276": (*HELD_EVENT_CLASSES, *NOT_LOCATED_CLASSES, "Q5"),
+            "P17": NO_PLACE_CLASSES,
         },
         help="Per relation, Wikidata classes (P31) a subject may not be an instance of: its instance is "
-        "dropped. P740 (location of formation) is a group's or an organization's; a person (Q5) with the "
+        "dropped. P17 (country): its patterns say where a place lies, and an organisation, a band, an award "
+        "or a currency (``NO_PLACE_CLASSES``) lies nowhere ('Asylum Records lies in the United States', "
+        "twenty-eighth and thirtieth reads). P740 (location of formation) is a group's or an organization's; "
+        "a person (Q5) with the "
         "property (a musician's act: 'Raven-Symoné was founded in', eighth read) is no subject of it. P106 "
         "(occupation) is no city's (city, big city, city with powiat rights, Dutch municipality: 'Bydgoszcz "
         "worked as a sportsperson', 2 of the 1,988 v12 instances, twelfth read's audit). P407 (language of "

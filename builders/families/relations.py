@@ -538,6 +538,9 @@ class RelationPool:
             openers = plural_teams(self.client, answers, own_the=True) - set(unreadable)
             unreadable.update({o: PLURAL_TEAM_OPENING for o in openers})
         still = {s for s in subjects if pid == WATERCOURSE_RELATION and still_water(self.labels[s])}
+        not_islands = set()
+        if pid == ISLAND_RELATION:
+            not_islands = set(subjects) - islands(self.client, {s: self.labels[s] for s in subjects})
         untyped_plurals = untyped_ambiguous_plurals(self.client, {s: self.labels[s] for s in subjects})
         english_words = english_lexicon().known
         lower = set()
@@ -566,6 +569,8 @@ class RelationPool:
                 self.dropped[f"{pid}: {LOWER_CASE_SUBJECT}"] += 1
             elif s in still:
                 self.dropped[f"{pid}: {STILL_WATER}"] += 1
+            elif s in not_islands:
+                self.dropped[f"{pid}: {NOT_AN_ISLAND}"] += 1
             elif s in untyped_plurals:
                 self.dropped[f"{pid}: {UNTYPED_AMBIGUOUS_PLURAL}"] += 1
             elif s in NOT_OF_THE_SUBJECT_CLASS and (pid in PERSON_LIFE_RELATIONS or pid == "P50"):
@@ -797,6 +802,29 @@ def lower_case_subject(label: str, english_words: frozenset[str]) -> bool:
 # the mouth of a watercourse (P403): the slice gives it of bays and sounds too, which do not flow ("The Long
 # Island Sound flows into", "San Francisco Bay flows into": the twenty-ninth read); they are untyped there, so
 # the last word of the name tells them
+# P206 (located in or next to body of water) holds islands in seas and towns on rivers and coasts alike;
+# no one preposition is true of both ("Easter Island is situated on the Pacific Ocean", "Hamburg lies in
+# the Elbe": the twenty-ninth and thirtieth reads), and the evaluation fills a template from the label
+# alone, so the relation asks islands only ("lies in the [Y]"): a subject of an island's class, or named
+# as one
+ISLAND_RELATION = "P206"
+# island, artificial island, archipelago, atoll, tied island, island group
+ISLAND_CLASSES = frozenset({"Q23442", "Q13691", "Q33837", "Q42523", "Q1226252", "Q1402592"})
+ISLAND_NAME = re.compile(r"\b(?:Island|Islands|Isle|Isles|Islet|Islets|Atoll|Archipelago)\b")
+NOT_AN_ISLAND = (
+    "subject no island by its class or its name: the templates say 'lies in the [Y]', true of an island "
+    "in a sea, not of a town on a river ('Easter Island is situated on the Pacific Ocean', 'Hamburg lies "
+    "in the Elbe': no preposition fits both)"
+)
+
+
+def islands(client: SparqlClient, labels: dict[str, str]) -> set[str]:
+    """Subjects of an island's class (``ISLAND_CLASSES``) or named as an island ("Deception Island")."""
+    named = {e for e, label in labels.items() if ISLAND_NAME.search(label)}
+    typed = {e for e, _, kind in facts_of(client, sorted(labels), ["P31"]) if kind in ISLAND_CLASSES}
+    return named | typed
+
+
 WATERCOURSE_RELATION = "P403"
 STILL_WATER_HEADS = frozenset("Bay Sound Gulf Harbor Harbour Lagoon Estuary".split())
 STILL_WATER = (

@@ -58,7 +58,9 @@ RELATION_RULES = {
     "added or dropped) from a token of a gold's label, its aliases aside, unless both are English words "
     "('Cython' / 'Python'; not 'royal' / 'loyal') with the label or an alias of a gold of its answer "
     "space, case, diacritics and 'ß'/'ss' folded; function words and the relation's generic "
-    "tokens (`generic_tokens`: in 10%+, and 5+, of its candidate answers' names) aside",
+    "tokens aside (listed per relation in validity.json's `generic_tokens`: the tokens in 10%+, and 5+, of "
+    "the names of its candidate answers, the 5 x max_answers + 50 objects the source gives it most often, "
+    "of which its answer space keeps at most max_answers: 'saint' for P611, 'alps' for P4552)",
     "equal_answers": "no answer of a space that shares a name (label or alias, case, diacritics, spaces "
     "and punctuation aside) with one of the instance's golds, in the space or not, is left out of its golds",
     "distinct_answers": "no two answers of a space share a name (label or alias) or nest one label in "

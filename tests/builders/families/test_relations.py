@@ -1542,4 +1542,5 @@ def test_twenty_ninth_read_plural_names_classes_of_subjects_and_lower_case_label
             if slice_facts["P31"].get(q, set()) & LEAGUE_29 and not label.startswith("The "):
                 bad.append(("a league's team without 'the'", pid, label))
     assert set(instances["relation_id"]) >= {"P30", "P59", "P175", "P466", "P27", "P101", "P403"}
-    assert plural_fills > 10 and bad == [], bad[:8]
+    # P206 asks islands only since the thirtieth read: fewer plural names open its sentences
+    assert plural_fills > 5 and bad == [], bad[:8]

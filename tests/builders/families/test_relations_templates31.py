@@ -10,15 +10,15 @@ label ("Italo Balbo" -> "Kingdom of Italy", P945).
 
 import re
 
+import polars as pl
 import pytest
 
 from probesmith.builders.names import FUNCTION_WORDS, respellings, tokens_of
 from tests.builders.families.test_relations import build_relations, faulted_fills, table
-from tests.conftest import slice_names
+from tests.conftest import slice_classes, slice_names
 
 # relation -> the faulted wording as it reads once filled
 FAULTS_29 = {
-    "P206": r"in or next to|in or by",
     "P190": r"partnership",
     "P945": r"pledged allegiance",
     "P39": r" served as ",
@@ -26,7 +26,14 @@ FAULTS_29 = {
     "P135": r"representative of",
     "P344": r"^The director of photography for .+ is ",
     "P50": r" was authored by ",
+    # the thirtieth read: "on the" is false of islands, "occupied" reads as a seizure, "noble title" is narrower
+    # than the relation (pharaohs, sultans, queens consort)
+    "P206": r"in or next to|in or by|\bon the ",
+    "P466": r"\boccupied\b",
+    "P97": r"noble title",
 }
+# island, artificial island, archipelago, atoll, tied island, island group (read from the slice's classes)
+ISLAND_CLASSES_30 = {"Q23442", "Q13691", "Q33837", "Q42523", "Q1226252", "Q1402592"}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +44,7 @@ def read29_build(tmp_path_factory, wikidata_store):
 
 def test_twenty_ninth_read_no_faulted_wording_over_every_fill(read29_build):
     """Over every instance x template x answer: no sentence holds a faulted wording, every relation keeps
-    its three templates, and P206 (160 instances in the default build) is still built."""
+    its three templates, and P206 is still built."""
     templates = table(read29_build, "templates")
     assert set(templates["relation_id"]) == set(FAULTS_29) and templates.height == 3 * len(FAULTS_29)
     fills, bad = faulted_fills(read29_build, FAULTS_29)
@@ -68,3 +75,18 @@ def test_no_subject_is_named_one_letter_from_its_gold(read29_build):
             if close := respellings(subject, tokens_of(names.get(gold, ())[:1]) - FUNCTION_WORDS):
                 found.append((row["relation_id"], row["sub_label"], gold, sorted(close)))
     assert found == []
+
+
+def test_thirtieth_read_p206_asks_islands_only(read29_build):
+    """Over every P206 instance, judged from the slice's TSV: the subject is of an island's class or named as
+    an island ("Deception Island"), as "lies in the [Y]" is true of an island in a sea and not of a town on a
+    river ("Easter Island is situated on the Pacific Ocean", the thirtieth read); P206 keeps a balanced space."""
+    classes = slice_classes()
+    instances = table(read29_build, "instances").filter(pl.col("relation_id") == "P206")
+    not_islands = [
+        label
+        for s, label in instances.select("sub_id", "sub_label").rows()
+        if not classes.get(s, set()) & ISLAND_CLASSES_30
+        and not re.search(r"\b(?:Island|Islands|Isle|Isles|Islet|Islets|Atoll|Archipelago)\b", label)
+    ]
+    assert instances.height >= 25 and not_islands == []
