@@ -836,9 +836,10 @@ _FOREIGN_PARTICLES = frozenset(
     "van voor der des de di della dei delle degli für do da das dos del du".split()
 )
 _BARE_FIRST = frozenset("Lake Loch Lough Mount Lac Lago Mont Monte".split())
-# last words of names of small streams read without "the" however a template puts it ("Big Sucker Creek flows
-# into", not "The Big Sucker Creek": the twenty-ninth read's P403)
-_BARE_LAST = frozenset("Creek Brook".split())
+# last words of names of small streams and bays read without "the" however a template puts it ("Big
+# Sucker Creek flows into", not "The Big Sucker Creek": the twenty-ninth read's P403; "lie in Hudson Bay",
+# not "in the Hudson Bay": the thirty-first read's P206), unless an "of" follows ("the Bay of Bengal")
+_BARE_LAST = frozenset("Creek Brook Bay".split())
 # lower-case heads of a name that takes "the" after capitalised or lower-case modifiers with no function
 # word among them: a place ("the Guantanamo Bay detention camp", "the Apulia region", "the Mecca-Medina
 # high-speed railway"), a people, a language, a dynasty, an age or a culture ("the Zulu people", "the Tamil

@@ -928,6 +928,9 @@ def test_common_taxon_name_tells_an_english_name_from_a_scientific_one(label, al
         # the twenty-ninth read's P403: a creek takes no "the" of the template's
         ("The [X] flows into [Y].", "Big Sucker Creek", "Z", "Big Sucker Creek flows into Z."),
         ("The [X] flows into [Y].", "Rhine", "North Sea", "The Rhine flows into the North Sea."),
+        # the thirty-first read's P206: a bay named "X Bay" takes no "the", "the Bay of Bengal" keeps it
+        ("[X] lies in the [Y].", "Parry Islands", "Hudson Bay", "Parry Islands lie in Hudson Bay."),
+        ("[X] lies in the [Y].", "Andaman Islands", "Bay of Bengal", "lie in the Bay of Bengal."),
     ],
 )  # fmt: skip
 def test_twenty_ninth_read_plural_features_pairs_and_creeks(template, subject, obj, statement):
