@@ -122,8 +122,9 @@ def name_leak(
     """What the subject's names (label, aliases) share with the gold's: tokens and stems; empty = none.
 
     Both lists give the label first. A token of the subject's names one letter from one of the gold's label
-    is shared too (``respellings``: "Cython" / "Python"). Function words, the relation's ``generic`` tokens
-    and their stems are not leaks.
+    is shared too (``respellings``: "Cython" / "Python"), as is one beginning as one of the gold's label does
+    for two thirds of the shorter (``inflections``: "Sweden" / "Swedish"). Function words, the relation's
+    ``generic`` tokens and their stems are not leaks.
     """
     left, right = list(subject_names), list(gold_names)
     ignored = (FUNCTION_WORDS - named_function_words(left + right)) | generic
@@ -137,7 +138,46 @@ def name_leak(
     # a respelling of the gold's label, the name the answer is shown by: its aliases hold spellings in other
     # languages one letter from many a name ("Ching" for Beijing beside "China", "Bosna" for Sarajevo)
     respelled = respellings(tokens_of(left) - ignored, tokens_of(right[:1]) - ignored)
-    return frozenset(shared | stems | parts | respelled)
+    inflected = inflections(tokens_of(left) - ignored, tokens_of(right[:1]) - ignored)
+    return frozenset(shared | stems | parts | respelled | inflected)
+
+
+INFLECTION_PREFIX = 4
+
+
+def inflections(
+    left: frozenset[str], right: frozenset[str], prefix: int = INFLECTION_PREFIX
+) -> frozenset[str]:
+    """Common beginnings of a token of each side that are two thirds or more of the shorter one, 4+ letters.
+
+    One name's derived or inflected form gives the other away where the five-letter stems of
+    ``text.content_stems`` differ (the thirty-first read: "Sweden" / "Swedish", "Syrian Arab Republic" /
+    "Arabic", "55 Cancri" / "Cancer", "Freyr" / "Freyja", "O.Carm." / "Carmelites"); a shorter share of a
+    longer name is a coincidence ("Christopher" / "Christchurch", "Montreal" / "Montana"). Letters only;
+    a generic stem ("north" of "Northern", ``text.GENERIC_STEMS``) is no name. :func:`name_leak` asks it of
+    the gold's label, as :func:`respellings`: the aliases' spellings in other languages begin as many names
+    do ("Ching" for Beijing beside "China").
+    """
+    found = set()
+    for a in left:
+        if len(a) < prefix or not a.isalpha() or a[:STEM_LENGTH] in GENERIC_STEMS:
+            continue
+        for b in right:
+            if a[:prefix] != b[:prefix] or not b.isalpha() or b[:STEM_LENGTH] in GENERIC_STEMS:
+                continue
+            shared = len(_common_prefix(a, b))
+            if shared >= prefix and 3 * shared >= 2 * min(len(a), len(b)):
+                found.add(a[:shared])
+    return frozenset(found)
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return a[:n]
 
 
 RESPELLING_LENGTH = 5

@@ -381,3 +381,22 @@ def test_a_respelling_counts_against_the_gold_label_only():
     assert not name_leak(["China Poly Group Corporation"], ["Beijing", "Ching"])
     assert not name_leak(["Prnjavor, Bosnia and Herzegovina"], ["Sarajevo", "Bosna Saraj"])
     assert name_leak(["Roy Orbison", "Lefty Wilbury"], ["Traveling Wilburys"])  # the subject's alias counts
+
+
+@pytest.mark.parametrize(
+    ("subject", "gold", "leaks"),
+    [
+        (["Carl XVI Gustaf of Sweden"], ["Swedish"], True),
+        (["Syrian Arab Republic"], ["Arabic"], True),
+        (["55 Cancri"], ["Cancer"], True),
+        (["Freyr"], ["Freyja"], True),
+        (["O.Carm."], ["Carmelites"], True),
+        (["Montreal"], ["Montana"], False),
+        (["Northern Ireland Assembly"], ["North America"], False),
+        (["China Poly Group Corporation"], ["Beijing", "Ching"], False),
+    ],
+)
+def test_an_inflected_form_of_the_gold_label_is_a_leak(subject, gold, leaks):
+    """The thirty-first read's leaks the five-letter stems missed ("Sweden" / "Swedish", "Cancri" / "Cancer"):
+    a shared beginning of 4+ letters that is two thirds of the shorter token; a shorter share is none."""
+    assert bool(name_leak(subject, gold)) is leaks

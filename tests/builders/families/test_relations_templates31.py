@@ -8,6 +8,7 @@ ones. With them, the respelling rule of ``names.name_leak``: no subject's names 
 label ("Italo Balbo" -> "Kingdom of Italy", P945).
 """
 
+import os
 import re
 
 import polars as pl
@@ -90,3 +91,25 @@ def test_thirtieth_read_p206_asks_islands_only(read29_build):
         and not re.search(r"\b(?:Island|Islands|Isle|Isles|Islet|Islets|Atoll|Archipelago)\b", label)
     ]
     assert instances.height >= 25 and not_islands == []
+
+
+def test_thirty_first_read_no_subject_names_an_inflected_form_of_its_gold(read29_build):
+    """Over every instance, names read from the slice's TSV: no letters-only token of the subject's names
+    (4+ letters) begins as a token of a gold's label does for 4+ letters and two thirds of the shorter
+    (``os.path.commonprefix``, not the builder's function): the thirty-first read's "Carl XVI Gustaf of
+    Sweden" -> "Swedish", "55 Cancri" -> "Cancer", "Freyr" -> "Freyja"."""
+    names = slice_names()
+    generic = {"north", "south", "saint", "state", "unive", "natio", "royal", "great", "inter", "centr"}
+    found = []
+    for row in table(read29_build, "instances").iter_rows(named=True):
+        subject = {
+            t for t in tokens_of([row["sub_label"], *row["sub_aliases"]]) if t.isalpha() and len(t) >= 4
+        }
+        for gold in row["gold_obj_ids"]:
+            for b in tokens_of(names.get(gold, ())[:1]) - FUNCTION_WORDS:
+                for a in subject - FUNCTION_WORDS:
+                    shared = len(os.path.commonprefix([a, b]))
+                    if b.isalpha() and shared >= 4 and 3 * shared >= 2 * min(len(a), len(b)):
+                        if a[:5] not in generic and b[:5] not in generic:
+                            found.append((row["relation_id"], row["sub_label"], a, b))
+    assert found == []
