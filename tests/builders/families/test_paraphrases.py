@@ -1505,7 +1505,9 @@ def test_twenty_first_read_no_container_gold_where_truth_does_not_pass_and_no_ab
     instances = table(result, "instances")
     no_container = {"P127", "P138", "P176", "P178", "P264", "P449"}
     rows = instances.filter(pl.col("relation_id").is_in(sorted(no_container)))
-    assert rows.height > 10
+    # P138 alone in the small build; 'named after' subjects often carry their namesake's name (10 kept there
+    # since names.inflections, 3af6b13)
+    assert rows.height >= 10
     assert [
         (s, golds)
         for s, o, golds in rows.select("sub_label", "obj_id", "gold_obj_ids").rows()
