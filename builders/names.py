@@ -30,6 +30,7 @@ punctuation aside): two answers of one space with a common key are one answer to
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections import Counter
@@ -165,19 +166,10 @@ def inflections(
         for b in right:
             if a[:prefix] != b[:prefix] or not b.isalpha() or b[:STEM_LENGTH] in GENERIC_STEMS:
                 continue
-            shared = len(_common_prefix(a, b))
+            shared = len(os.path.commonprefix([a, b]))
             if shared >= prefix and 3 * shared >= 2 * min(len(a), len(b)):
                 found.add(a[:shared])
     return frozenset(found)
-
-
-def _common_prefix(a: str, b: str) -> str:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return a[:n]
 
 
 RESPELLING_LENGTH = 5
