@@ -59,8 +59,8 @@ TIME_DEPENDENT_RELATIONS: dict[str, str] = {
     "P127": "owners change (acquisitions, sales)",
     "P749": "parent organizations change (acquisitions, spin-offs)",
     "P159": "headquarters move",
-    "P36": "capitals move (Bonn to Berlin)",
-    "P1376": "capitals move (Bonn to Berlin)",
+    "P36": "capitals move (Bonn to Berlin) and are renamed (Nur-Sultan, Astana again since 2022)",
+    "P1376": "capitals move (Bonn to Berlin) and are renamed (Nur-Sultan, Astana again since 2022)",
     "P17": "borders and states change (a town of the Soviet Union is in Russia today)",
     "P131": "administrative divisions are reorganized",
     "P27": "citizenship is gained and lost, and states dissolve",
@@ -75,6 +75,13 @@ TIME_DEPENDENT_RELATIONS: dict[str, str] = {
     "P137": "operators change (an army disbands, a mission is handed over)",
     "P190": "twinnings are made and ended",
     "P466": "a venue's tenants come and go",
+    # the thirty-first read: every catalog relation checked again; these too state a fact that can end
+    "P98": "editors of a journal or a book series are succeeded",
+    "P1532": "athletes change the country they compete for",
+    "P611": "members leave and change religious orders",
+    "P945": "allegiances are changed (soldiers and rulers change sides)",
+    "P171": "taxa are moved to other genera and families",
+    "P105": "taxa are raised or lowered in rank (a subspecies becomes a species)",
 }
 
 #: the qualifier that ends a statement's validity, in Wikidata's RDF
