@@ -55,6 +55,7 @@ from probesmith.builders.families.relations import (
     PAST_POLITY_CLASSES,
     PERSON_LIFE_RELATIONS,
     PLACE_RELATIONS,
+    PLACE_STILL_CLASSES,
     PLURAL_TEAM,
     PRESENT_PLACE_RELATIONS,
     TEAM_CLASSES,
@@ -282,7 +283,52 @@ NO_PLACE_CLASSES = (
     "Q18127", "Q2442401", "Q4830453", "Q6881511", "Q783794", "Q2085381", "Q45400320", "Q7278", "Q11032",
     "Q41298", "Q43229", "Q163740", "Q414147", "Q1966910", "Q14350", "Q2001305", "Q476028", "Q847017",
     "Q215380", "Q618779", "Q378427", "Q8142",
+    # the thirty-second read's (56 of 1,657 P17 subjects, by class): television networks, stations and series,
+    # a radio network, an airline, a production and a public company, an arms maker, a scientific society, a
+    # league, a troupe, festivals and a recurring sporting event, a list article, an art movement and group,
+    # a martial art, a dance, a decoration, an ethnic group, an order ("NBC lies in the United States", "The
+    # Carnival Festival lies in the Netherlands")
+    "Q1254874", "Q1616075", "Q5398426", "Q1061197", "Q46970", "Q10689397", "Q891723", "Q2538889", "Q748019",
+    "Q15991303", "Q742421", "Q868557", "Q220505", "Q18608583", "Q13406463", "Q968159", "Q4502119", "Q11417",
+    "Q11639", "Q1788716", "Q41710", "Q193622",
 )  # fmt: skip
+# P37's patterns "The official language spoken in [X]", "In [X], the official language is" read [X] as a
+# place; an organisation, a people, a body or an office has an official language but is no place one speaks
+# in (thirty-first read: "In the Collective Security Treaty Organisation, the official language is
+# Russian"): ``NO_PLACE_CLASSES`` and the other such classes of the P37 subjects of the shared slice, read one
+# by one: international, regional, non-governmental organisations, a military alliance, a standards body, a
+# UN agency, language regulators, societies, choirs, an ensemble, an artist collective, ethnic groups and
+# tribes, a religion, a beauty pageant, a regiment, schools, an educational or cultural institution, a
+# movement, a court, a public office, a position, county councils, a historical period, an aspect of history,
+# a historical profession
+NOT_A_PLACE_CLASSES = (
+    *NO_PLACE_CLASSES,
+    "Q484652", "Q4120211", "Q245065", "Q1194093", "Q1127126", "Q1328899", "Q15925165",  # organisations
+    "Q2093358", "Q1685451", "Q748019", "Q386890",  # language regulator, student and learned societies
+    "Q131186", "Q1451652", "Q1684352", "Q2088357", "Q1400264",  # choirs, ensemble, artist collective
+    "Q41710", "Q36747", "Q4358663", "Q4204501",  # ethnic groups, tribes
+    "Q9174", "Q47280", "Q6957341", "Q58863414", "Q10358588",  # religion, pageant, regiment
+    "Q3914", "Q1076052", "Q2385804", "Q5193377", "Q2915955", "Q1262438",  # schools, institutions, court
+    "Q294414", "Q4164871", "Q1754161", "Q11514315", "Q17524420", "Q16335296",  # offices, periods
+)  # fmt: skip
+# relations whose every pattern states the subject's fact in the present, false of a past event: where a
+# place lies (relations.PRESENT_PLACE_RELATIONS) and P361's "is part of", "includes", "forms part of" ("The
+# Battle of Cape Gloucester is part of World War II", thirty-second read: 60 of 959 subjects)
+PRESENT_EVENT_RELATIONS = PRESENT_PLACE_RELATIONS | {"P361"}
+PAST_EVENT_PART = (
+    "an event of the past (by its class or its name, relations.past_events: 'Battle of Cape Gloucester') "
+    "stated a part of a whole in the present ('is part of', 'includes'; thirty-second read)"
+)
+# a vessel's owner changes over its life and the slice dates no ownership, so "[X] is owned by [Y]" is false
+# of most ("SS Adriatic is owned by White Star Line", thirty-second read: 44 of 1,368 P127 subjects): ship,
+# steamship, ocean, transatlantic and four-funnel liner, cruise ship, ferry, ro-ro ship, shipwreck
+VESSEL_CLASSES = (
+    "Q11446", "Q12859788", "Q697196", "Q15022033", "Q3362987", "Q39804", "Q25653", "Q473932", "Q852190",
+)  # fmt: skip
+# P361's "[X] belongs to [Y]" reads as ownership of a song on its album ("Tulips belongs to Celebration",
+# thirty-first read: 63 of 961 subjects); single, song, aria, musical composition (the P361 subjects of the
+# shared slice so classed)
+SONG_CLASSES = ("Q134556", "Q7366", "Q178122", "Q207628")
 # P36 and P1376 say "capital", and English calls a United States county's the county seat (twenty-eighth
 # read: "The capital of Sequoyah County, Oklahoma, is Sallisaw", 52 of 485 P36 and 26 of 472 P1376
 # instances). The slice classes a county by its state ("county of Oklahoma"), with no class of all of them,
@@ -290,6 +336,25 @@ NO_PLACE_CLASSES = (
 # "parish of S" or "borough of S" where S is the label of a state of the United States (P31 Q35657). The
 # side of each relation's pair naming the county:
 COUNTY_SEAT_SIDE = {"P36": 0, "P1376": 1}
+# nor does it call a municipality's, a borough's or a district's seat its capital, but its administrative
+# centre, seat or headquarters (thirty-second read: "Nelson is the capital city of Pendle", "Faxe
+# Municipality, whose capital city is Haslev", "West Wyalong is the capital of Bland Shire"; 84 of 429 P36
+# subjects and 70 of 445 P1376 objects by class): municipalities of Denmark, Norway, Sweden, Greenland,
+# Mexico and Asturias; English non-metropolitan districts, metropolitan and other UK boroughs, Scottish
+# council areas; local government areas of Victoria, New South Wales and Queensland; South African local
+# and district municipalities; German rural districts (Brandenburg, Hesse), Bavarian regional districts and
+# Regierungsbezirke; Japanese subprefectures; Russian municipal districts; districts of India. A province, a
+# region, a department, a state and a county of England keep "capital" (a regency of Indonesia too: English
+# calls its seat so); units of no class stay (the slice cannot tell them)
+MUNICIPAL_SEAT_CLASSES = frozenset(
+    "Q2177636 Q755707 Q127448 Q16511251 Q1952852 Q5055981 Q1187580 Q1002812 Q1006876 Q15060255 Q1849126 "
+    "Q55558200 Q55593624 Q1500352 Q1589568 Q61793460 Q61980413 Q464235 Q22721 Q850450 Q2198484 "
+    "Q1149652".split()
+)
+MUNICIPAL_SEAT = (
+    "a municipality, borough or district (MUNICIPAL_SEAT_CLASSES), whose seat English calls its "
+    "administrative centre, not its capital ('Nelson is the capital city of Pendle', thirty-second read)"
+)
 US_STATE = "Q35657"
 _COUNTY_CLASS_LABEL = re.compile(r"(?:county|parish|borough) of (.+)")
 UNITED_STATES_COUNTY = (
@@ -342,13 +407,36 @@ FORMER_UNIT_CLASSES = frozenset(
     "Q133156 Q788046 Q236036 Q499720 Q20867284 Q18285132 Q18285142 Q15733039 Q18867064 Q20719675 Q1075404 "
     "Q28171280 Q44565 Q22674925 Q23702035 Q40482169 Q15081032".split()
 )
+# classes of a polity of the past among the P36 and P37 subjects and the P1376 objects of the shared slice
+# that the sets above miss (thirty-first read: "Kingdom of Gwynedd", "Adiabene", "Mosquito Coast", "Canton of
+# Léman", "Hittites, whose capital is Hattusa"), each read over all its members in the slice: vassal state,
+# protectorate, Reichsland, kingdom, canton of the Helvetic Republic, zone of Nepal (abolished 2015), province
+# of Prussia, Roman province, Griqua state, historical ethnic group, realm, countship, ancient Chinese state,
+# Reichskommissariat, former municipality of the Netherlands and of Denmark, dissolved municipality of Japan.
+# Guarded as FORMER_UNIT_CLASSES are: a kingdom or a vassal state the source classes a country or a sovereign
+# state too stands (the Kingdom of the Netherlands, Romania), and so does a city so classed (Kyoto)
+FORMER_POLITY_CLASSES = frozenset(
+    "Q1371288 Q164142 Q2139582 Q417175 Q17291456 Q876102 Q574299 Q182547 Q10007123 Q4204501 Q1250464 "
+    "Q353344 Q836688 Q543813 Q7265977 Q23036513 Q18663566".split()
+)
+# a polity of the past that the slice gives no class is told by its name's form: "Kingdom of", "Duchy of",
+# "Grand Duchy of", "Principality of", "Khanate of" before a name, or "Empire", "Khanate", "Caliphate",
+# "Soviet Republic" ending it (unclassed P37 subjects of the thirty-first read's build: "Kingdom of Munster",
+# "Duchy of Vasconia", "Kanem-Bornu Empire", "Kazikumukh Khanate", "Khorezm People's Soviet Republic"); a
+# standing monarchy of the slice is classed (a sovereign state), and "Toro Kingdom" (a standing one) ends
+# with none of these
+PAST_POLITY_NAME = re.compile(
+    r"(?:(?:Grand )?Duchy|Kingdom|Principality|Khanate|Tsardom|Margraviate|Electorate) of \S.*"
+    r"|.*\S (?:Empire|Khanate|Caliphate|Soviet Republic|Soviet Socialist Republic)"
+)
 # a colony or a state of the Confederation of the Rhine may be a state that stands today (Syria,
 # Liechtenstein): one classed a country or a sovereign state is not of the past (relations.COUNTRY_CLASSES
 # holds the historical country too)
 STANDING_STATE_CLASSES = frozenset({"Q6256", "Q3624078"})
 # a historical province (of France, of Slovenia: Anjou, Artois, Inner Carniola) has no capital today, though
 # its land lies where it did
-FORMER_CAPITAL_SEAT_CLASSES = frozenset({"Q209495", "Q2269077"})
+# and neither has a historical region (Occitania, Provence: Q1620908)
+FORMER_CAPITAL_SEAT_CLASSES = frozenset({"Q209495", "Q2269077", "Q1620908"})
 # the classes of FORMER_STATE_CLASSES that name a polity gone with its land (empires, bantustans, states of
 # the Holy Roman and German empires, units of the Russian and Austrian empires, a former entity): a former
 # municipality, county, region or province lies where it did ("Kalvola is located in Finland" is true), and
@@ -370,8 +458,30 @@ PAST_PLACE_STATE_CLASSES = frozenset(
 PAST_POLITY_IDS = frozenset(
     "Q2705666 Q492437 Q598193 Q541589 Q2824441 Q894971 Q1270636 Q3446498 Q378004 Q1270623 Q3479816 Q5527575 "
     "Q2071367 Q442925 Q2137422 Q639491 Q390331 Q590743 Q1988079 Q468902 Q1018744 Q6592892 Q3615645 Q151999 "
-    "Q8735 Q1067513 Q155578 Q809806 Q255931 Q2578028 Q658161 Q6273074".split()
+    "Q8735 Q1067513 Q155578 Q809806 Q255931 Q2578028 Q658161 Q6273074 "
+    # the thirty-first read's polities of the past whose classes are those of today's units or none: the
+    # Napoleonic departments Sesia, Tanaro, Mont-Tonnerre, Jemmapes, Ombrone, Bouches-de-l'Èbre (classed as
+    # today's departments of France); Katanga and Orientale (provinces of the Congo abolished in 2015, classed
+    # as today's); Moyen-Comoé and Fromager (regions of Côte d'Ivoire abolished in 2011); the Straits
+    # Settlements and the Colony of Vancouver Island (crown colonies, a class of standing provinces too);
+    # Ba'athist Iraq (classed a republic, a state); Swedish Pomerania (a territorial entity); the Kwantung
+    # Leased Territory (a concession, as Guantanamo Bay Naval Base is); Demerara (a region, once a colony);
+    # the Transitional Islamic State of Afghanistan (classed a government agency); SAO Krajina (some
+    # administrative unit); Mexican Texas and Nuevo Santander (classed province); the British Empire (its own
+    # class); the Third Republic of the Philippines (1946-1965, no class); Paris Commune (an organization);
+    # the praetorian prefecture of Africa (no class)
+    "Q290739 Q3514973 Q568751 Q1393469 Q1452650 Q2921378 Q217242 Q831370 Q303645 Q818774 Q376178 Q2510000 "
+    "Q3108185 Q682318 Q678658 Q1185346 Q4689103 Q4416712 Q1315810 Q2910242 Q8680 Q5870215 Q133132 "
+    "Q3910149 "
+    # the thirty-second read's P37 polities of no class or a class a standing monarchy shares (sultanate:
+    # Yogyakarta): Hohenzollern-Hechingen and Hohenzollern-Sigmaringen (principalities until 1850), the
+    # Pontianak Sultanate
+    "Q673865 Q157013 Q3048747".split()
 )
+# a capital of the past: a city the slice classes a former capital (Heian-kyō, Abidjan) is no capital of the
+# country it names ("Heian-kyō is the capital of Japan", thirty-first read); a former capital may stand as
+# the capital of a unit (Istanbul of its province), so the rule asks a country's
+FORMER_CAPITAL = "Q27554677"
 # relations whose every pattern states a polity's or a place's fact in the present ("[X] is the capital of
 # [Y]", "The official language of [X] is [Y]", "[X] is located in [Y]", "[X] is headquartered in [Y]") and the
 # slot the polity, place or firm fills; PLACE_FACT_RELATIONS of them state where it lies
@@ -402,15 +512,21 @@ UNCLASSED_SUBJECT = (
 )
 
 
-def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> set[str]:
+def states_of_the_past(
+    client, relation: str, pairs: list[tuple[str, str]], labels: Mapping[str, str] | None = None
+) -> set[str]:
     """Subjects of ``PRESENT_POLITY_SLOT``'s relations whose polity is of the past by its classes (P31).
 
     A class of relations.PAST_POLITY_CLASSES, ``FORMER_STATE_CLASSES`` or ``FORMER_CAPITAL_SEAT_CLASSES``
     (where a place's location is stated, ``PLACE_FACT_RELATIONS``: of PAST_POLITY_CLASSES alone) and none of
     a place that stands today (relations.PLACE_STILL_CLASSES: a city once a republic); or a class of
-    ``FORMER_UNIT_CLASSES`` (and, in ``PLACE_FACT_RELATIONS``, of ``PAST_PLACE_STATE_CLASSES``) and none of
-    such a place nor of a state that stands (``STANDING_STATE_CLASSES``: Syria, once a colony; Liechtenstein,
-    once a state in the Confederation of the Rhine); or one of ``PAST_POLITY_IDS`` (no class tells them).
+    ``FORMER_UNIT_CLASSES`` or ``FORMER_POLITY_CLASSES`` (and, in ``PLACE_FACT_RELATIONS``, of
+    ``PAST_PLACE_STATE_CLASSES``) and none of such a place nor of a state that stands
+    (``STANDING_STATE_CLASSES``: Syria, once a colony; Liechtenstein, once a state in the Confederation of the
+    Rhine); or one of ``PAST_POLITY_IDS`` (no class tells them); or, with ``labels``, a polity of no class
+    named as one of the past (``PAST_POLITY_NAME``: "Kingdom of Munster"). Where the relation pairs a capital
+    with its polity (P36, P1376), a capital the source classes a former one (``FORMER_CAPITAL``) of a polity
+    classed a country or a sovereign state ("Heian-kyō is the capital of Japan").
     """
     slot = PRESENT_POLITY_SLOT.get(relation)
     if slot is None:
@@ -422,9 +538,148 @@ def states_of_the_past(client, relation: str, pairs: list[tuple[str, str]]) -> s
         guarded |= PAST_PLACE_STATE_CLASSES
     else:
         past |= FORMER_STATE_CLASSES | FORMER_CAPITAL_SEAT_CLASSES
-    standing = {e for e, _, kind in facts_of(client, entities, ["P31"]) if kind in STANDING_STATE_CLASSES}
+        guarded |= FORMER_POLITY_CLASSES
+    classes: dict[str, set[str]] = defaultdict(set)
+    for e, _, kind in facts_of(client, entities, ["P31"]):
+        classes[e].add(kind)
+    standing = {e for e in entities if classes[e] & STANDING_STATE_CLASSES}
     gone = past_polities(client, entities, past) | (past_polities(client, entities, guarded) - standing)
-    return {s for s, e in polity.items() if e in gone or e in PAST_POLITY_IDS}
+    if labels is not None:
+        gone |= {e for e in entities if not classes[e] and PAST_POLITY_NAME.fullmatch(labels.get(e, ""))}
+    if relation in COUNTY_SEAT_SIDE:
+        capital = {s: (o if slot == "[X]" else s) for s, o in pairs}
+        capitals = sorted(set(capital.values()))
+        former = {e for e, _, kind in facts_of(client, capitals, ["P31"]) if kind == FORMER_CAPITAL}
+        gone_capitals = {
+            s for s, e in polity.items() if capital[s] in former and classes[e] & STANDING_STATE_CLASSES
+        }
+    else:
+        gone_capitals = set()
+    return gone_capitals | {s for s, e in polity.items() if e in gone or e in PAST_POLITY_IDS}
+
+
+PAST_STATE_OBJECT = (
+    "object a state of the past where the patterns say where a place lies in the present ('Ghana lies in the "
+    "Portuguese Empire', thirty-second read; PAST_STATE_CONTAINER_CLASSES, PAST_POLITY_IDS; not a city, a "
+    "county or a standing state so classed too)"
+)
+
+
+def past_state_objects(client, relation: str, pairs: list[tuple[str, str]]) -> set[str]:
+    """Objects of ``PLACE_FACT_RELATIONS`` that are states of the past ("[X] is located in [Y]" is false).
+
+    A class of ``PAST_STATE_CONTAINER_CLASSES`` and none of ``STANDING_PLACE_CLASSES`` nor
+    ``STANDING_STATE_CLASSES`` (Liechtenstein, once a state of the Confederation of the Rhine), or one of
+    ``PAST_POLITY_IDS``.
+    """
+    if relation not in PLACE_FACT_RELATIONS:
+        return set()
+    objects = sorted({o for _, o in pairs})
+    classes: dict[str, set[str]] = defaultdict(set)
+    for e, _, kind in facts_of(client, objects, ["P31"]):
+        classes[e].add(kind)
+    standing = STANDING_PLACE_CLASSES | STANDING_STATE_CLASSES
+    return {
+        o
+        for o in objects
+        if classes[o] & PAST_STATE_CONTAINER_CLASSES and not classes[o] & standing or o in PAST_POLITY_IDS
+    }
+
+
+# P106's patterns say a job ("[X] worked as a [Y]", "had a career as a", "occupation was that of a"); a rank,
+# a station in life or a deed is none ("worked as a sovereign", "a serial killer", "a First Lady", "a hermit",
+# thirty-first read: 75 of 1,848 instances). WordNet tells them, not a list: the answer's first sense among
+# WordNet's people (lexicographer file noun.person, the most frequent sense first) is one of these or lies
+# under one (its hypernyms): aristocrat (knight, prince, count), head of state (sovereign, monarch), ruler,
+# wrongdoer (criminal, outlaw), murderer (serial killer; an executioner is a killer, not a murderer),
+# reformer (suffragette, activist), radical (revolutionary), advocate (partisan), commoner (peasant),
+# enrollee (student), wanderer (nomad), important person (socialite), achiever (First Lady), occultist
+# (witch), eremite (hermit), diviner (oracle); an intellectual is one only as itself (a philosopher lies
+# under it). A job lies under none of them (worker, professional, creator, performer, scientist, leader:
+# "politician", "governor"). The slice's classes tell a social or a legal status ("eunuch": P106's
+# object_excluded_types)
+JOB_RELATIONS = frozenset({"P106"})
+STATUS_SYNSETS = frozenset(
+    "aristocrat.n.01 head_of_state.n.01 ruler.n.01 wrongdoer.n.01 murderer.n.01 reformer.n.01 radical.n.03 "
+    "advocate.n.01 commoner.n.01 enrollee.n.01 wanderer.n.01 important_person.n.01 achiever.n.01 "
+    "occultist.n.01 eremite.n.01 diviner.n.01".split()
+)
+STATUS_ITSELF = frozenset({"intellectual.n.01"})
+NOT_A_JOB = (
+    "object a rank, a station in life or a deed, no job ('worked as a sovereign', 'a serial killer', 'a "
+    "First Lady', thirty-first read): its first person sense in WordNet is or lies under one of "
+    "STATUS_SYNSETS"
+)
+
+
+def statuses_not_jobs(labels: Mapping[str, str]) -> set[str]:
+    """Entities whose label names a status, not a job, by WordNet's hypernyms (``STATUS_SYNSETS``)."""
+    from probesmith.builders.sources.wordnet import WordNetSource
+
+    reader = WordNetSource().reader()
+    found = set()
+    for entity, label in labels.items():
+        people = [s for s in reader.synsets(label.replace(" ", "_"), pos="n") if s.lexname() == "noun.person"]
+        if not people:
+            continue
+        first = people[0]
+        above = {first.name()} | {
+            h.name() for h in first.closure(lambda x: x.hypernyms() + x.instance_hypernyms())
+        }
+        if above & STATUS_SYNSETS or first.name() in STATUS_ITSELF:
+            found.add(entity)
+    return found
+
+
+# relations whose patterns state an owner's or a firm's fact in the present ("[X] is owned by [Y]", "[Y] owns
+# [X]", "[X] is headquartered in [Y]") and the slot whose end makes them false: a subject that is gone (the
+# slice has no date of dissolution, P576, so its class tells: former entity, defunct sports venue, former
+# hospital, former railway station, historical motorcycle manufacturer: "Knol", "Ayresome Park", "Aermacchi";
+# a former building or structure is none: a castle's ruin is owned) or, for P127, an owner the source says
+# is dead (a date, place, cause or manner of death or a burial: "Bucephalus is owned by Alexander the Great",
+# "Neverland Ranch is owned by Michael Jackson", thirty-first read). The slice has no end date of an
+# ownership nor of most firms, so a past owner of a standing thing or a firm it does not class as gone is
+# not told (the thirty-first read's "Chrysler owns Eagle", "The Trussed Concrete Steel Company is
+# headquartered in Detroit")
+PRESENT_OWNERSHIP_RELATIONS = frozenset({"P127", "P159"})
+DEAD_OWNER_RELATIONS = frozenset({"P127"})
+DEFUNCT_CLASSES = frozenset({"Q15893266", "Q74539696", "Q64578911", "Q4663385", "Q15081032"})
+DEATH_FACTS = ("P570", "P20", "P509", "P119", "P1196")
+GONE_OR_DEAD_OWNER = (
+    "subject gone by its class (former entity, defunct venue, hospital or station: 'Knol', 'Ayresome Park') "
+    "or, for P127, an owner the source says is dead, stated in the present ('Bucephalus is owned by "
+    "Alexander the Great', thirty-first read; PRESENT_OWNERSHIP_RELATIONS)"
+)
+
+
+def gone_or_dead_owners(client, relation: str, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Pairs of ``PRESENT_OWNERSHIP_RELATIONS`` whose present-tense patterns are false by the source.
+
+    The subject is of a class of ``DEFUNCT_CLASSES``, or (``DEAD_OWNER_RELATIONS``) the owner has a fact of
+    death (``DEATH_FACTS``).
+    """
+    if relation not in PRESENT_OWNERSHIP_RELATIONS:
+        return set()
+    subjects = sorted({s for s, _ in pairs})
+    defunct = {e for e, _, kind in facts_of(client, subjects, ["P31"]) if kind in DEFUNCT_CLASSES}
+    dead: set[str] = set()
+    if relation in DEAD_OWNER_RELATIONS:
+        dead = {e for e, _, _ in facts_of(client, sorted({o for _, o in pairs}), list(DEATH_FACTS))}
+    return {(s, o) for s, o in pairs if s in defunct or o in dead}
+
+
+# a comma in a label before a hyphen of a compound ("The [Y]-owned [X].") splits the compound: "The Delta,
+# British Columbia-owned Ladner Leisure Centre" (thirty-first read, P127-06, 5 rows); no label form of the
+# slice gives the name without its disambiguator, so such an instance is not asked where a pattern so joins
+COMMA_IN_COMPOUND = (
+    "object labelled with a comma where a pattern joins it to a hyphen ('The Delta, British Columbia-owned "
+    "Ladner Leisure Centre', thirty-first read)"
+)
+
+
+def comma_in_compound(templates: list[str], label: str) -> bool:
+    """Whether a template joins ``[Y]`` to a hyphen ("[Y]-owned") and the label has a comma."""
+    return "," in label and any("[Y]-" in t for t in templates)
 
 
 # relations whose object is a field of work ("[X] worked in the field of [Y]") and the classes of a gold that
@@ -531,7 +786,7 @@ class ParaphraseSpec(ProbeSpec):
             "P140": ("Q4392985", "Q34770", "Q315"),
             "P413": ("Q2312410",),
             "P136": ("Q207628", "Q25379"),
-            "P106": ("Q17305127", "Q636497", "Q1986639", "Q2642184", "Q1914636"),
+            "P106": ("Q17305127", "Q636497", "Q1986639", "Q2642184", "Q1914636", "Q189970", "Q2628882"),
             "P138": ("Q16521", "Q756"),
             "P37": ("Q41162", "Q867545"),
         },
@@ -546,7 +801,8 @@ class ParaphraseSpec(ProbeSpec):
         "genre a performer plays ('Arthur Bliss played opera', twenty-fourth read). No one 'worked as' a "
         "fictional profession, a character type, a centerfold, a saint's title or an activity "
         "(P106: "
-        "'superhero', 'supervillain', 'Playmate', 'Prophet', 'acting', twenty-eighth read). "
+        "'superhero', 'supervillain', 'Playmate', 'Prophet', 'acting', twenty-eighth read), nor as a "
+        "social or a legal status (P106: 'eunuch', 'outlaw', thirty-first read). "
         "English names a plant, not its taxon (P138: 'Rosa', twenty-eighth read: 'Lipová is named after "
         "Tilia'). A republic of Russia or a province of Tajikistan is no language (P37: 'Karachay-Cherkess "
         "Republic', 'Gorno-Badakhshan Autonomous Province').",
@@ -589,6 +845,9 @@ class ParaphraseSpec(ProbeSpec):
             "P407": NAME_CLASSES,
             "P276": (*HELD_EVENT_CLASSES, *NOT_LOCATED_CLASSES, "Q5"),
             "P17": NO_PLACE_CLASSES,
+            "P37": NOT_A_PLACE_CLASSES,
+            "P361": SONG_CLASSES,
+            "P127": VESSEL_CLASSES,
         },
         help="Per relation, Wikidata classes (P31) a subject may not be an instance of: its instance is "
         "dropped. P17 (country): its patterns say where a place lies, and an organisation, a band, an award "
@@ -603,7 +862,16 @@ class ParaphraseSpec(ProbeSpec):
         "again and again (``HELD_EVENT_CLASSES``: film festivals, races, fairs) takes place, it 'is located' "
         "nowhere ('Amstel Gold Race is located in Limburg', twenty-fourth read), nor is a person (Q5: "
         "'Dudley George is situated in Ontario') or any of ``NOT_LOCATED_CLASSES``, no physical thing "
-        "('Evacuation Day is located in Boston', 'Mr Selfridge is located in London', twenty-eighth read).",
+        "('Evacuation Day is located in Boston', 'Mr Selfridge is located in London', twenty-eighth read). "
+        "P37 (official language): its patterns read the subject as a place ('spoken in [X]', 'In [X], the "
+        "official language is'), false of an organisation, a people, a body or an office "
+        "(``NOT_A_PLACE_CLASSES``: 'In the Collective Security Treaty Organisation, the official "
+        "language is', "
+        "thirty-first read). P361 (part of): a song, a single, an aria or a composition "
+        "(``SONG_CLASSES``) is on an album or in a work; '[X] belongs to [Y]' says it is owned ('Tulips "
+        "belongs to Celebration', thirty-first read). P127 (owned by): a vessel (``VESSEL_CLASSES``) "
+        "changes owners and the slice dates none ('SS Adriatic is owned by White Star Line', thirty-second "
+        "read).",
     )
     person_relations: tuple[str, ...] = spec_field(
         ("P101", "P140"),
@@ -1201,6 +1469,10 @@ CONTINENT = "Q5107"
 # an empire or another polity gone with its land (PAST_PLACE_STATE_CLASSES), or a colonial empire (Q1790360:
 # the Portuguese Empire, which the slice classes as nothing else, holds Brazil, Ghana and Cape Verde)
 PAST_STATE_CONTAINER_CLASSES = PAST_POLITY_CLASSES | PAST_PLACE_STATE_CLASSES | {"Q1790360"}
+# a place the source classes a state of the past beside a place that stands today (a city: "Naples",
+# "Florence", classed historical countries too; a historic county of England: "Cornwall") is a place, placed
+# in its state as any other (the thirty-second read: "Enrico Caruso was born in Naples" without Italy a gold)
+STANDING_PLACE_CLASSES = PLACE_STILL_CLASSES | {"Q1138494", "Q67376938"}
 STATE_BY_UNDATED_FACTS = (
     "object placed by the source in a state of the past or in several sovereign states, one of them an "
     "answer ('Venice' P17 Italy, France and the Republic of Venice; 'Prague' P17 Czechoslovakia): the slice "
@@ -1228,7 +1500,13 @@ def without_undated_states(
     classes: dict[str, set[str]] = defaultdict(set)
     for e, _, kind in facts_of(client, entities, ["P31"]) if entities else ():
         classes[e].add(kind)
-    past = {e for e in entities if classes[e] & PAST_STATE_CONTAINER_CLASSES or e in PAST_POLITY_IDS}
+    past = {
+        e
+        for e in entities
+        if classes[e] & PAST_STATE_CONTAINER_CLASSES
+        and not classes[e] & STANDING_PLACE_CLASSES
+        or e in PAST_POLITY_IDS
+    }
     states = {e for e in entities if SOVEREIGN_STATE in classes[e]} - past
     countries = {e for e in entities if classes[e] & (COUNTRY_CLASSES - {CONTINENT})} | states | past
     kept: dict[str, set[str]] = {}
@@ -1426,7 +1704,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         # a past event in a relation whose patterns all state a place in the present ("... Championships are
         # in Berlin")
         events = past_events(
-            client, {s: labels[s] for r in PRESENT_PLACE_RELATIONS for s, _ in per_relation.get(r, ())}
+            client, {s: labels[s] for r in PRESENT_EVENT_RELATIONS for s, _ in per_relation.get(r, ())}
         )
         # a subject or object the patterns put in a slot with no "the" whose class takes one ("named after
         # Rhine")
@@ -1471,7 +1749,17 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             for relation, pairs in per_relation.items()
         }
         past_states = {
-            relation: states_of_the_past(client, relation, pairs) for relation, pairs in per_relation.items()
+            relation: states_of_the_past(client, relation, pairs, labels)
+            for relation, pairs in per_relation.items()
+        }
+        past_objects = {
+            relation: past_state_objects(client, relation, pairs) for relation, pairs in per_relation.items()
+        }
+        not_jobs = statuses_not_jobs(
+            {o: labels[o] for r in JOB_RELATIONS for _, o in per_relation.get(r, ())}
+        )
+        gone_owned = {
+            relation: gone_or_dead_owners(client, relation, pairs) for relation, pairs in per_relation.items()
         }
         no_fields = not_fields(client, [o for r in FIELD_RELATIONS for _, o in per_relation.get(r, ())])
         unclassed_objects = unclassed(
@@ -1480,6 +1768,12 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         counties = united_states_counties(
             client, [pair[side] for r, side in COUNTY_SEAT_SIDE.items() for pair in per_relation.get(r, ())]
         )
+        seat_sides = sorted(
+            {pair[side] for r, side in COUNTY_SEAT_SIDE.items() for pair in per_relation.get(r, ())}
+        )
+        seat_units = {
+            e for e, _, kind in facts_of(client, seat_sides, ["P31"]) if kind in MUNICIPAL_SEAT_CLASSES
+        }
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
     unplaced: dict[str, list[str]] = {}  # per relation, the answers neither a country nor placed, if any
@@ -1513,14 +1807,26 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {UNCLASSED_SUBJECT}"] += 1
             elif relation in PRESENT_PLACE_RELATIONS and s in events:
                 dropped[f"{relation}: subject {PAST_EVENT}"] += 1
+            elif relation in PRESENT_EVENT_RELATIONS and s in events:
+                dropped[f"{relation}: subject {PAST_EVENT_PART}"] += 1
             elif s in past_capitals[relation]:
                 dropped[f"{relation}: {PAST_POLITY_CAPITAL}"] += 1
             elif s in past_states[relation]:
                 dropped[f"{relation}: {PAST_STATE}"] += 1
+            elif o in past_objects[relation]:
+                dropped[f"{relation}: {PAST_STATE_OBJECT}"] += 1
+            elif relation in JOB_RELATIONS and o in not_jobs:
+                dropped[f"{relation}: {NOT_A_JOB}"] += 1
+            elif (s, o) in gone_owned[relation]:
+                dropped[f"{relation}: {GONE_OR_DEAD_OWNER}"] += 1
+            elif comma_in_compound([p["template"] for p in banks[relation]], labels[o]):
+                dropped[f"{relation}: {COMMA_IN_COMPOUND}"] += 1
             elif relation in FIELD_RELATIONS and o in no_fields:
                 dropped[f"{relation}: {NOT_A_FIELD}"] += 1
             elif relation in COUNTY_SEAT_SIDE and (s, o)[COUNTY_SEAT_SIDE[relation]] in counties:
                 dropped[f"{relation}: {UNITED_STATES_COUNTY}"] += 1
+            elif relation in COUNTY_SEAT_SIDE and (s, o)[COUNTY_SEAT_SIDE[relation]] in seat_units:
+                dropped[f"{relation}: {MUNICIPAL_SEAT}"] += 1
             elif s in kinds_named_bare.get(relation, ()):
                 dropped[f"{relation}: {BARE_COUNT_NOUN_PART}"] += 1
             elif relation in possessive and s in comma_titled_people:
@@ -1762,7 +2068,8 @@ PARAPHRASE_RULES = {
     "(`containment_not_gold`: P127, P138, P176, P178, P264, P449: a street named after the Rhine is not "
     "named after Europe, a label's parent company is no label): there the golds are the object alone. "
     "Containment passes no undated country fact of the slice (`without_undated_states`): a sovereign "
-    "state or a state of the past lies in no country ('Brazil' not in the Portuguese Empire nor Portugal; "
+    "state or a state of the past (by its class, P31; a city or a historic county so classed too is a place: "
+    "'Naples', 'Cornwall') lies in no country ('Brazil' not in the Portuguese Empire nor Portugal; "
     "a constituent country stays in its sovereign state: 'England' in the United Kingdom), and another "
     "place in no state of the past and, where its facts give two sovereign states or more, in none of them "
     "('Venice' P17 Italy and France); an instance whose object is such a place is not asked when one of "

@@ -702,6 +702,16 @@ COUNTRY_CLASSES = frozenset({"Q6256", SOVEREIGN_STATE})
 FORMER_STATE_CLASSES = frozenset({"Q3024240", "Q28171280"})  # historical country, ancient civilization
 #: a class is expected of a relation's subjects when at least this share of its typed subjects hold it
 SUBJECT_SHARE = 0.1
+#: per relation, the subject classes its question and clozes misread whatever the relation's typed
+#: subjects: P407's "Which language was [X] written in?" / "[X] was written in ___." (MQuAKE's question)
+#: is false of a recording, which is sung or performed, not written (the thirty-first read: "Which
+#: language was Tons of Sobs written in?", an album; 4 of the 8 P407 items): album, studio, live,
+#: compilation and soundtrack album, extended play, single, song
+MISREAD_SUBJECT_CLASSES = {
+    "P407": frozenset(
+        {"Q482994", "Q208569", "Q209939", "Q222910", "Q4176708", "Q169930", "Q134556", "Q7366"}
+    ),
+}
 #: a class is expected of a relation's answers when at least this share as many of its typed
 #: objects hold it as hold its most common class (its dominant answer classes)
 DOMINANT_SHARE = 0.3
@@ -731,6 +741,8 @@ class FactTypes:
         s, r, o = triple
         if r not in self.expected:
             return "relation without typed members"
+        if self.types.get(s, frozenset()) & MISREAD_SUBJECT_CLASSES.get(r, frozenset()):
+            return "subject of a class the question's wording misreads"
         subject_classes, object_classes = self.expected[r]
         if not self.types.get(o):
             return "answer without a class"

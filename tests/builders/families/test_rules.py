@@ -1242,3 +1242,16 @@ def test_twenty_ninth_read_no_form_claims_a_single_official_language(default_rul
     assert items.height > 0
     assert [f for f in forms if re.search(r"(?i)\bthe official language\b", f)] == []
     assert all(re.search(r"(?i)\ban official language\b", f) for f in forms)
+
+
+def test_thirty_first_read_no_recording_is_asked_what_it_was_written_in(default_rules_build):
+    """Over every item of a real default build, judged from the slice's TSV: no P407 item ('Which language
+    was [X] written in?', '[X] was written in ___.') asks of a subject the slice classes an album, a single
+    or a song (the thirty-first read: 'Which language was Tons of Sobs written in?', 4 of the 8 P407 items of
+    1be178ec; a recording is sung, not written). The build keeps its 1,088 items."""
+    recordings = {"Q482994", "Q208569", "Q209939", "Q222910", "Q4176708", "Q169930", "Q134556", "Q7366"}
+    classes = slice_classes()
+    items = _items(default_rules_build)
+    asked = [s for r, s in items.select("relation", "subject").rows() if r == "P407"]
+    assert [s for s in asked if classes.get(s, set()) & recordings] == []
+    assert items.height == 1088
