@@ -1490,6 +1490,12 @@ DEITY_CLASSES = frozenset(
 # answers the slice leaves untyped whose kind the templates misstate, with the reason
 UNTYPED_ANSWERS_MISSTATED = {
     "P466": {"Q455602": "Amaterasu: a deity (no class in the slice), not 'based at' the cave Amano-Iwato"},
+    # the thirty-second read: "The Putney Bridge crosses the River Thames"; the slice gives neither the river
+    # nor its bridges a country (Oxfordshire, its P131, has none)
+    "P177": {
+        "Q19686": "River Thames: its bridges are British, named without 'the' ('Putney Bridge', 'Tower "
+        "Bridge'), which P177's templates put before the bridge ('The [X] crosses the [Y]')"
+    },
 }
 # political, social and resistance movements and ideologies: "served Carlism" misreads one as a state
 MOVEMENT_CLASSES = frozenset(
@@ -1581,6 +1587,8 @@ def misstated_answer(pid: str, entity: str, label: str, classes: set[str]) -> st
         return FOREIGN_TITLE
     if pid == TYPE_RELATION and vernacular_taxon_label(label):
         return VERNACULAR_TYPE
+    if entity in UNTYPED_ANSWERS_MISSTATED.get(pid, {}) and pid != "P466":
+        return f"answer {UNTYPED_ANSWERS_MISSTATED[pid][entity]}"
     return None
 
 
