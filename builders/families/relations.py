@@ -1171,8 +1171,9 @@ PAST_POLITY_CLASSES = frozenset(
 PLACE_STILL_CLASSES = frozenset({"Q515", "Q1549591", "Q486972"})  # city, big city, human settlement
 PAST_EVENT = (
     "an event (by its class or its name: 'Battle of Voltri', '2005 ... Championships') or a polity of the "
-    "past (a dynasty, a historical country: 'Marinid Dynasty', 'Seleucid Empire'; not a city so classed too) "
-    "asked in a relation whose templates state a place in the present ('is located in')"
+    "past (a dynasty, a historical country: 'Marinid Dynasty', 'Seleucid Empire'; not a city so classed too; "
+    "or by id where the slice cannot tell, relations.PAST_POLITIES_BY_ID: 'Tiwanaku Empire', 'Republic of "
+    "Artsakh') asked in a relation whose templates state a place in the present ('is located in')"
 )
 
 
@@ -1193,7 +1194,8 @@ def past_event(label: str, classes: set[str]) -> bool:
 CAPITAL_POLITY_SLOT = {"P36": "[X]", "P1376": "[Y]"}
 PAST_POLITY_CAPITAL = (
     "capital of a polity of the past (a dynasty, a historical country: 'Chera Dynasty', 'Kingdom of "
-    "England'; relations.PAST_POLITY_CLASSES, not a city so classed too) stated in the present ('is the "
+    "England'; relations.PAST_POLITY_CLASSES, not a city so classed too; or by id, "
+    "relations.PAST_POLITIES_BY_ID: 'Republic of Artsakh', dissolved in 2024) stated in the present ('is the "
     "capital of')"
 )
 # relations whose templates state a fact of a polity subject in the present, the capitals' rule aside: the
@@ -1202,8 +1204,8 @@ PAST_POLITY_CAPITAL = (
 PRESENT_POLITY_SUBJECT = frozenset({"P37"})
 PAST_POLITY_LANGUAGE = (
     "official language of a polity of the past (a dynasty, a historical country: 'Kingdom of Prussia'; "
-    "relations.PAST_POLITY_CLASSES, not a city so classed too) stated in the present ('The "
-    "official language of [X] is')"
+    "relations.PAST_POLITY_CLASSES, not a city so classed too; or by id, relations.PAST_POLITIES_BY_ID: "
+    "'Republic of Artsakh') stated in the present ('The official language of [X] is')"
 )
 
 
