@@ -62,6 +62,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+from array import array
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
@@ -127,7 +128,12 @@ class SecondAnswers:
         self.g = graph
         self.stems = stems
         self.lemma_sets = [frozenset(x.lower() for x in lemmas) for lemmas in graph.lemmas]
-        self.gloss_keys = [normalize_choice(gloss) for gloss in graph.glosses]
+        # same_gloss compares two synsets' normalised glosses: one small int per distinct key, equal
+        # exactly where the keys are (4 bytes a synset, not a second copy of every gloss: ~30 MB)
+        key_ids: dict[str, int] = {}
+        self.gloss_key_ids = array(
+            "i", (key_ids.setdefault(normalize_choice(gloss), len(key_ids)) for gloss in graph.glosses)
+        )
         self._ancestors = lru_cache(maxsize=1 << 17)(self._ancestors_uncached)
         # asked for the concept of the item at hand (every candidate is tested against it): the
         # "is X below the concept" tests become one set lookup instead of an ancestor set per candidate
@@ -434,7 +440,7 @@ class SecondAnswers:
             return "asked_concept"
         if not self.lemma_sets[choice].isdisjoint(self.lemma_sets[gold]):
             return "shares_gold_lemma"
-        if self.gloss_keys[choice] == self.gloss_keys[gold]:
+        if self.gloss_key_ids[choice] == self.gloss_key_ids[gold]:
             return "same_gloss"
         if choice in self.g.near[gold]:
             return "near_synonym"

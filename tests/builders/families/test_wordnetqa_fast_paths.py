@@ -10,6 +10,7 @@ for all the lemmas of a concept; the near-duplicate test counts the Jaccard unio
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 import polars as pl
 
@@ -18,9 +19,11 @@ from probesmith.builders.families.wordnetqa_answers import (
     SYNONYM_SENSES,
     SecondAnswers,
     shown_words,
+    strip_domain_label,
 )
 from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.sources.wordnet import WordNetSource
+from probesmith.builders.text import normalize_choice
 
 from ...conftest import needs_wordnet
 
@@ -82,3 +85,31 @@ def test_stem_tests_answer_as_the_sets_they_stand_for(small_wordnet_build):
                 assert answer == bool(stems.shared(left, text)), (left, text)
                 shared[answer] += 1
     assert shared[True] > 1_000 and shared[False] > 1_000, shared
+
+
+def test_gloss_key_ids_equal_where_the_normalised_glosses_are(wordnet_graph, small_wordnet_build):
+    """``same_gloss`` reads one int per synset (issue 26, part 10): equal exactly where the keys are.
+
+    Over every synset of the graph as the builder reads it (domain labels stripped), grouped by the
+    key ``normalize_choice`` gives its gloss, and over every choice and gold of the small build.
+    """
+    stripped = replace(wordnet_graph, glosses=[strip_domain_label(x) for x in wordnet_graph.glosses])
+    for graph in (wordnet_graph, stripped):
+        answers = SecondAnswers(graph)
+        ids_of_key: dict[str, set[int]] = {}
+        for node, gloss in enumerate(graph.glosses):
+            ids_of_key.setdefault(normalize_choice(gloss), set()).add(answers.gloss_key_ids[node])
+        assert all(len(ids) == 1 for ids in ids_of_key.values())  # one id per key
+        assert len({next(iter(ids)) for ids in ids_of_key.values()}) == len(ids_of_key)  # one key per id
+        groups = Counter(answers.gloss_key_ids)
+        assert sum(1 for n in groups.values() if n > 1) > 10  # some synsets do share a gloss
+    g, answers = stripped, SecondAnswers(stripped)
+    pairs = 0
+    for _, _, _, names in _rows(small_wordnet_build):
+        nodes = [g.index[name] for name in names]
+        for a in nodes:
+            for b in nodes:
+                slow = normalize_choice(g.glosses[a]) == normalize_choice(g.glosses[b])
+                assert (answers.gloss_key_ids[a] == answers.gloss_key_ids[b]) == slow, (a, b)
+                pairs += 1
+    assert pairs > 10_000, pairs
