@@ -1540,6 +1540,10 @@ FOREIGN_TITLE = (
     "answer a title that is no English word (Hunspell's en_US dictionary: 'graf', 'Nobile', 'knyaz'): a "
     "foreign word where the templates state an English title ('held the title of graf')"
 )
+EDITOR_NOT_A_PERSON = (
+    "answer typed in the slice, no person (a university, a firm: 'University of Auckland', 'Hasbro'): "
+    "'served as editor of' is said of a person (the thirty-first read)"
+)
 VERNACULAR_TYPE = (
     "answer a taxon labelled by an English common name ('Bay bolete', 'Red dead-nettle', 'Northern common "
     "cuscus'): the templates state a nomenclatural type, a scientific name"
@@ -1589,6 +1593,8 @@ def misstated_answer(pid: str, entity: str, label: str, classes: set[str]) -> st
         return FOREIGN_TITLE
     if pid == TYPE_RELATION and vernacular_taxon_label(label):
         return VERNACULAR_TYPE
+    if pid == "P98" and classes and not classes & {HUMAN, "Q15632617"}:
+        return EDITOR_NOT_A_PERSON
     if entity in UNTYPED_ANSWERS_MISSTATED.get(pid, {}) and pid != "P466":
         return f"answer {UNTYPED_ANSWERS_MISSTATED[pid][entity]}"
     return None
