@@ -49,6 +49,7 @@ from probesmith.builders.families.relations import (
     NOT_OF_THE_SUBJECT,
     NOT_OF_THE_SUBJECT_CLASS,
     OCCUPATION_AS_NAME,
+    OPERATOR_RELATIONS,
     OTHER_SCRIPT_SUBJECT,
     PAST_EVENT,
     PAST_POLITY_CAPITAL,
@@ -71,6 +72,7 @@ from probesmith.builders.families.relations import (
     places_of,
     plural_teams,
     unreadable_names,
+    untyped_stations,
     works_misread,
 )
 from probesmith.builders.names import (
@@ -87,6 +89,7 @@ from probesmith.builders.names import (
     named_like_a_gold,
     other_script,
     plain_name,
+    without_legal_form,
 )
 from probesmith.builders.registry import TableOutput, register_family
 from probesmith.builders.sources import WikidataSpec, open_wikidata
@@ -1643,6 +1646,13 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
             if plain != labels[o]:
                 raw_aliases[o] = [*raw_aliases[o], labels[o]]
                 labels[o] = plain
+        # a firm asked by its short name, as the relations family asks it ("Cyan, Inc." -> "Cyan":
+        # names.without_legal_form, E2's request after the thirty-first read); its label stays a name
+        for s in sorted({s for pairs in per_relation.values() for s, _ in pairs}):
+            name = without_legal_form(labels[s], raw_aliases[s])
+            if name != labels[s]:
+                raw_aliases[s] = [*raw_aliases[s], labels[s]]
+                labels[s] = name
         # an object only: a subject opens its statements, where the capital stays ("Dubstep is part of")
         asked_subjects = {s for pairs in per_relation.values() for s, _ in pairs}
         lower_case_named = {o for r in LOWER_CASE_NAME_RELATIONS for _, o in per_relation.get(r, ())}
@@ -1758,6 +1768,13 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         not_jobs = statuses_not_jobs(
             {o: labels[o] for r in JOB_RELATIONS for _, o in per_relation.get(r, ())}
         )
+        # an untyped station named by its place, owned or operated by a railway (relations.untyped_stations:
+        # "SNCF is the owner of Saint-Pierre-du-Vauvray"), as the relations family drops it
+        stations = {
+            relation: untyped_stations(client, {s: labels[s] for s, _ in pairs}, {s: [o] for s, o in pairs})
+            for relation, pairs in per_relation.items()
+            if relation in OPERATOR_RELATIONS
+        }
         gone_owned = {
             relation: gone_or_dead_owners(client, relation, pairs) for relation, pairs in per_relation.items()
         }
@@ -1817,6 +1834,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 dropped[f"{relation}: {PAST_STATE_OBJECT}"] += 1
             elif relation in JOB_RELATIONS and o in not_jobs:
                 dropped[f"{relation}: {NOT_A_JOB}"] += 1
+            elif s in stations.get(relation, ()):
+                dropped[f"{relation}: subject {stations[relation][s]}"] += 1
             elif (s, o) in gone_owned[relation]:
                 dropped[f"{relation}: {GONE_OR_DEAD_OWNER}"] += 1
             elif comma_in_compound([p["template"] for p in banks[relation]], labels[o]):

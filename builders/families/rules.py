@@ -56,7 +56,11 @@ import pyarrow as pa
 from probesmith.builders.data import data_path
 from probesmith.builders.families.paraphrases import FORMER_STATE_CLASSES as FORMER_UNIT_CLASSES
 from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
-from probesmith.builders.families.relations import PAST_POLITY_CLASSES, PLACE_STILL_CLASSES
+from probesmith.builders.families.relations import (
+    PAST_POLITIES_BY_ID,
+    PAST_POLITY_CLASSES,
+    PLACE_STILL_CLASSES,
+)
 from probesmith.builders.names import full_name, generic_tokens, label_problem, name_leak, spelled_out
 from probesmith.builders.registry import Converter, TableOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
@@ -1208,19 +1212,21 @@ DEFUNCT_UNCLASSED = {
 
 
 def defunct_entities(fit: FactTypes) -> frozenset[str]:
-    """Entities that no longer exist: a polity or unit of the past by its class, or ``DEFUNCT_UNCLASSED``.
+    """Entities that no longer exist: a polity or unit of the past by its class, or named by id.
 
-    A class of relations.PAST_POLITY_CLASSES (historical country, dynasty), paraphrases.FORMER_STATE_CLASSES
-    (former county of Norway, former region, former municipality) or this module's FORMER_STATE_CLASSES, and
-    none of a place that stands today (relations.PLACE_STILL_CLASSES: a city once a republic). Their facts
-    are asked in the past, as the dead's are (the twenty-sixth read: "Hordaland is located in ___",
-    "The capital of Chaouia-Ouardigha is ___", "the headquarters of BenQ-Siemens is located in").
+    Named by id: ``DEFUNCT_UNCLASSED`` and relations.PAST_POLITIES_BY_ID (the Republic of Artsakh, dissolved
+    in 2024, classed a country). By class: one of relations.PAST_POLITY_CLASSES (historical country,
+    dynasty), paraphrases.FORMER_STATE_CLASSES (former county of Norway, former region, former municipality)
+    or this module's FORMER_STATE_CLASSES, and none of a place that stands today
+    (relations.PLACE_STILL_CLASSES: a city once a republic). Their facts are asked in the past, as the dead's
+    are (the twenty-sixth read: "Hordaland is located in ___", "The capital of Chaouia-Ouardigha is ___", "the
+    headquarters of BenQ-Siemens is located in").
     """
     past = PAST_POLITY_CLASSES | FORMER_UNIT_CLASSES | FORMER_STATE_CLASSES
     classed = frozenset(
         e for e, classes in fit.types.items() if classes & past and not classes & PLACE_STILL_CLASSES
     )
-    return classed | frozenset(DEFUNCT_UNCLASSED)
+    return classed | frozenset(DEFUNCT_UNCLASSED) | frozenset(PAST_POLITIES_BY_ID)
 
 
 def the_dead(client: SparqlClient) -> frozenset[str]:
