@@ -216,6 +216,8 @@ def fill_template(
         # of a work ("Armand, duc d'Aiguillon", "Ed, Edd n Eddy, season 2"); another lower-case word after the
         # comma goes on a title ("Goede tijden, slechte tijden", "Non, je ne regrette rien": no comma follows)
         if closes_with_comma(label):
+            text = _possessive_as_of(text, slot)
+        if closes_with_comma(label):
             # an appositive or a qualifier closes with a comma before the sentence goes on:
             # "Edward, the Black Prince, held", "Paris, Texas, is", "Hussey Vivian, 3rd Baron Vivian, was" (an
             # ordinal opens one too), after its own full stop too ("Sir Walter Calverley-Blackett, 2nd Bt.,
@@ -230,8 +232,58 @@ def fill_template(
         if label.startswith("The "):  # "The [Y]-owned Tabernacle": the phrase's article is the name's
             text = re.sub(rf"(\[[XY]\]-[^\W\d_]+ ){re.escape(slot)}", rf"\g<1>{slot}[own-the]", text)
             text = text.replace(slot + "[own-the]", label[4:])
+        if label not in names | plural_names and lower_case_own_article(label):
+            label = "the " + label[4:]  # "a member of the Royal Prussian Academy of Sciences"
         text = text.replace(slot, label)
     return capitalize_sentences(text)
+
+
+# heads of a state's, a body's or a firm's name after its own "The" that running text writes "the" inside a
+# sentence ("endemic to the Bahamas", "a member of the Royal Prussian Academy of Sciences", "a subsidiary of
+# the Walt Disney Company"); a work's title keeps its capital, and works end with the others ("The Thin Red
+# Line", "The Plastic Age", "The Republic of Wine", "The Kinks Are the Village Green Preservation Society")
+_LOWER_OWN_THE_HEADS = frozenset(
+    "Company Corporation Channel Academy Institute University College School Agency Service Union Bank "
+    "Islands Isles Commonwealth Federation Emirates States".split()
+)
+
+
+def lower_case_own_article(label: str) -> bool:
+    """Whether a label's own "The" is written "the" inside a sentence (the thirty-first read's P463, P183).
+
+    "The Royal Prussian Academy of Sciences", "The Bahamas", "The Walt Disney Company": the rest of the name
+    takes "the" by its form (:func:`takes_definite_article`) and its head (the word before "of", or its last)
+    names a state, a group of islands, a body or a firm (``_LOWER_OWN_THE_HEADS``), or it is one word that
+    takes "the" ("The Bahamas", "The Vatican"). A title keeps its capital ("The Thin Red Line", "The Republic
+    of Wine": a head of works' titles too), and so do names such as "The Hague" and "The Gambia", whose rest
+    takes no "the" by its form. :func:`fill_template` writes it so; the sentence's start keeps its capital.
+    """
+    if not label.startswith("The ") or len(label.split()) < 2:
+        return False
+    rest = label[4:]
+    if rest[:1].isdigit() or not takes_definite_article(rest):  # "The 9th Company", a film
+        return False
+    if len(rest.split()) == 1:
+        return True  # "The Bahamas", "The Philippines", "The Vatican", "The Holocaust"
+    head = rest.split(" of ")[0].split()[-1]
+    return head in _LOWER_OWN_THE_HEADS
+
+
+# a verb that ends a possessive's noun phrase opening a pattern ("[X]'s place of death was", "[X]'s death took
+# place in", "[X]'s headquarters are in")
+_AFTER_POSSESSED = r"(?:is|was|are|were|has|had|took|ended|began)"
+
+
+def _possessive_as_of(text: str, slot: str) -> str:
+    """``text`` with a possessive on ``slot`` written with "of": for a label closed by a comma.
+
+    "Infante Henry, Duke of Villena's occupation was" falls on the qualifier (the thirty-first read: 45 grid
+    rows); "The occupation of [X] was", "[Y] was the mother tongue of [X]." read the whole name, and the
+    comma that closes it follows (:func:`fill_template`).
+    """
+    s = re.escape(slot)
+    text = re.sub(rf"{s}['’]s ((?:[a-z]+ )*?[a-z]+)(?= {_AFTER_POSSESSED}\b)", rf"the \1 of {slot}", text)
+    return re.sub(rf"{s}['’]s ((?:[a-z]+ )*[a-z]+)(?=[.,;]|$)", rf"the \1 of {slot}", text)
 
 
 def closes_with_comma(label: str) -> bool:
@@ -760,8 +812,46 @@ _DEFINITE_LAST = frozenset(
     # the twenty-sixth read: "lies within the Taunton River Watershed", "the highest peak in the Araucanía
     # Region", "Nottingham Forest occupied the City Ground", "The International Brigades were loyal to", "the
     # Habsburg Monarchy", "Schwerin is located in the Danish Realm" (F30q's request)
-    "Facility Watershed Region Ground Brigades Monarchy Realm".split()
+    "Facility Watershed Region Ground Brigades Monarchy Realm "
+    # the thirty-first read (paraphrases' grid, relations' labels): a transit system ("Xuanwumen station is
+    # part of the Beijing Subway"), a tunnel, an aqueduct, a cistern, a building or a mine ("the Gotthard Base
+    # Tunnel", "the Pontcysyllte Aqueduct", "the Basilica Cistern", "the Premier Mine"), a theatre, an inn or
+    # a hotel ("the Royal Dramatic Theatre", "the Swan Inn"), a consortium or an alliance ("the World Wide Web
+    # Consortium"), an age, a campaign, a rebellion or a revolution ("the Iron Age", "the Guadalcanal
+    # Campaign", "the Zeitun Rebellion", "the October Revolution"), a pole, a triangle, a territory ("the
+    # South Pole", "the Hala'ib Triangle", "the Northern Territory", "the Northwest Territories"), a journal
+    # ("the Wisconsin State Journal"), a manufactory ("the Nymphenburg Porcelain Manufactory") and a vehicle's
+    # carriage ("the M6 Gun Motor Carriage"): as the last word after a modifier. Not "Bridge", "Tower",
+    # "Palace", "Castle", "Stadium", "Airport", "Underground" (towns, firms and bands end so, and English
+    # writes "London Bridge", "Buckingham Palace", "Wembley Stadium", "Chemikal Underground" bare)
+    "Subway Tunnel Aqueduct Cistern Building Mine Theatre Theater Inn Hotel Consortium Alliance Age "
+    "Campaign Rebellion Revolt Uprising Offensive Expedition Revolution Massacre Pole Triangle "
+    "Territory Territories Journal Manufactory Carriage "
+    # the thirty-second read: a group of nunataks, an ice shelf and a tour ("The Isrosene Nunataks are
+    # situated in", "the Bach Ice Shelf", "The Taking Chances Tour was performed by")
+    "Nunataks Shelf Tour".split()
 )
+# a decade or a century written in figures ("part of the 1700s", "a part of the 890s": the thirty-second read)
+_DECADE = re.compile(r"\d*0s")
+# a museum or a gallery named by a compound of its kind, alone or before its place ("the Rijksmuseum", "the
+# Kunstmuseum Basel", "the Alte Nationalgalerie", "the Alte Pinakothek", "the Pinacoteca di Brera": the
+# thirty-second read's P195, 56 rows)
+_MUSEUM_COMPOUND = re.compile(
+    r"(?:^|\s)(?:[A-Z]\w*(?:museum|museet|galerie|pinakothek|kunsthalle)|Pinacoteca)\b"
+)
+# a street of Paris named by its French kind in lower case ("the boulevard Saint-Germain", "the place de la
+# Concorde": the thirty-second read's P669, 24 rows)
+_FRENCH_STREET = re.compile(
+    r"(?:boulevard|place|rue|avenue|quai|allée|cours) (?:[A-Z]|(?:de|des|du|de la|d') ?[A-Z])"
+)
+# plural heads of a series of contests or a body named by them, read with "the" without an edition's year
+# ("the Universe Championships", "the Pride Fighting Championships": the thirty-first read); "Games" ends
+# titles too ("Mind Games") and stays with the edition rule (:func:`is_edition_name`)
+_DEFINITE_CONTESTS = frozenset("Championships Olympics Paralympics".split())
+# a name of two words that opens with an article of another language ("Le Journal", "La Repubblica", "Der
+# Spiegel", "Les Misérables") has its own and takes no English "the"; an English head after more words takes
+# it ("the Los Lagos Region", "the Las Campanas Observatory")
+_FOREIGN_ARTICLES = frozenset("Le La Les L' Il Lo Gli El Los Las Der Die Das Den Het De".split())
 # heads of a protected area's name read with "the" after its own name, as a name of two words or more (the
 # sixteenth read: "located in Great White Heron National Wildlife Refuge", "Lassen Volcanic Wilderness"; the
 # slice's 8 "Refuge", 9 "Wilderness" and 3 "Preserve" labels read: "Denali National Preserve" takes it;
@@ -799,6 +889,9 @@ _DEFINITE_OF = frozenset(
     "Sea Strait College School Society League Parliament Federation Union Emirate Sultanate Lake "
     "Court Ministry Department Government Congress Assembly Archdiocese Diocese Battle Treaty "
     "Tower Palace Hospital "
+    # a journal or a military action named by its kind ("the New Zealand Journal of Asian Studies", "the
+    # Action of 14 August 1564": the thirty-first read)
+    "Journal Action "
     # a local government area named by its kind ("the Shire of Yarriambiack", "the Canton of Vaud", "the
     # Municipality of Kiruna", "the District of Columbia"; the twenty-fifth read)
     "Shire Canton Borough Town District Municipality Region Territory Governorate Prefecture Parish "
@@ -826,7 +919,12 @@ _INSTITUTION_HEADS = frozenset(
 )
 # first words of names read without "the" however a template puts it ("next to Lake Michigan", "near
 # Mount Kenya"); with an "of" the name takes it again ("the Lake of the Woods")
-_DEFINITE_FIRST = frozenset("River Académie Accademia Akademie".split())  # "the River Thames"
+# "the River Thames"; a gallery, a museum, a palace or a theatre named in Italian, French, Spanish or
+# Portuguese by its kind first ("the Galleria Palatina", "the Palazzo Pitti", "the Museo del Prado", "the
+# Teatro Colón": the thirty-first read's "a piece in the collection of Galleria Palatina")
+_DEFINITE_FIRST = frozenset(
+    "River Académie Accademia Akademie Galleria Palazzo Museo Musée Museu Teatro".split()
+)
 # an academy named in its own language, its head anywhere before a particle of that language ("the
 # Koninklijke Nederlandse Akademie van Wetenschappen", "the Academia Brasileira de Letras": the seventeenth
 # read's "a member of Koninklijke ..."); "Academia Sinica", "Akademie Verlag" (no particle after the head)
@@ -851,7 +949,7 @@ _DEFINITE_LOWER_HEADS = frozenset(
     "region kingdom empire dynasty period era culture people language languages dialect family clan tribe "
     "class line railway motorway expressway highway canal river mountains islands desert quadrangle "
     "massacre bombing shooting disaster war revolution uprising rebellion crisis campaign expedition "
-    "team calendar".split()
+    "team calendar mine".split()  # "the Ytterby mine" (the thirty-first read)
 )
 # lower-case heads of a field, an art or an activity read with "the" before a lower-case "of" ("the art of
 # painting", "the history of art", "the study of insects", "the theory of elasticity"); a role's ("member of
@@ -928,6 +1026,8 @@ def takes_definite_article(name: str) -> bool:
     words = name.split()
     if not words or words[0].lower() in ("the", "a", "an"):
         return False
+    if words[0] in _FOREIGN_ARTICLES and len(words) == 2:
+        return False
     head_part, comma, qualifier = name.partition(",")
     if comma and qualifier.strip()[:1].isupper() and not re.search(r"&| and ", name):
         # the head before a qualifier decides ("the United States Penitentiary, Florence ADMAX"); a list's
@@ -935,6 +1035,10 @@ def takes_definite_article(name: str) -> bool:
         # Massachusetts", "Trinity, North Carolina") takes none
         head_words = head_part.split()
         return len(head_words) >= 2 and head_words[-1] != "River" and takes_definite_article(head_part)
+    if _DECADE.fullmatch(name) or _FRENCH_STREET.match(name):
+        return True  # "the 1700s", "the boulevard Saint-Germain"
+    if _MUSEUM_COMPOUND.search(name) and not re.search(r"[:&]| and ", name):
+        return True  # "the Rijksmuseum", "the Kunstmuseum Basel", "the Alte Nationalgalerie"
     if len(words) == 1:
         return name in _DEFINITE_SINGLE or (name in _DEFINITE_LAST and name.endswith("s"))
     if ":" in name:
@@ -981,7 +1085,7 @@ def takes_definite_article(name: str) -> bool:
     # an elided French particle before a capital is part of a name: "the Côte d'Azur Observatory"
     if any(w[:1].islower() and w not in particles and not re.match(r"[dl]['’][A-Z]", w) for w in words):
         return False  # a title ("Ponyo on the Cliff by the Sea", "Goltzius and the Pelican Company")
-    if words[0] in _DEFINITE_FIRST and words[1][:1].isupper():
+    if words[0] in _DEFINITE_FIRST and (words[1][:1].isupper() or words[0] != "River"):
         return True  # "the River Thames", "the Académie Française"
     if words[-1] == "Academy" and words[-2] in ("Naval", "Military"):
         return True  # "the U.S. Naval Academy", "the United States Military Academy"
@@ -997,6 +1101,10 @@ def takes_definite_article(name: str) -> bool:
         return True  # "the Theresienstadt Small Fortress", "the Brest Fortress"; "Hero Fortress": none
     if words[-1] in _PROTECTED_AREA_LAST:
         return True  # "the Great White Heron National Wildlife Refuge", "the Lassen Volcanic Wilderness"
+    if words[-1] == "Company" and re.search(r"(?:&|\band) Company$", name):
+        return False  # a firm named by its partners: "Dow Jones & Company", "Needham & Company"
+    if words[-1] in _DEFINITE_CONTESTS:
+        return True  # "the Universe Championships"
     return words[-1] in _DEFINITE_LAST or tuple(words[-2:]) in _DEFINITE_LAST_PAIRS
 
 

@@ -814,11 +814,14 @@ def test_seventeenth_read_foreign_academies_and_fortresses_take_the():
 
 
 def test_seventeenth_read_no_possessive_after_a_comma_qualified_name():
-    """ "Juan Prim, 1st Marquis of los Castillejos's place of death" puts the possessive on the title; the
-    relations family redraws such a subject (``possessive_after_qualifier``), and the other forms read."""
+    """ "Juan Prim, 1st Marquis of los Castillejos's place of death" puts the possessive on the title: the fill
+    writes it with "of" (the thirty-first read: 45 paraphrases grid rows), and ``possessive_after_qualifier``
+    still tells a statement that keeps one; the other forms read."""
     label = "Juan Prim, 1st Marquis of los Castillejos"
     possessive = fill_template("[X]'s place of death was [Y].", label, "Madrid")
-    assert possessive_after_qualifier(possessive, label)
+    assert possessive == "The place of death of Juan Prim, 1st Marquis of los Castillejos, was Madrid."
+    assert not possessive_after_qualifier(possessive, label)
+    assert possessive_after_qualifier(f"{label}'s place of death was Madrid.", label)
     died = fill_template("[X] died in [Y].", label, "Madrid")
     assert died == "Juan Prim, 1st Marquis of los Castillejos, died in Madrid."
     assert not possessive_after_qualifier(died, label)
