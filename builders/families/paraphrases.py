@@ -849,7 +849,7 @@ class ParaphraseSpec(ProbeSpec):
             "P276": (*HELD_EVENT_CLASSES, *NOT_LOCATED_CLASSES, "Q5"),
             "P17": NO_PLACE_CLASSES,
             "P37": NOT_A_PLACE_CLASSES,
-            "P361": SONG_CLASSES,
+            "P361": (*SONG_CLASSES, "Q5"),
             "P127": VESSEL_CLASSES,
         },
         help="Per relation, Wikidata classes (P31) a subject may not be an instance of: its instance is "
@@ -872,9 +872,10 @@ class ParaphraseSpec(ProbeSpec):
         "language is', "
         "thirty-first read). P361 (part of): a song, a single, an aria or a composition "
         "(``SONG_CLASSES``) is on an album or in a work; '[X] belongs to [Y]' says it is owned ('Tulips "
-        "belongs to Celebration', thirty-first read). P127 (owned by): a vessel (``VESSEL_CLASSES``) "
-        "changes owners and the slice dates none ('SS Adriatic is owned by White Star Line', thirty-second "
-        "read).",
+        "belongs to Celebration', thirty-first read); a person (Q5) is a member of a group, not a part "
+        "('Brian Wilson is part of The Beach Boys', thirty-second read). P127 (owned by): a vessel "
+        "(``VESSEL_CLASSES``) changes owners and the slice dates none ('SS Adriatic is owned by White Star "
+        "Line', thirty-second read).",
     )
     person_relations: tuple[str, ...] = spec_field(
         ("P101", "P140"),
@@ -2339,7 +2340,11 @@ def paraphrase_validity_markdown(report: dict) -> str:
         "replacement in these ways only: the sentence opens with a capital ('Deadmau5 was born in'); a "
         "label English reads with 'the' takes it ('the Gambia'); a name ending in 's' takes an apostrophe "
         'alone as a possessive ("Charles Algernon Parsons\' place of birth"); an appositive or qualifier '
-        "in the name closes with a comma ('Patrick Blackett, Baron Blackett, was born in'); a name ending "
+        "in the name closes with a comma ('Patrick Blackett, Baron Blackett, was born in'), and a "
+        "possessive on such a name is written with 'of' ('The occupation of Infante Henry, Duke of Villena, "
+        "was that of a [Y].' for '[X]'s occupation was that of a [Y].'); a name's own 'The' is written 'the' "
+        "inside a sentence where the rest names a state, islands, a body or a firm ('a member of the Royal "
+        "Prussian Academy of Sciences'); a name ending "
         "in a full stop or an ellipsis gets no second one ('[Y] debuted F.Z.Z.T.'); a word of the pattern "
         "that the name repeats beside the slot is not doubled ('The [Y]-owned Sunday Oregonian' for 'The "
         'Sunday Oregonian\'); a name in the plural (a band or a team named "The ...s", islands or mountains '

@@ -333,7 +333,8 @@ def test_validity_report_checks_every_row_and_places_every_pattern(small_paraphr
         ('Dingiswayo real meaning is "The Exile as ukuDINGISA means to exile.', "label is a sentence"),
         ("kukharenkoite-(Ce)", None),  # brackets of the name itself
         ("Martin Luther King Jr.", None),
-        ("Space Exploration Technologies Corp.", None),
+        # a firm's abbreviation and its full stop end it, and no alias rescues it (E2, the thirty-first read)
+        ("Space Exploration Technologies Corp.", "label ending in a firm's abbreviation"),
         ("Washington, D.C.", None),
         ("Montgomery (town), New York", "label with a disambiguator (parentheses)"),  # fourth read
         ("Shamsabad (31°43′ N 53°39′ E), Taft", "label with a disambiguator (parentheses)"),
@@ -344,7 +345,8 @@ def test_validity_report_checks_every_row_and_places_every_pattern(small_paraphr
     ],
 )
 def test_labels_that_are_no_names_are_named(label, problem):
-    assert label_problem(label) == problem
+    found = label_problem(label)
+    assert found == problem or (problem is not None and found is not None and found.startswith(problem))
 
 
 def test_no_leak_no_identical_pair_no_unusable_label_and_equal_answers_gold(small_paraphrases_build):
@@ -474,6 +476,14 @@ def test_every_grid_row_filled_as_the_pattern_is(small_paraphrases_build):
 _PLURAL_AGREEMENT = {"is": "are", "was": "were", "has": "have", "its": "their", "does": "do"}
 
 
+def of_possessive(template: str) -> str:
+    """The template with "[X]'s NOUN" written "the NOUN of [X]", before the verb or the punctuation ending
+    the noun phrase (the card's departure for a name closed by a comma)."""
+    verb = r"(?:is|was|are|were|has|had|took|ended|began)"
+    text = re.sub(r"\[X\]['’]s ((?:[a-z]+ )*?[a-z]+)(?= " + verb + r"\b)", r"the \1 of [X]", template)
+    return re.sub(r"\[X\]['’]s ((?:[a-z]+ )*[a-z]+)(?=[.,;]|$)", r"the \1 of [X]", text)
+
+
 def grid_departure(template: str, verbalization: str, statement: str) -> str | None:
     """The way a grid statement departs from its pattern with ``[X]`` replaced by the verbalization, as the
     card lists them, or None where it departs otherwise (the twenty-second read: the card named plurals
@@ -493,6 +503,12 @@ def grid_departure(template: str, verbalization: str, statement: str) -> str | N
         ],
         "comma": [template.replace("[X]", name + ",") for name in (verbalization, "the " + verbalization)],
         "full stop": [re.sub(r"\.{2,}$", lambda m: "..." if len(m[0]) > 3 else ".", b) for b in bases],
+        # a possessive on a name closed by a comma, written with "of" ("The occupation of Infante Henry, Duke
+        # of Villena, was that of a [Y]." for "[X]'s occupation was that of a [Y].")
+        "possessive with of": [
+            re.sub(r",(?=[,.])", "", of_possessive(template).replace("[X]", name + ","))
+            for name in (verbalization, "the " + verbalization)
+        ],
     }
     for kind, texts in filled.items():
         if statement in {capital(t) for t in texts}:
@@ -522,7 +538,8 @@ def grid_departure(template: str, verbalization: str, statement: str) -> str | N
 def test_every_grid_row_departs_from_its_pattern_only_as_the_card_says(small_paraphrases_build):
     """Over every grid row of a real build: the statement is the pattern with [X] replaced by the
     verbalization but for the card's listed departures (a capital at the start, 'the', a possessive
-    apostrophe, a closing comma, no second full stop, a repeated word not doubled, plural agreement)."""
+    apostrophe, a closing comma, a possessive with 'of' on a name closed by a comma, no second full stop, a
+    repeated word not doubled, plural agreement)."""
     patterns = {
         r["pattern_id"]: r["template"]
         for r in table(small_paraphrases_build, "patterns").iter_rows(named=True)

@@ -115,7 +115,7 @@ def class_faults(instances: pl.DataFrame, patterns: pl.DataFrame) -> list[tuple]
     for r, s, o in instances.select("relation_id", "sub_id", "obj_id").rows():
         if r == "P37" and classes.get(s, set()) & NOT_PLACES:
             faults.append((r, s, o, "P37 not a place"))
-        elif r == "P361" and classes.get(s, set()) & SONGS:
+        elif r == "P361" and classes.get(s, set()) & (SONGS | {"Q5"}):
             faults.append((r, s, o, "P361 song"))
         elif r in POLITY_SIDE and r != "P37" and classes.get((s, o)[POLITY_SIDE[r]], set()) & MUNICIPALITIES:
             faults.append((r, s, o, "capital of a municipality"))
