@@ -512,7 +512,7 @@ _SKY_DESIGNATION = re.compile(r"\b[JB]\d{4,}(?:\.\d+)?[+\-−]\d{2,}")
 # is kept (a web name "Booking.com" ends in a top-level domain of two or three letters)
 # or an initial glued to a name ("D.Daly", "K.Bakker": a catalogue's form; "J.R.R. Tolkien" has its space)
 _GLUED_WORDS = re.compile(
-    r"\b[A-Z][a-z]+\.[a-z]{4,}\b|\b(?:Dr|Mr|Mrs|Ms|Prof|St|Mt|Ft|Capt|Col|Gen|Lt|Sgt|Rev)\.[A-Z][a-z]+"
+    r"\b[A-Z][a-z]+\.[a-z]{4,}\b|\b(?:Dr|Mr|Mrs|Ms|Prof|St|Św|Mt|Ft|Capt|Col|Gen|Lt|Sgt|Rev)\.[A-Z][a-z]+"
     r"|(?<![\w.])(?:[A-Z]\.)+[A-Z][a-z]{2,}"  # a run of initials too: "E.W.Zenberger", "K.V.B.Puram"
 )
 

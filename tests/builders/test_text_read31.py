@@ -199,6 +199,7 @@ def test_acronyms_before_a_place_handles_and_spelled_out_schools():
         ("Bones, season 9", "season"),
         ("Vol. 3:", "colon"),
         ("Shafi`i", "backtick"),
+        ("Św.Klary Bridge", "glued"),  # the thirty-second read's P177 ("Św." is Polish "Saint")
         ("Milestone S.r.l.", "abbreviation"),
         ("skip Ltd.", "abbreviation"),
         ("Yak-9", None),
