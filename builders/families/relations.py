@@ -347,10 +347,11 @@ class RelationPool:
         """
         with timeout_names_relation(self.pid, "classes of the answers", self.view):
             people = {e for e, _, kind in facts_of(self.client, sorted(entities), ["P31"]) if kind == HUMAN}
+        schools = institutions_by_place_name(self.client, {o: self.labels[o] for o in entities}, self.aliases)
         for o in entities:
             aliases = self.aliases.get(o, ())
             named = full_name(self.labels[o], aliases) if o in people else None
-            label = named or plain_name(spelled_out(self.labels[o], aliases), aliases)
+            label = named or schools.get(o) or plain_name(spelled_out(self.labels[o], aliases), aliases)
             if label != self.labels[o]:  # the acronym stays one of its names (leaks, equal answers)
                 self.aliases[o] = [*self.aliases.get(o, ()), self.labels[o]]
                 self.labels[o] = label
@@ -478,10 +479,17 @@ class RelationPool:
         # a firm asked by its short name ("Cyan, Inc." -> "Cyan": names.without_legal_form), a person labelled
         # by a surname alone by the full name an alias gives ("Nixon" -> "Richard Milhous Nixon": full_name)
         people = {e for e, _, kind in facts_of(self.client, sorted(subjects), ["P31"]) if kind == HUMAN}
+        schools = institutions_by_place_name(self.client, {s: self.labels[s] for s in subjects}, self.aliases)
+        # a person's vandalised label ('France Prešeren liam je gey'): the name's alias, or the subject goes
+        vandalised = {s for s in people if vandalised_name(self.labels[s])}
         for s in subjects:
             aliases = self.aliases.get(s, ())
             named = full_name(self.labels[s], aliases) if s in people else None
-            name = named or without_legal_form(self.labels[s], aliases)
+            if s in vandalised and (alias_name := name_alias_of_vandalised(self.labels[s], aliases)):
+                vandalised.discard(s)
+                self.labels[s] = alias_name  # the vandal's label is no name of the person: no alias either
+                continue
+            name = named or schools.get(s) or without_legal_form(self.labels[s], aliases)
             if name != self.labels[s]:
                 self.aliases[s] = [*aliases, self.labels[s]]
                 self.labels[s] = name
@@ -594,6 +602,8 @@ class RelationPool:
                 self.dropped[f"{pid}: {NAMED_AFTER_ITS_TYPE}"] += 1
             elif s in misstated_subjects:
                 self.dropped[f"{pid}: subject {misstated_subjects[s]}"] += 1
+            elif s in vandalised:
+                self.dropped[f"{pid}: {VANDALISED_PERSON_LABEL}"] += 1
             elif s in still:
                 self.dropped[f"{pid}: {STILL_WATER}"] += 1
             elif s in not_islands:
@@ -1647,6 +1657,121 @@ TOMB_SUBJECT = (
     "subject a tomb by its class: its occupant is buried there, not 'based at' it ('Thutmose III was based "
     "at KV34')"
 )
+
+# the head nouns of a school's or institution's name, and of the slice's classes of one ("boarding school",
+# "public university", "public educational institution of the United States")
+INSTITUTION_HEAD_NOUNS = frozenset(
+    {
+        "school",
+        "college",
+        "university",
+        "academy",
+        "institute",
+        "institution",
+        "seminary",
+        "conservatory",
+        "gymnasium",
+        "lyceum",
+        "polytechnic",
+    }
+)
+_INSTITUTION_HEADS = "|".join(sorted(h.capitalize() for h in INSTITUTION_HEAD_NOUNS))
+
+
+def institution_name(label: str, aliases: list[str] | tuple[str, ...]) -> str | None:
+    """The alias that names a school or institution labelled by its place's name alone, or None.
+
+    "Eton" (Eton College) reads as the town: an alias that extends the label with an institution's head
+    noun ("Eton College", "Georgetown University", "University of Oregon", "The College of Wooster") names
+    it. A label that has such a head noun already ("Trinity College, Cambridge") is its name. A "University
+    of ..." form comes first, then the label and its head noun ("Arizona": "University of Arizona", not
+    "Arizona University"); one that opens with "The" comes last (the filler adds the article).
+    """
+    if any(word.lower() in INSTITUTION_HEAD_NOUNS for word in re.findall(r"[^\W\d_]+", label)):
+        return None
+    of_form = re.compile(rf"(?:The )?(?:{_INSTITUTION_HEADS}) of {re.escape(label)}")
+    head_after = re.compile(rf"{re.escape(label)} (?:{_INSTITUTION_HEADS})")
+    extended = [
+        (alias.startswith("The "), not of_form.fullmatch(alias), i, alias)
+        for i, alias in enumerate(aliases)
+        if of_form.fullmatch(alias) or head_after.fullmatch(alias)
+    ]
+    return min(extended)[-1] if extended else None
+
+
+def institution_class(class_label: str) -> bool:
+    """Whether a class's label names a kind of school or institution by its head noun.
+
+    "boys school", "land-grant university", "public educational institution of the United States" do;
+    "university and college sports club" (a team) does not.
+    """
+    words = re.split(r"\s+of\s+", class_label.strip(), maxsplit=1)[0].split()
+    return bool(words) and words[-1].lower() in INSTITUTION_HEAD_NOUNS
+
+
+def institutions_by_place_name(
+    client: SparqlClient, labels: dict[str, str], aliases: dict[str, list[str]]
+) -> dict[str, str]:
+    """Each entity labelled by a place's name that an alias names as a school or institution: that alias.
+
+    ``institution_name`` gives the alias; the entity must be typed in the slice by a class of schools or
+    institutions (``institution_class``) or be untyped ("Gordonstoun"): a team typed "university and
+    college sports club" ("Oregon Ducks", alias "University of Oregon Ducks") keeps its label.
+    """
+    named = {e: n for e, label in labels.items() if (n := institution_name(label, aliases.get(e, ())))}
+    if not named:
+        return {}
+    classes = defaultdict(set)
+    for e, _, kind in facts_of(client, sorted(named), ["P31"]):
+        classes[e].add(kind)
+    class_labels = labels_of(client, sorted(set().union(*classes.values()))) if classes else {}
+    return {
+        e: n
+        for e, n in named.items()
+        if not classes[e] or any(institution_class(class_labels.get(c, "")) for c in classes[e])
+    }
+
+
+# a person's label that runs on after the name into lower-case words of which one at least is no English word
+# (Hunspell's en_US): a vandal's addition ("France Prešeren liam je gey"); "John Kersey the elder" reads
+VANDALISED_PERSON_LABEL = (
+    "subject a person whose label runs on after the name into lower-case words that are no English words (a "
+    "vandal's: 'France Prešeren liam je gey') and no alias gives the name alone"
+)
+
+
+def vandalised_name(label: str) -> tuple[str, ...] | None:
+    """The capitalised name words of a person's label that runs on into non-English lower-case words, or None.
+
+    Two or more lower-case words end the label, one of them at least no Hunspell en_US word, after words
+    that each open with a capital ("France Prešeren liam je gey" -> ("France", "Prešeren")).
+    """
+    words = label.split()
+    cut = len(words)
+    while cut > 0 and words[cut - 1].isalpha() and words[cut - 1].islower():
+        cut -= 1
+    name, tail = words[:cut], words[cut:]
+    if len(tail) < 2 or not name or not all(w[:1].isupper() for w in name):
+        return None
+    speller = spell_checker()
+    return tuple(name) if any(not speller.known(w) for w in tail) else None
+
+
+def name_alias_of_vandalised(label: str, aliases: list[str] | tuple[str, ...]) -> str | None:
+    """The alias that names a person whose label is vandalised (``vandalised_name``), or None.
+
+    The alias has as many words as the label's name and opens with its first word ("France Prešern" for
+    "France Prešeren liam je gey"); its words each open with a capital.
+    """
+    name = vandalised_name(label)
+    if name is None:
+        return None
+    for alias in aliases:
+        words = alias.split()
+        if len(words) == len(name) and words[0] == name[0] and all(w[:1].isupper() for w in words):
+            return alias
+    return None
+
 
 # classes (P31) of an answer that is a whole country or a continent: the source's P30 places it, and no other
 # answer of a space of places lies around it (country, sovereign state, continent, state with limited

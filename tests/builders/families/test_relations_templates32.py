@@ -15,6 +15,7 @@ is located in South America"), P610 "the highest peak" of hills, P177 "The Putne
 Thames" (British bridges take no "the"); P98 an organisation "served as editor of" (the thirty-first read). Every check reads the slice's TSV, not the builder.
 """
 
+import itertools
 import re
 
 import polars as pl
@@ -168,3 +169,91 @@ def test_slice_names_are_read():
     names = slice_names()
     assert names["Q455602"][0] == "Amaterasu" and names["Q1719144"][0] == "KV34"
     assert names["Q244165"][0] == "Republic of Artsakh"
+
+
+# the thirty-second read's label faults (section (2) and review32 (b)) that are a class: a school or institution
+# shown by its place's name alone ("educated at Eton": Eton College, 20 P69 rows) and a person's vandalised label
+# ("France Prešeren liam je gey died from liver cirrhosis"; the slice's alias is "France Prešern")
+READ_32_LABELS = "P69 P108 P509".split()
+INSTITUTION_HEADS = (
+    "School College University Academy Institute Institution Seminary Conservatory Gymnasium Lyceum Polytechnic"
+).split()
+
+
+def shown_by_a_place_name(shown: str, names: tuple[str, ...], class_labels: list[str]) -> bool:
+    """Whether an entity is a school or institution shown by its place's name: the label has no institution
+    head noun, a slice alias is the label with one ('Eton' / 'Eton College', 'Oregon' / 'University of Oregon')
+    and the slice types it by a class of schools (not of teams: 'university and college sports club') or not
+    at all."""
+    if any(head.lower() in shown.lower().split() for head in INSTITUTION_HEADS):
+        return False
+    extended = {f"{shown} {head}" for head in INSTITUTION_HEADS} | {
+        f"{the}{head} of {shown}" for head in INSTITUTION_HEADS for the in ("", "The ")
+    }
+    schoolish = [
+        c for c in class_labels if any(h.lower() in c.lower() for h in INSTITUTION_HEADS) and "club" not in c
+    ]
+    return bool(extended & set(names[1:])) and (schoolish or not class_labels)
+
+
+def vandalised_person_label(label: str, speller) -> bool:
+    """Whether a person's label runs on after capitalised name words into two or more lower-case words of
+    which one is no Hunspell en_US word ('France Prešeren liam je gey'; 'John Kersey the elder' reads)."""
+    words = label.split()
+    tail = list(itertools.takewhile(lambda w: re.fullmatch("[a-z]+", w), reversed(words)))
+    name = words[: len(words) - len(tail)]
+    return (
+        len(tail) >= 2
+        and name[-1:] != []
+        and name[-1][:1].isupper()
+        and any(not speller.known(w) for w in tail)
+    )
+
+
+def label_faults(instances: pl.DataFrame) -> dict[str, list]:
+    """Per label fault of the thirty-second read, the instances (relation, subject, answer) that show it."""
+    names, classes, speller = slice_names(), slice_classes(), spell_checker()
+    found: dict[str, list] = {"institution by its place's name": [], "person's vandalised label": []}
+    for row in instances.iter_rows(named=True):
+        item = (row["relation_id"], row["sub_label"], row["obj_label"])
+        for side in ("sub", "obj"):
+            e = row[f"{side}_id"]
+            class_labels = [names.get(c, ("",))[0] for c in classes.get(e, set())]
+            if shown_by_a_place_name(row[f"{side}_label"], names.get(e, ("",)), class_labels):
+                found["institution by its place's name"].append(item)
+        if HUMAN in classes.get(row["sub_id"], set()) and vandalised_person_label(row["sub_label"], speller):
+            found["person's vandalised label"].append(item)
+    return found
+
+
+@pytest.fixture(scope="module")
+def read32_labels_build(tmp_path_factory, wikidata_store):
+    """The relations of the thirty-second read's label faults, built once from the default spec."""
+    return build_relations(tmp_path_factory, wikidata_store, "relations-read32-labels", READ_32_LABELS)
+
+
+def test_thirty_second_read_no_label_of_a_faulty_class(read32_labels_build):
+    """Over every instance (names and classes from the slice's TSV): no school shown by its place's name
+    ("educated at Eton"; 20 P69 instances on the HEAD build 6d32ff44) and no person by a vandalised label (1
+    P509 instance); Eton College is shown so, and France Prešeren, where asked, by the alias 'France Prešern' (the
+    vandal's label is no alias either)."""
+    instances = table(read32_labels_build, "instances")
+    assert {r: v for r, v in label_faults(instances).items() if v} == {}
+    eton = instances.filter(pl.col("obj_id") == "Q192088")
+    assert eton.height and set(eton["obj_label"]) == {"Eton College"}
+    preseren = instances.filter(pl.col("sub_id") == "Q1031")
+    assert set(preseren["sub_label"]) <= {"France Prešern"}
+    assert not any("France Prešeren liam je gey" in aliases for aliases in preseren["sub_aliases"])
+
+
+def test_thirty_second_read_label_oracles_read_the_faults():
+    """The oracles above find the read's cases and pass names that read ('John Kersey the elder', 'Oregon
+    Ducks', a team whose alias is 'University of Oregon Ducks')."""
+    speller = spell_checker()
+    assert vandalised_person_label("France Prešeren liam je gey", speller)
+    assert not vandalised_person_label("John Kersey the elder", speller)
+    assert not vandalised_person_label("Vincent van Gogh", speller)
+    names = slice_names()
+    assert shown_by_a_place_name("Eton", names["Q192088"], ["boarding school"])
+    assert not shown_by_a_place_name("Oregon Ducks", names["Q200410"], ["university and college sports club"])
+    assert not shown_by_a_place_name("Eton College", ("Eton", "Eton College"), ["boarding school"])
