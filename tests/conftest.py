@@ -138,6 +138,19 @@ def _small_wikidata_build(tmp_path_factory, wikidata_store, fixture: str, name: 
     return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / name)
 
 
+def build_default_spec_of(tmp_path_factory, wikidata_store, family: str, name: str, relations) -> object:
+    """A ``family`` build of its default spec restricted to ``relations``, against the local store, cache off."""
+    from probesmith.builders.build import build
+    from probesmith.builders.registry import load_spec
+
+    spec_path = tmp_path_factory.mktemp("specs") / f"{name}.yaml"
+    spec_path.write_text(
+        f"include: {family}\nname: {name}\nrelations: [{', '.join(relations)}]\n"
+        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    )
+    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / name)
+
+
 @pytest.fixture(scope="session")
 def small_paraphrases_build(tmp_path_factory, wikidata_store):
     """Three relations' pattern banks, alias banks and grids, built once."""

@@ -7,10 +7,9 @@ import re
 import polars as pl
 import pytest
 
-from probesmith.builders.registry import load_spec
 from probesmith.schemas.parquet import read_parquet
 
-from ...conftest import slice_classes, slice_names
+from ...conftest import build_default_spec_of, slice_classes, slice_names
 
 pytestmark = pytest.mark.integration
 
@@ -51,14 +50,9 @@ def table(result, config):
 @pytest.fixture(scope="module")
 def twenty_eighth_read_build(tmp_path_factory, wikidata_store):
     """The relations of the twenty-eighth read's pattern and answer findings, built once."""
-    from probesmith.builders.build import build
-
-    spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read28.yaml"
-    spec_path.write_text(
-        f"include: paraphrases\nname: paraphrases-read28\nrelations: [{', '.join(READ28_RELATIONS)}]\n"
-        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    return build_default_spec_of(
+        tmp_path_factory, wikidata_store, "paraphrases", "paraphrases-read28", READ28_RELATIONS
     )
-    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases-read28")
 
 
 def united_states_counties() -> set[str]:

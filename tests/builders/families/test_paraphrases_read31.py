@@ -8,10 +8,9 @@ from collections import defaultdict
 import polars as pl
 import pytest
 
-from probesmith.builders.registry import load_spec
 from probesmith.schemas.parquet import read_parquet
 
-from ...conftest import slice_classes, slice_names, slice_relations
+from ...conftest import build_default_spec_of, slice_classes, slice_names, slice_relations
 
 pytestmark = pytest.mark.integration
 
@@ -203,14 +202,9 @@ def nested_answer_faults(instances: pl.DataFrame, spaces: pl.DataFrame) -> list[
 @pytest.fixture(scope="module")
 def thirty_first_read_build(tmp_path_factory, wikidata_store):
     """The relations of the thirty-first read's class findings and the nested_answers claim, built once."""
-    from probesmith.builders.build import build
-
-    spec_path = tmp_path_factory.mktemp("specs") / "paraphrases_read31.yaml"
-    spec_path.write_text(
-        f"include: paraphrases\nname: paraphrases-read31\nrelations: [{', '.join(READ31_RELATIONS)}]\n"
-        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
+    result = build_default_spec_of(
+        tmp_path_factory, wikidata_store, "paraphrases", "paraphrases-read31", READ31_RELATIONS
     )
-    result = build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / "paraphrases-read31")
     return str(result.out)
 
 

@@ -17,7 +17,7 @@ from probesmith.builders.text import english_lexicon, fill_template
 from probesmith.errors import SpecError
 from probesmith.schemas.parquet import read_parquet
 
-from ...conftest import FIXTURES, SHARED_DATA, write_filled_sheet
+from ...conftest import FIXTURES, SHARED_DATA, build_default_spec_of, write_filled_sheet
 
 pytestmark = pytest.mark.integration
 BEAR = SHARED_DATA / "bear" / "BEAR"
@@ -68,12 +68,7 @@ def containers_of(entity, facts, seen=None):
 
 def build_relations(tmp_path_factory, wikidata_store, name: str, relations) -> object:
     """A relations build of the default spec restricted to ``relations``, against the local store, cache off."""
-    spec_path = tmp_path_factory.mktemp("specs") / f"{name}.yaml"
-    spec_path.write_text(
-        f"include: relations\nname: {name}\nrelations: [{', '.join(relations)}]\n"
-        f"wikidata:\n  source: {wikidata_store}\n  cache_mode: 'off'\n"
-    )
-    return build(load_spec(spec_path), tmp_path_factory.mktemp("builds") / name)
+    return build_default_spec_of(tmp_path_factory, wikidata_store, "relations", name, relations)
 
 
 def test_every_answer_is_gold_exactly_k_times(small_relations_build):
