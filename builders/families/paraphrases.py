@@ -102,12 +102,14 @@ from probesmith.builders.sources.catalog import (
 from probesmith.builders.sources.wikidata import PREFIXES, entity_id, query_log
 from probesmith.builders.sources.wikidata_queries import (
     MISREAD_NAME,
+    NAMESAKE_OTHERWISE,
     EntityLookups,
     aliases_query,
     batched_select,
     facts_of,
     labels_of,
     misread_names,
+    namesakes_with_other_objects,
     popularity,
     source_view,
     subjects_in_key_order,
@@ -1779,6 +1781,12 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         gone_owned = {
             relation: gone_or_dead_owners(client, relation, pairs) for relation, pairs in per_relation.items()
         }
+        namesakes = {}  # asked by the label alone, a namesake's other answer is as right (as relations drops)
+        for relation, pairs in per_relation.items():
+            objects_by_subject: dict[str, set[str]] = defaultdict(set)
+            for s, o in pairs:
+                objects_by_subject[s].add(o)
+            namesakes[relation] = namesakes_with_other_objects(client, relation, objects_by_subject)
         no_fields = not_fields(client, [o for r in FIELD_RELATIONS for _, o in per_relation.get(r, ())])
         unclassed_objects = unclassed(
             client, sorted({o for r in UNCLASSED_NAME_RELATIONS for _, o in per_relation.get(r, ())})
@@ -1811,6 +1819,8 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
                 s in misread
             ):  # filled from its label alone at evaluation: "the Mystic River", "troglodytes are"
                 dropped[f"{relation}: {MISREAD_NAME}"] += 1
+            elif s in namesakes[relation]:
+                dropped[f"{relation}: {NAMESAKE_OTHERWISE}"] += 1
             elif s in teams:  # "Chicago Cubs plays baseball": a label alone gives no "the" nor "play"
                 dropped[f"{relation}: {PLURAL_TEAM}"] += 1
             elif s in uncapitalised:

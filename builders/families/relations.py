@@ -104,6 +104,7 @@ from probesmith.builders.sources.catalog import (
 from probesmith.builders.sources.wikidata import SparqlClient, query_log
 from probesmith.builders.sources.wikidata_queries import (
     MISREAD_NAME,
+    NAMESAKE_OTHERWISE,
     EntityLookups,
     SourceView,
     answer_counts,
@@ -113,6 +114,7 @@ from probesmith.builders.sources.wikidata_queries import (
     keyed_pages,
     labels_of,
     misread_names,
+    namesakes_with_other_objects,
     objects_of,
     popularity,
     sample_key,
@@ -482,6 +484,7 @@ class RelationPool:
         schools = institutions_by_place_name(self.client, {s: self.labels[s] for s in subjects}, self.aliases)
         # a person's vandalised label ('France Prešeren liam je gey'): the name's alias, or the subject goes
         vandalised = {s for s in people if vandalised_name(self.labels[s])}
+        namesakes = namesakes_with_other_objects(self.client, self.pid, {s: set(found[s]) for s in subjects})
         for s in subjects:
             aliases = self.aliases.get(s, ())
             named = full_name(self.labels[s], aliases) if s in people else None
@@ -493,6 +496,7 @@ class RelationPool:
             if name != self.labels[s]:
                 self.aliases[s] = [*aliases, self.labels[s]]
                 self.labels[s] = name
+                namesakes.discard(s)  # shown by a fuller name than the one its namesake bears
         self._add_containers(objects)
         if self.pid in self.spec.superclass_golds:
             new = [o for o in objects if o not in self.superclasses]
@@ -604,6 +608,8 @@ class RelationPool:
                 self.dropped[f"{pid}: subject {misstated_subjects[s]}"] += 1
             elif s in vandalised:
                 self.dropped[f"{pid}: {VANDALISED_PERSON_LABEL}"] += 1
+            elif s in namesakes:
+                self.dropped[f"{pid}: {NAMESAKE_OTHERWISE}"] += 1
             elif s in still:
                 self.dropped[f"{pid}: {STILL_WATER}"] += 1
             elif s in not_islands:
@@ -1539,8 +1545,8 @@ RANGE_ANSWER = (
     "point or peak, and named in the plural ('Byrranga Mountains is the highest point')"
 )
 EVENT_OR_DEITY_OCCUPANT = (
-    "answer an event or a deity by its class or name ('Eurovision Song Contest 2014', 'Amaterasu'): neither "
-    "'was based at' nor 'was an occupant of' a place"
+    "answer an event or a deity by its class or name ('Eurovision Song Contest 2014', 'Amaterasu'): no place "
+    "'housed' it nor was it 'an occupant of' one"
 )
 MOVEMENT_ANSWER = (
     "answer a movement or an ideology by its class or name (an -ism: 'Carlism', 'Villismo'): 'served "

@@ -609,3 +609,38 @@ def misread_names(client: SparqlClient, labels: dict[str, str], name_classes: fr
         e for e, label in labels.items() if takes_definite_article(label) or is_plural_noun(label)
     )
     return {s for s, _, kind in facts_of(client, flagged, ["P31"]) if kind in name_classes}
+
+
+NAMESAKE_OTHERWISE = (
+    "subject whose label another entity of the source bears, holding the relation with another object "
+    "('The Magic Flute': the opera's language German, Bergman's film's Swedish; 'Prince': the album's "
+    "label and the artist's): the name alone does not say which is asked"
+)
+
+
+def namesakes_query(entities: list[str], relation: str) -> str:
+    """Each entity with the objects of ``relation`` held by OTHER entities bearing its English label."""
+    return _per_entity_query(
+        entities,
+        "DISTINCT ?e ?o",
+        '  ?e rdfs:label ?label . FILTER(LANG(?label) = "en")\n'
+        f"  ?other rdfs:label ?label . FILTER(?other != ?e)\n  ?other wdt:{relation} ?o .",
+    )
+
+
+def namesakes_with_other_objects(
+    client: SparqlClient, relation: str, objects: dict[str, set[str]]
+) -> set[str]:
+    """Subjects whose English label another entity bears that holds ``relation`` with an object not theirs.
+
+    The evaluation asks by the label alone ("The Magic Flute was originally in [Y]"), so a namesake's
+    other answer (the film's Swedish beside the opera's German) is as right as the gold (the thirty-third
+    read: 40 relation instances). ``objects``: each subject's objects of the relation.
+    """
+    subjects = sorted(objects)
+    found: dict[str, set[str]] = defaultdict(set)
+    for start in range(0, len(subjects), _VALUES_BATCH):
+        for r in client.select(namesakes_query(subjects[start : start + _VALUES_BATCH], relation)):
+            if r["o"].startswith(_ITEM):
+                found[entity_id(r["e"])].add(entity_id(r["o"]))
+    return {s for s, others in found.items() if others - objects[s]}

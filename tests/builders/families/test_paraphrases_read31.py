@@ -11,6 +11,7 @@ import pytest
 from probesmith.schemas.parquet import read_parquet
 
 from ...conftest import build_default_spec_of, slice_classes, slice_names, slice_relations
+from .test_relations_templates32 import NAMESAKE_RELATIONS, namesake_faults
 
 pytestmark = pytest.mark.integration
 
@@ -258,3 +259,22 @@ def test_thirty_first_read_shared_rules_of_the_relations_family(thirty_first_rea
     instances = table(thirty_first_read_build, "instances")
     assert shared_rule_faults(instances)[:10] == []
     assert instances.filter(pl.col("relation_id") == "P127").height > 1000
+
+
+@pytest.fixture(scope="module")
+def namesakes_build(tmp_path_factory, wikidata_store):
+    """The relations where most paraphrase subjects were named as another entity is, built once."""
+    return build_default_spec_of(
+        tmp_path_factory, wikidata_store, "paraphrases", "paraphrases-read33-namesakes", NAMESAKE_RELATIONS
+    )
+
+
+def test_thirty_third_read_no_subject_shares_its_name_with_another_answer_holder(namesakes_build):
+    """Over every instance (names and facts from the slice's TSV): no other entity bears the subject's label
+    and holds the relation with a non-gold answer of the space. The default build 5bf33eca had 246 such
+    pairs in 157 instances (P413 56, P449 44, P264 41, P364 19, ...); 0ae09ed4 has none."""
+    out = namesakes_build.out
+    instances = pl.from_arrow(read_parquet(next(out.glob("instances/*.parquet"))))
+    answers = pl.from_arrow(read_parquet(next(out.glob("answer_spaces/*.parquet"))))
+    assert instances.height > 0
+    assert namesake_faults(instances, answers) == []

@@ -23,7 +23,7 @@ import pytest
 
 from probesmith.builders.textcheck import spell_checker
 from tests.builders.families.test_relations import build_relations, every_fill, table
-from tests.conftest import slice_classes, slice_names
+from tests.conftest import slice_classes, slice_names, slice_relations
 
 READ_31 = "P669 P2632 P610 P466 P945 P97 P427 P495 P36 P1376 P7937 P98 P1532 P86 P7959 P30 P177".split()
 
@@ -257,3 +257,56 @@ def test_thirty_second_read_label_oracles_read_the_faults():
     assert shown_by_a_place_name("Eton", names["Q192088"], ["boarding school"])
     assert not shown_by_a_place_name("Oregon Ducks", names["Q200410"], ["university and college sports club"])
     assert not shown_by_a_place_name("Eton College", ("Eton", "Eton College"), ["boarding school"])
+
+
+def namesake_faults(instances: pl.DataFrame, answers: pl.DataFrame) -> list[tuple[str, str, str, str]]:
+    """``(relation, subject, namesake, answer)`` where another entity of the slice bears the subject's label
+    (names and facts from the slice's TSV, not the builder) and holds the relation with an answer of the
+    space that is no gold of the instance: asked by the name alone, that answer is as right as the gold."""
+    by_label: dict[str, list[str]] = {}
+    for qid, names in slice_names().items():
+        if names[0]:
+            by_label.setdefault(names[0], []).append(qid)
+    facts = slice_relations()
+    space = {r: set(g["obj_id"]) for (r,), g in answers.group_by("relation_id")}
+    faults = []
+    for row in instances.iter_rows(named=True):
+        pid, subject = row["relation_id"], row["sub_id"]
+        for other in by_label.get(row["sub_label"], ()):
+            if other != subject:
+                wrong = (facts[pid].get(other, set()) & space[pid]) - set(row["gold_obj_ids"])
+                faults += [(pid, row["sub_label"], other, answer) for answer in sorted(wrong)]
+    return faults
+
+
+NAMESAKE_RELATIONS = "P449 P264 P413 P364 P1303".split()
+
+
+@pytest.fixture(scope="module")
+def namesakes_build(tmp_path_factory, wikidata_store):
+    """The relations where the thirty-third read found most subjects named as another entity is."""
+    return build_relations(tmp_path_factory, wikidata_store, "relations-read33-namesakes", NAMESAKE_RELATIONS)
+
+
+def test_thirty_third_read_no_subject_shares_its_name_with_another_answer_holder(namesakes_build):
+    """Over every instance: no other entity of the slice bears the subject's label and holds the relation with
+    a non-gold answer of the space ('The Magic Flute': Bergman's film's Swedish beside the opera's German;
+    'Prince': the artist's labels beside the album's). The default build 087d6a06 had 46 such pairs in 37
+    instances (P413 11, P449 11, P264 8, P364 8, P1303 3, ...); relations drops them
+    (wikidata_queries.namesakes_with_other_objects)."""
+    faults = namesake_faults(table(namesakes_build, "instances"), table(namesakes_build, "answer_spaces"))
+    assert faults == []
+
+
+def test_namesake_oracle_reads_the_slice():
+    """The oracle sees what the read found: the film 'The Magic Flute' (Q1651543) is in Swedish (P364)."""
+    instances = pl.DataFrame(
+        {
+            "relation_id": ["P364"],
+            "sub_id": ["Q5064"],
+            "sub_label": ["The Magic Flute"],
+            "gold_obj_ids": [["Q188"]],
+        }
+    )
+    answers = pl.DataFrame({"relation_id": ["P364", "P364"], "obj_id": ["Q188", "Q9027"]})
+    assert ("P364", "The Magic Flute", "Q1651543", "Q9027") in namesake_faults(instances, answers)
