@@ -292,6 +292,7 @@ class RelationPool:
     templates: tuple[str, ...] = ()  # the relation's templates: a subject they misread is not asked
     generic: frozenset[str] = frozenset()  # name tokens of many candidate answers: no leak (names.py)
     superclasses: dict[str, set[str]] = field(default_factory=dict)  # superclass_golds: object -> classes
+    answer_classes: dict[str, set[str]] = field(default_factory=dict)  # candidate answers' classes (P31)
     countries: set[str] = field(default_factory=set)  # candidate answers typed a country or a continent
     placed: set[str] = field(default_factory=set)  # candidate answers the source places (P131/P17/P30/P361)
     of_places: bool = False  # the candidates are countries and places (``places_of``)
@@ -333,9 +334,10 @@ class RelationPool:
     def _place(self) -> None:
         """Mark the candidates that are countries and those the source places; decide ``of_places``."""
         with timeout_names_relation(self.pid, "classes and places of the answers", self.view):
-            self.countries = {
-                o for o, _, kind in facts_of(self.client, self.ranked, ["P31"]) if kind in COUNTRY_CLASSES
-            }
+            self.answer_classes = {o: set() for o in self.ranked}
+            for o, _, kind in facts_of(self.client, self.ranked, ["P31"]):
+                self.answer_classes[o].add(kind)
+            self.countries = {o for o, kinds in self.answer_classes.items() if kinds & COUNTRY_CLASSES}
             self.placed = {o for o, _, _ in facts_of(self.client, self.ranked, list(GEOGRAPHIC_CONTAINMENT))}
         self.of_places = self.pid in self.spec.place_relations and places_of(self.ranked, self.countries)
 
@@ -1978,7 +1980,9 @@ def _admit(
     leaves the space (it is another entity, not a gold of the first one's instances).
     """
     pid, labels, containers = pool.pid, pool.labels, pool.containers
-    classes = {kind for _, _, kind in facts_of(pool.client, [o], ["P31"])}
+    classes = pool.answer_classes.get(o)
+    if classes is None:  # not among the ranked candidates the pool typed at once
+        classes = {kind for _, _, kind in facts_of(pool.client, [o], ["P31"])}
     if pid in EXCLUDED_ANSWER_CLASSES:
         reason = EXCLUDED_ANSWER_CLASSES[pid]
         if classes & reason[0]:
