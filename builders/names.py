@@ -420,9 +420,10 @@ _SEASON_HEADING = re.compile(r", season \d+$")
 # a firm's abbreviation and its full stop ending the label ("Warner Bros.", "Electric Boat Co.", "Tose Co.",
 # "Milestone S.r.l.", "skip Ltd.": the thirty-first read): the full stop ends the sentence it is put in and
 # the name is its legal form's; "Jr." and initials are names' own ("Martin Luther King Jr.", "D.C.")
-_FIRM_ABBREVIATION_END = re.compile(
-    r"\b(?:Bros|Co|Ltd|Inc|Corp|Cie|S\.r\.l|S\.p\.A|S\.A|S\.L|N\.V|B\.V|K\.K|Pty|L\.P|F\.C|A\.F\.C|C\.F)\.$"
+_FIRM_ABBREVIATIONS = (
+    r"(?:Bros|Co|Ltd|Inc|Corp|Cie|S\.r\.l|S\.p\.A|S\.A|S\.L|N\.V|B\.V|K\.K|Pty|L\.P|F\.C|A\.F\.C|C\.F)"
 )
+_FIRM_ABBREVIATION_END = re.compile(rf"\b{_FIRM_ABBREVIATIONS}\.$")
 
 
 def formatting_residue(text: str) -> str | None:
@@ -772,11 +773,7 @@ def without_legal_form(label: str, aliases: Iterable[str]) -> str:
 
 
 # a firm's name's legal forms at its end, abbreviated or in full, after "&" too ("Kitson & Co.")
-_FIRM_FORMS_END = re.compile(
-    r"(?:,? &?\s?(?:Bros|Co|Ltd|Inc|Corp|Cie|S\.r\.l|S\.p\.A|S\.A|S\.L|N\.V|B\.V|K\.K|Pty|L\.P|F\.C|A\.F\.C"
-    r"|C\.F)\.|,? Company"
-    r"|,? Limited)+$"
-)
+_FIRM_FORMS_END = re.compile(rf"(?:,? &?\s?{_FIRM_ABBREVIATIONS}\.|,? Company|,? Limited)+$")
 _SPELLED_ABBREVIATIONS = {
     "Bros.": "Brothers",
     "Co.": "Company",
