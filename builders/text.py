@@ -217,7 +217,6 @@ def fill_template(
         # comma goes on a title ("Goede tijden, slechte tijden", "Non, je ne regrette rien": no comma follows)
         if closes_with_comma(label):
             text = _possessive_as_of(text, slot)
-        if closes_with_comma(label):
             # an appositive or a qualifier closes with a comma before the sentence goes on:
             # "Edward, the Black Prince, held", "Paris, Texas, is", "Hussey Vivian, 3rd Baron Vivian, was" (an
             # ordinal opens one too), after its own full stop too ("Sir Walter Calverley-Blackett, 2nd Bt.,
