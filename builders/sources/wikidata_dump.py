@@ -5,7 +5,8 @@
 
 * the ``wdt:`` item-to-item facts of the spec's relations (the catalog's, when the spec names
   none), of its containment relations, and of ``P31`` for every entity kept (type constraints);
-* the English labels (``rdfs:label``) and aliases (``skos:altLabel``) of every entity kept;
+* the English labels (``rdfs:label``) and aliases (``skos:altLabel``) of every entity kept, and the
+  labels of their classes (builders read a class by its label);
 * a popularity per entity kept: its sitelinks where the dump has them (``wikibase:sitelinks``),
   else its degree — the ``wdt:`` triples it takes part in — counted over the **whole** dump and
   written as ``<entity> <https://w3id.org/probesmith#degree> N``, which the builders read before
@@ -361,7 +362,22 @@ def _write_slice(spill: Path, tmp: Path, out: Path, report: SliceReport) -> None
     facts = pl.scan_parquet(spill / "facts-*.parquet")
     kept = pl.concat([facts.select(e=pl.col("s")), facts.select(e=pl.col("o"))]).unique().collect()
     report.entities = kept.height
-    attached = pl.scan_parquet(spill / "attached-*.parquet").join(kept.lazy(), on="e", how="semi").collect()
+    every_attached = pl.scan_parquet(spill / "attached-*.parquet")
+    attached = every_attached.join(kept.lazy(), on="e", how="semi").collect()
+    # the English labels of the kept entities' classes too: builders read a class by its label ("boys school")
+    classes = (
+        attached.filter(pl.col("kind") == "type")
+        .select(e=pl.col("line").str.extract(rf"<{_WDT}P31> <([^>]+)>", 1))
+        .drop_nulls()
+        .unique()
+    )
+    class_labels = (
+        every_attached.filter(pl.col("kind") == "label")
+        .join(classes.lazy(), on="e", how="semi")
+        .join(kept.lazy(), on="e", how="anti")
+        .collect()
+    )
+    attached = pl.concat([attached, class_labels])
     counts = attached.group_by("kind").len()
     count_of = dict(zip(counts["kind"].to_list(), counts["len"].to_list(), strict=True))
     report.labels, report.aliases = count_of.get("label", 0), count_of.get("alias", 0)
