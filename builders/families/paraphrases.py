@@ -114,6 +114,7 @@ from probesmith.builders.sources.wikidata_queries import (
     source_view,
     subjects_in_key_order,
 )
+from probesmith.builders.sources.wordnet import WordNetSource
 from probesmith.builders.text import (
     TITLE_MARK_ENDS_STATEMENT,
     english_lexicon,
@@ -619,8 +620,6 @@ NOT_A_JOB = (
 
 def statuses_not_jobs(labels: Mapping[str, str]) -> set[str]:
     """Entities whose label names a status, not a job, by WordNet's hypernyms (``STATUS_SYNSETS``)."""
-    from probesmith.builders.sources.wordnet import WordNetSource
-
     reader = WordNetSource().reader()
     found = set()
     for entity, label in labels.items():
