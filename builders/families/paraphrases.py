@@ -106,6 +106,7 @@ from probesmith.builders.sources.wikidata_queries import (
     EntityLookups,
     aliases_query,
     batched_select,
+    class_facts,
     facts_of,
     labels_of,
     misread_names,
@@ -382,7 +383,7 @@ def united_states_counties(client, units: list[str]) -> set[str]:
     )
     state_names = {r["label"] for r in client.select(states_query)}
     classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in facts_of(client, units, ["P31"]):
+    for e, _, kind in class_facts(client, units):
         classes[e].add(kind)
     class_labels = labels_of(client, sorted({c for kinds in classes.values() for c in kinds}))
     county_classes = {
@@ -546,7 +547,7 @@ def states_of_the_past(
         past |= FORMER_STATE_CLASSES | FORMER_CAPITAL_SEAT_CLASSES
         guarded |= FORMER_POLITY_CLASSES
     classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in facts_of(client, entities, ["P31"]):
+    for e, _, kind in class_facts(client, entities):
         classes[e].add(kind)
     standing = {e for e in entities if classes[e] & STANDING_STATE_CLASSES}
     gone = past_polities(client, entities, past) | (past_polities(client, entities, guarded) - standing)
@@ -555,7 +556,7 @@ def states_of_the_past(
     if relation in COUNTY_SEAT_SIDE:
         capital = {s: (o if slot == "[X]" else s) for s, o in pairs}
         capitals = sorted(set(capital.values()))
-        former = {e for e, _, kind in facts_of(client, capitals, ["P31"]) if kind == FORMER_CAPITAL}
+        former = {e for e, _, kind in class_facts(client, capitals) if kind == FORMER_CAPITAL}
         gone_capitals = {
             s for s, e in polity.items() if capital[s] in former and classes[e] & STANDING_STATE_CLASSES
         }
@@ -582,7 +583,7 @@ def past_state_objects(client, relation: str, pairs: list[tuple[str, str]]) -> s
         return set()
     objects = sorted({o for _, o in pairs})
     classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in facts_of(client, objects, ["P31"]):
+    for e, _, kind in class_facts(client, objects):
         classes[e].add(kind)
     standing = STANDING_PLACE_CLASSES | STANDING_STATE_CLASSES
     return {
@@ -665,7 +666,7 @@ def gone_or_dead_owners(client, relation: str, pairs: list[tuple[str, str]]) -> 
     if relation not in PRESENT_OWNERSHIP_RELATIONS:
         return set()
     subjects = sorted({s for s, _ in pairs})
-    defunct = {e for e, _, kind in facts_of(client, subjects, ["P31"]) if kind in DEFUNCT_CLASSES}
+    defunct = {e for e, _, kind in class_facts(client, subjects) if kind in DEFUNCT_CLASSES}
     dead: set[str] = set()
     if relation in DEAD_OWNER_RELATIONS:
         dead = {e for e, _, _ in facts_of(client, sorted({o for _, o in pairs}), list(DEATH_FACTS))}
@@ -730,7 +731,7 @@ NOT_A_FIELD = (
 def not_fields(client, objects: list[str]) -> set[str]:
     """Objects whose every class (P31) is one of ``NOT_A_FIELD_CLASSES`` (none of no class)."""
     classes: dict[str, set[str]] = defaultdict(set)
-    for o, _, kind in facts_of(client, sorted(set(objects)), ["P31"]):
+    for o, _, kind in class_facts(client, sorted(set(objects))):
         classes[o].add(kind)
     return {o for o, kinds in classes.items() if kinds <= NOT_A_FIELD_CLASSES}
 
@@ -742,13 +743,13 @@ def symbols_only(label: str) -> bool:
 
 def not_human(client, subjects: list[str]) -> set[str]:
     """Subjects with no class human (Q5) in the source, a subject of no class included."""
-    human = {s for s, _, kind in facts_of(client, sorted(subjects), ["P31"]) if kind == "Q5"}
+    human = {s for s, _, kind in class_facts(client, sorted(subjects)) if kind == "Q5"}
     return set(subjects) - human
 
 
 def unclassed(client, subjects: list[str]) -> set[str]:
     """Subjects with no class (P31) in the source."""
-    return set(subjects) - {s for s, _, _ in facts_of(client, sorted(subjects), ["P31"])}
+    return set(subjects) - {s for s, _, _ in class_facts(client, sorted(subjects))}
 
 
 # relations whose subjects and objects are kinds as often as names ("part of": "brain" of "nervous system"):
@@ -1503,7 +1504,7 @@ def without_undated_states(
     """
     entities = sorted(set(containers) | {c for found in containers.values() for c in found})
     classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in facts_of(client, entities, ["P31"]) if entities else ():
+    for e, _, kind in class_facts(client, entities) if entities else ():
         classes[e].add(kind)
     past = {
         e
@@ -1669,7 +1670,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         teams = plural_teams(client, {s: labels[s] for s in subjects})
         # a product model's aliases that take no "the" by their form are no verbalizations of it (its label is
         # dropped by unreadable_names: "Isuzu Gemini is produced by")
-        models = {s for s, _, kind in facts_of(client, subjects, ["P31"]) if kind in MODEL_CLASSES}
+        models = {s for s, _, kind in class_facts(client, subjects) if kind in MODEL_CLASSES}
         # a work or a band whose title's comma a pattern would close ("Murder, She Wrote, is from")
         titled = comma_titles(client, {s: labels[s] for s in subjects}, load_name_classes())
         # a band or team whose own "The" opens its plural name ("The Four Knights"): its grid statements
@@ -1677,9 +1678,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         named_in_plural = sorted(
             s for s in subjects if any(is_plural_band_name(n) for n in (labels[s], *raw_aliases[s]))
         )
-        plural_groups = {
-            s for s, _, kind in facts_of(client, named_in_plural, ["P31"]) if kind in TEAM_CLASSES
-        }
+        plural_groups = {s for s, _, kind in class_facts(client, named_in_plural) if kind in TEAM_CLASSES}
         # a subject not classed human in a relation whose patterns say a person's act
         things = not_human(
             client, sorted({s for r in spec.person_relations for s, _ in per_relation.get(r, ())})
@@ -1692,14 +1691,13 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         # too ("Quartz Hills is located in": the twenty-eighth read); its statements agree in the plural
         features_in_plural = {
             s
-            for s, _, kind in facts_of(
+            for s, _, kind in class_facts(
                 client,
                 sorted(
                     s
                     for s in subjects
                     if labels[s].split()[-1:] and labels[s].split()[-1] in AMBIGUOUS_PLURAL_HEADS
                 ),
-                ["P31"],
             )
             if kind in NATURAL_FEATURE_GROUP_CLASSES
         }
@@ -1738,13 +1736,13 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         typed = [*spec.subject_excluded_types.items(), *spec.subject_types.items()]
         asked_subject_classes = {c for _, classes in typed for c in classes}
         restricted = sorted({s for r, _ in typed for s, _ in per_relation.get(r, ())})
-        for s, _, kind in facts_of(client, restricted, ["P31"]) if asked_subject_classes else ():
+        for s, _, kind in class_facts(client, restricted) if asked_subject_classes else ():
             if kind in asked_subject_classes:
                 subject_classes[s].add(kind)
         objects_asked = sorted({o for pairs in per_relation.values() for _, o in pairs})
         excluded_classes = {c for classes in spec.object_excluded_types.values() for c in classes}
         object_classes: dict[str, set[str]] = defaultdict(set)
-        for o, _, kind in facts_of(client, objects_asked, ["P31"]) if excluded_classes else ():
+        for o, _, kind in class_facts(client, objects_asked) if excluded_classes else ():
             if kind in excluded_classes:
                 object_classes[o].add(kind)
         containers = (
@@ -1754,7 +1752,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         )
         containers, state_in_doubt = without_undated_states(client, containers)
         place_objects = sorted({o for r in spec.place_relations for _, o in per_relation.get(r, ())})
-        countries = {o for o, _, kind in facts_of(client, place_objects, ["P31"]) if kind in COUNTRY_CLASSES}
+        countries = {o for o, _, kind in class_facts(client, place_objects) if kind in COUNTRY_CLASSES}
         placed = {o for o, _, _ in facts_of(client, place_objects, list(GEOGRAPHIC_CONTAINMENT))}
         past_capitals = {
             relation: capitals_of_past_polities(client, relation, pairs)
@@ -1796,9 +1794,7 @@ def generate_paraphrases(spec: ParaphraseSpec) -> TableOutput:
         seat_sides = sorted(
             {pair[side] for r, side in COUNTY_SEAT_SIDE.items() for pair in per_relation.get(r, ())}
         )
-        seat_units = {
-            e for e, _, kind in facts_of(client, seat_sides, ["P31"]) if kind in MUNICIPAL_SEAT_CLASSES
-        }
+        seat_units = {e for e, _, kind in class_facts(client, seat_sides) if kind in MUNICIPAL_SEAT_CLASSES}
         queries = query_log(client)
     generic: dict[str, frozenset[str]] = {}
     unplaced: dict[str, list[str]] = {}  # per relation, the answers neither a country nor placed, if any

@@ -110,6 +110,7 @@ from probesmith.builders.sources.wikidata_queries import (
     answer_counts,
     answers_subjects,
     cardinality_counts,
+    class_facts,
     facts_of,
     keyed_pages,
     labels_of,
@@ -335,7 +336,7 @@ class RelationPool:
         """Mark the candidates that are countries and those the source places; decide ``of_places``."""
         with timeout_names_relation(self.pid, "classes and places of the answers", self.view):
             self.answer_classes = {o: set() for o in self.ranked}
-            for o, _, kind in facts_of(self.client, self.ranked, ["P31"]):
+            for o, _, kind in class_facts(self.client, self.ranked):
                 self.answer_classes[o].add(kind)
             self.countries = {o for o, kinds in self.answer_classes.items() if kinds & COUNTRY_CLASSES}
             self.placed = {o for o, _, _ in facts_of(self.client, self.ranked, list(GEOGRAPHIC_CONTAINMENT))}
@@ -350,7 +351,7 @@ class RelationPool:
         "Marcus Tullius Cicero").
         """
         with timeout_names_relation(self.pid, "classes of the answers", self.view):
-            people = {e for e, _, kind in facts_of(self.client, sorted(entities), ["P31"]) if kind == HUMAN}
+            people = {e for e, _, kind in class_facts(self.client, sorted(entities)) if kind == HUMAN}
         schools = institutions_by_place_name(self.client, {o: self.labels[o] for o in entities}, self.aliases)
         for o in entities:
             aliases = self.aliases.get(o, ())
@@ -482,7 +483,7 @@ class RelationPool:
         self._spell_out_acronyms([o for o in objects if o in self.support])
         # a firm asked by its short name ("Cyan, Inc." -> "Cyan": names.without_legal_form), a person labelled
         # by a surname alone by the full name an alias gives ("Nixon" -> "Richard Milhous Nixon": full_name)
-        people = {e for e, _, kind in facts_of(self.client, sorted(subjects), ["P31"]) if kind == HUMAN}
+        people = {e for e, _, kind in class_facts(self.client, sorted(subjects)) if kind == HUMAN}
         schools = institutions_by_place_name(self.client, {s: self.labels[s] for s in subjects}, self.aliases)
         # a person's vandalised label ('France Prešeren liam je gey'): the name's alias, or the subject goes
         vandalised = {s for s in people if vandalised_name(self.labels[s])}
@@ -578,7 +579,7 @@ class RelationPool:
                 )
             )
         if pid == "P466":
-            typed = facts_of(self.client, sorted(subjects), ["P31"])
+            typed = class_facts(self.client, sorted(subjects))
             tombs = {e for e, _, kind in typed if kind in TOMB_CLASSES}
             misstated_subjects.update(dict.fromkeys(tombs, TOMB_SUBJECT))
         for s in subjects:
@@ -737,7 +738,7 @@ def lower_case_people(client: SparqlClient, labels: dict[str, str]) -> set[str]:
     Such a label is a spelling nobody writes a person's name in; a stage name with a digit ("deadmau5") stays.
     """
     flagged = sorted(e for e, label in labels.items() if not any(c.isupper() or c.isdigit() for c in label))
-    return {s for s, _, kind in facts_of(client, flagged, ["P31"]) if kind == HUMAN}
+    return {s for s, _, kind in class_facts(client, flagged) if kind == HUMAN}
 
 
 # relations whose templates speak of a person's career ("[X] has worked in the field of [Y]", "[X] worked as
@@ -757,7 +758,7 @@ NOT_A_PERSON = (
 def typed_not_people(client: SparqlClient, subjects: list[str]) -> set[str]:
     """Subjects with a class (P31) in the slice, none of them human (Q5)."""
     classes: dict[str, set[str]] = defaultdict(set)
-    for s, _, kind in facts_of(client, sorted(subjects), ["P31"]):
+    for s, _, kind in class_facts(client, sorted(subjects)):
         classes[s].add(kind)
     return {s for s, kinds in classes.items() if HUMAN not in kinds}
 
@@ -768,7 +769,7 @@ def untyped_common_nouns(client: SparqlClient, labels: dict[str, str]) -> set[st
     A person's template misreads them ("appendectomy worked in the field of medicine", "Cloisonnism worked in
     the field of painting": the twenty-seventh read); ``typed_not_people`` sees only typed subjects.
     """
-    typed = {s for s, _, _ in facts_of(client, sorted(labels), ["P31"])}
+    typed = {s for s, _, _ in class_facts(client, sorted(labels))}
     return {
         s
         for s, label in labels.items()
@@ -866,7 +867,7 @@ NOT_AN_ISLAND = (
 def islands(client: SparqlClient, labels: dict[str, str]) -> set[str]:
     """Subjects of an island's class (``ISLAND_CLASSES``) or named as an island ("Deception Island")."""
     named = {e for e, label in labels.items() if ISLAND_NAME.search(label)}
-    typed = {e for e, _, kind in facts_of(client, sorted(labels), ["P31"]) if kind in ISLAND_CLASSES}
+    typed = {e for e, _, kind in class_facts(client, sorted(labels)) if kind in ISLAND_CLASSES}
     return named | typed
 
 
@@ -900,7 +901,7 @@ def untyped_ambiguous_plurals(client: SparqlClient, labels: dict[str, str]) -> s
         and all(w[:1].isupper() for w in label.split())
         and label.split()[0] != "The"
     }
-    typed = {e for e, _, _ in facts_of(client, sorted(flagged), ["P31"])}
+    typed = {e for e, _, _ in class_facts(client, sorted(flagged))}
     return flagged - typed
 
 
@@ -929,11 +930,11 @@ def untyped_stations(
     operated by no one. A line, a train or a station by its word ("Mugi Line", "Silver Meteor", "Ann Arbor
     station") stays.
     """
-    typed = {s for s, _, _ in facts_of(client, sorted(labels), ["P31"])}
+    typed = {s for s, _, _ in class_facts(client, sorted(labels))}
     untyped = {s: label for s, label in labels.items() if s not in typed}
     answers = sorted({o for s in untyped for o in objects.get(s, ())})
     operators = set(RAIL_OPERATORS) & set(answers)
-    operators |= {o for o, _, kind in facts_of(client, answers, ["P31"]) if kind in RAIL_OPERATOR_CLASSES}
+    operators |= {o for o, _, kind in class_facts(client, answers) if kind in RAIL_OPERATOR_CLASSES}
     found = {}
     for s, label in untyped.items():
         if ACCIDENT_WORD.search(label):
@@ -1001,7 +1002,7 @@ def plural_teams(client: SparqlClient, labels: dict[str, str], own_the: bool = F
     flagged = sorted(
         e for e, label in labels.items() if is_plural_band_name(label) and (own_the or label[:4] != "The ")
     )
-    return {s for s, _, kind in facts_of(client, flagged, ["P31"]) if kind in TEAM_CLASSES}
+    return {s for s, _, kind in class_facts(client, flagged) if kind in TEAM_CLASSES}
 
 
 # classes (P31, as the slice types them) whose members English names with "the" that their labels lack
@@ -1151,7 +1152,7 @@ def comma_titles(client: SparqlClient, labels: dict[str, str], name_classes: fro
     """
     flagged = sorted(e for e, label in labels.items() if title_comma(label))
     works = name_classes - PERSON_AND_TAXON_CLASSES
-    return {e for e, _, kind in facts_of(client, flagged, ["P31"]) if kind in works}
+    return {e for e, _, kind in class_facts(client, flagged) if kind in works}
 
 
 # relations whose every template or pattern states a place in the present ("[X] is located in [Y]", "[X] is in
@@ -1247,7 +1248,7 @@ def past_polities(
     republic).
     """
     classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in facts_of(client, sorted(set(entities)), ["P31"]):
+    for e, _, kind in class_facts(client, sorted(set(entities))):
         classes[e].add(kind)
     classed = {e for e, kinds in classes.items() if kinds & past_classes and not kinds & PLACE_STILL_CLASSES}
     return classed | (set(entities) & PAST_POLITIES_BY_ID.keys())
@@ -1288,7 +1289,7 @@ def past_events(client: SparqlClient, labels: dict[str, str]) -> set[str]:
     :func:`past_event` reads the class and the label; ``PAST_POLITIES_BY_ID`` names what the slice cannot.
     """
     classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in facts_of(client, sorted(labels), ["P31"]):
+    for e, _, kind in class_facts(client, sorted(labels)):
         classes[e].add(kind)
     return {e for e, label in labels.items() if past_event(label, classes[e]) or e in PAST_POLITIES_BY_ID}
 
@@ -1365,7 +1366,7 @@ def unreadable_names(
     """
     bare = {e for e, label in labels.items() if label[:4] != "The " and not takes_definite_article(label)}
     classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in facts_of(client, sorted(bare), ["P31"]):
+    for e, _, kind in class_facts(client, sorted(bare)):
         classes[e].add(kind)
     unreadable = {
         e: NEEDS_THE
@@ -1730,7 +1731,7 @@ def institutions_by_place_name(
     if not named:
         return {}
     classes = defaultdict(set)
-    for e, _, kind in facts_of(client, sorted(named), ["P31"]):
+    for e, _, kind in class_facts(client, sorted(named)):
         classes[e].add(kind)
     class_labels = labels_of(client, sorted(set().union(*classes.values()))) if classes else {}
     return {
@@ -1982,7 +1983,7 @@ def _admit(
     pid, labels, containers = pool.pid, pool.labels, pool.containers
     classes = pool.answer_classes.get(o)
     if classes is None:  # not among the ranked candidates the pool typed at once
-        classes = {kind for _, _, kind in facts_of(pool.client, [o], ["P31"])}
+        classes = {kind for _, _, kind in class_facts(pool.client, [o])}
     if pid in EXCLUDED_ANSWER_CLASSES:
         reason = EXCLUDED_ANSWER_CLASSES[pid]
         if classes & reason[0]:

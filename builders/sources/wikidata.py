@@ -399,6 +399,8 @@ class SparqlClient:
     cache_endpoint: str | None = None  # the cache key's endpoint, when the URL is not stable
     log: list[QueryRecord] = field(default_factory=list)
     known: dict[str, str] = field(default_factory=dict)  # what a build learnt of the source, asked once
+    # each entity's classes (P31) as wikidata_queries.classes_of has asked them, once per client (a build's)
+    classes: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
     # a bar (probesmith.progress) that counts the queries asked, cached or not; None: no bar
     progress_bar: Any = field(default=None, repr=False, compare=False)
     sleep = staticmethod(time.sleep)

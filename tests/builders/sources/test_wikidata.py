@@ -16,7 +16,7 @@ from probesmith.builders.sources.wikidata import (
 )
 from probesmith.errors import SourceError
 
-from ...conftest import SHARED_DATA
+from ...conftest import SHARED_DATA, slice_classes, slice_names
 
 SLICE = SHARED_DATA / "wikidata_slice" / "wikidata_slice.nt.gz"
 needs_slice = pytest.mark.skipif(not SLICE.is_file(), reason="shared Wikidata slice not present")
@@ -223,6 +223,32 @@ def test_same_query_text_on_the_local_store_over_http(wikidata_store):
         )
         assert rows == [{"capital": "http://www.wikidata.org/entity/Q64"}]  # Germany -> Berlin
     assert server.process is None
+
+
+@needs_slice
+@pytest.mark.integration
+def test_classes_are_those_of_the_slice_and_asked_once_per_entity(wikidata_store):
+    """``classes_of``: each entity's P31 classes as the slice's TSV gives them (none for an untyped one),
+    and an entity already asked by this client is not asked again: only the new ones cost a query."""
+    from probesmith.builders.sources.wikidata_queries import class_facts, classes_of
+
+    classes = slice_classes()
+    typed = sorted(classes)[:700]
+    untyped = sorted(e for e in slice_names() if e not in classes)[:100]
+    newcomers = sorted(classes)[700:750]
+    assert len(typed) == 700 and len(untyped) == 100 and len(newcomers) == 50
+    with OxigraphServer(wikidata_store) as server:
+        c = client(server.endpoint)
+        first = classes_of(c, typed + untyped)
+        asked_first = len(c.log)
+        again = classes_of(c, untyped + typed)
+        asked_again = len(c.log) - asked_first
+        facts = class_facts(c, newcomers + typed[:10])
+        asked_newcomers = len(c.log) - asked_first - asked_again
+    assert first == {e: frozenset(classes[e]) for e in typed} | dict.fromkeys(untyped, frozenset())
+    assert again == first
+    assert (asked_first, asked_again, asked_newcomers) == (2, 0, 1)  # 400 entities a query
+    assert facts == [(e, "P31", kind) for e in newcomers + typed[:10] for kind in sorted(classes[e])]
 
 
 def test_a_store_reloaded_with_other_data_is_not_answered_from_the_old_cache(tmp_path):
