@@ -100,6 +100,7 @@ from probesmith.builders.sources.catalog import (
     load_name_classes,
 )
 from probesmith.builders.sources.wikidata import PREFIXES, entity_id, query_log
+from probesmith.builders.sources.wikidata_past import PAST_POLITIES
 from probesmith.builders.sources.wikidata_queries import (
     MISREAD_NAME,
     NAMESAKE_OTHERWISE,
@@ -452,39 +453,6 @@ PAST_PLACE_STATE_CLASSES = frozenset(
     "Q15893266 Q19698023 Q18669740 Q48349 Q2067184 Q26830017 Q26879769 Q4057683 Q681026 Q671370 Q18867465 "
     "Q20732405 Q946136".split()
 )
-# polities of the past that the slice gives no class, or only a class of today's units (Polesie Voivodeship,
-# interwar Poland's, classed as today's voivodeships; the Neutral Municipality of 1834-1889 and the colony of
-# West Jersey, classed only as some administrative unit), so no class tells them: the P36 subjects and P1376
-# objects of the default build with no P31, read one by one (twenty-sixth read: "Middle Francia's capital city
-# is Aachen", "Gau East Prussia has its seat of government in Kaliningrad", "Forlì, which is the capital city
-# of Rubicon"): Napoleonic departments (Bouches-du-Weser, Apennins, Ems-Supérieur, Adige, Bouches-de-l'Escaut,
-# Ruhr, Rubicon, Forêts, Meurthe, Serio), Nazi Gaue (East Prussia, Flandern), Bavarian districts of 1808-1837
-# (Altmühlkreis, Regenkreis), regions abolished in Côte d'Ivoire and Morocco (Lagunes, Chaouia-Ouardigha),
-# Ruanda-Urundi, the Dutch Guianas, Middle Francia, Byzacena, SAO Bosanska Krajina, the Lower Volga Oblast,
-# Dauphiné, the Medes, the Injuids, Anhalt, the Bashkir ASSR, Hariphunchai, the misls
-PAST_POLITY_IDS = frozenset(
-    "Q2705666 Q492437 Q598193 Q541589 Q2824441 Q894971 Q1270636 Q3446498 Q378004 Q1270623 Q3479816 Q5527575 "
-    "Q2071367 Q442925 Q2137422 Q639491 Q390331 Q590743 Q1988079 Q468902 Q1018744 Q6592892 Q3615645 Q151999 "
-    "Q8735 Q1067513 Q155578 Q809806 Q255931 Q2578028 Q658161 Q6273074 "
-    # the thirty-first read's polities of the past whose classes are those of today's units or none: the
-    # Napoleonic departments Sesia, Tanaro, Mont-Tonnerre, Jemmapes, Ombrone, Bouches-de-l'Èbre (classed as
-    # today's departments of France); Katanga and Orientale (provinces of the Congo abolished in 2015, classed
-    # as today's); Moyen-Comoé and Fromager (regions of Côte d'Ivoire abolished in 2011); the Straits
-    # Settlements and the Colony of Vancouver Island (crown colonies, a class of standing provinces too);
-    # Ba'athist Iraq (classed a republic, a state); Swedish Pomerania (a territorial entity); the Kwantung
-    # Leased Territory (a concession, as Guantanamo Bay Naval Base is); Demerara (a region, once a colony);
-    # the Transitional Islamic State of Afghanistan (classed a government agency); SAO Krajina (some
-    # administrative unit); Mexican Texas and Nuevo Santander (classed province); the British Empire (its own
-    # class); the Third Republic of the Philippines (1946-1965, no class); Paris Commune (an organization);
-    # the praetorian prefecture of Africa (no class)
-    "Q290739 Q3514973 Q568751 Q1393469 Q1452650 Q2921378 Q217242 Q831370 Q303645 Q818774 Q376178 Q2510000 "
-    "Q3108185 Q682318 Q678658 Q1185346 Q4689103 Q4416712 Q1315810 Q2910242 Q8680 Q5870215 Q133132 "
-    "Q3910149 "
-    # the thirty-second read's P37 polities of no class or a class a standing monarchy shares (sultanate:
-    # Yogyakarta): Hohenzollern-Hechingen and Hohenzollern-Sigmaringen (principalities until 1850), the
-    # Pontianak Sultanate
-    "Q673865 Q157013 Q3048747".split()
-)
 # a capital of the past: a city the slice classes a former capital (Heian-kyō, Abidjan) is no capital of the
 # country it names ("Heian-kyō is the capital of Japan", thirty-first read); a former capital may stand as
 # the capital of a unit (Istanbul of its province), so the rule asks a country's
@@ -530,7 +498,7 @@ def states_of_the_past(
     ``FORMER_UNIT_CLASSES`` or ``FORMER_POLITY_CLASSES`` (and, in ``PLACE_FACT_RELATIONS``, of
     ``PAST_PLACE_STATE_CLASSES``) and none of such a place nor of a state that stands
     (``STANDING_STATE_CLASSES``: Syria, once a colony; Liechtenstein, once a state in the Confederation of the
-    Rhine); or one of ``PAST_POLITY_IDS`` (no class tells them); or, with ``labels``, a polity of no class
+    Rhine); or one of ``PAST_POLITIES`` (no class tells them); or, with ``labels``, a polity of no class
     named as one of the past (``PAST_POLITY_NAME``: "Kingdom of Munster"). Where the relation pairs a capital
     with its polity (P36, P1376), a capital the source classes a former one (``FORMER_CAPITAL``) of a polity
     classed a country or a sovereign state ("Heian-kyō is the capital of Japan").
@@ -562,12 +530,12 @@ def states_of_the_past(
         }
     else:
         gone_capitals = set()
-    return gone_capitals | {s for s, e in polity.items() if e in gone or e in PAST_POLITY_IDS}
+    return gone_capitals | {s for s, e in polity.items() if e in gone or e in PAST_POLITIES}
 
 
 PAST_STATE_OBJECT = (
     "object a state of the past where the patterns say where a place lies in the present ('Ghana lies in the "
-    "Portuguese Empire', thirty-second read; PAST_STATE_CONTAINER_CLASSES, PAST_POLITY_IDS; not a city, a "
+    "Portuguese Empire', thirty-second read; PAST_STATE_CONTAINER_CLASSES, PAST_POLITIES; not a city, a "
     "county or a standing state so classed too)"
 )
 
@@ -577,7 +545,7 @@ def past_state_objects(client, relation: str, pairs: list[tuple[str, str]]) -> s
 
     A class of ``PAST_STATE_CONTAINER_CLASSES`` and none of ``STANDING_PLACE_CLASSES`` nor
     ``STANDING_STATE_CLASSES`` (Liechtenstein, once a state of the Confederation of the Rhine), or one of
-    ``PAST_POLITY_IDS``.
+    ``PAST_POLITIES``.
     """
     if relation not in PLACE_FACT_RELATIONS:
         return set()
@@ -589,7 +557,7 @@ def past_state_objects(client, relation: str, pairs: list[tuple[str, str]]) -> s
     return {
         o
         for o in objects
-        if classes[o] & PAST_STATE_CONTAINER_CLASSES and not classes[o] & standing or o in PAST_POLITY_IDS
+        if classes[o] & PAST_STATE_CONTAINER_CLASSES and not classes[o] & standing or o in PAST_POLITIES
     }
 
 
@@ -1495,7 +1463,7 @@ def without_undated_states(
     Austrian Empire; "Brazil" P17 the Portuguese Empire, which lies in Portugal), so containment made France
     a gold of whoever worked in Venice (twenty-seventh read). A sovereign state or a state of the past lies
     in no country by containment ("Brazil" not in Portugal). Any other place loses every state of
-    the past its containers hold (``PAST_STATE_CONTAINER_CLASSES``, ``PAST_POLITY_IDS``: "Prague" in
+    the past its containers hold (``PAST_STATE_CONTAINER_CLASSES``, ``PAST_POLITIES``: "Prague" in
     Czechoslovakia is true of a birth in 1967, not of one in 1794) and, where they hold two sovereign states
     or more, all of these (which one is today's no fact says); those are returned as in doubt, and the
     caller does not ask an instance whose object is such a place when one of them is an answer (a true
@@ -1511,7 +1479,7 @@ def without_undated_states(
         for e in entities
         if classes[e] & PAST_STATE_CONTAINER_CLASSES
         and not classes[e] & STANDING_PLACE_CLASSES
-        or e in PAST_POLITY_IDS
+        or e in PAST_POLITIES
     }
     states = {e for e in entities if SOVEREIGN_STATE in classes[e]} - past
     countries = {e for e in entities if classes[e] & (COUNTRY_CLASSES - {CONTINENT})} | states | past

@@ -102,6 +102,7 @@ from probesmith.builders.sources.catalog import (
     load_name_classes,
 )
 from probesmith.builders.sources.wikidata import SparqlClient, query_log
+from probesmith.builders.sources.wikidata_past import PAST_POLITIES
 from probesmith.builders.sources.wikidata_queries import (
     MISREAD_NAME,
     NAMESAKE_OTHERWISE,
@@ -1191,7 +1192,7 @@ PLACE_STILL_CLASSES = frozenset({"Q515", "Q1549591", "Q486972"})  # city, big ci
 PAST_EVENT = (
     "an event (by its class or its name: 'Battle of Voltri', '2005 ... Championships') or a polity of the "
     "past (a dynasty, a historical country: 'Marinid Dynasty', 'Seleucid Empire'; not a city so classed too; "
-    "or by id where the slice cannot tell, relations.PAST_POLITIES_BY_ID: 'Tiwanaku Empire', 'Republic of "
+    "or by id where the slice cannot tell, wikidata_past.PAST_POLITIES: 'Tiwanaku Empire', 'Republic of "
     "Artsakh') asked in a relation whose templates state a place in the present ('is located in')"
 )
 
@@ -1214,7 +1215,7 @@ CAPITAL_POLITY_SLOT = {"P36": "[X]", "P1376": "[Y]"}
 PAST_POLITY_CAPITAL = (
     "capital of a polity of the past (a dynasty, a historical country: 'Chera Dynasty', 'Kingdom of "
     "England'; relations.PAST_POLITY_CLASSES, not a city so classed too; or by id, "
-    "relations.PAST_POLITIES_BY_ID: 'Republic of Artsakh', dissolved in 2024) stated in the present ('is the "
+    "wikidata_past.PAST_POLITIES: 'Republic of Artsakh', dissolved in 2024) stated in the present ('is the "
     "capital of')"
 )
 # relations whose templates state a fact of a polity subject in the present, the capitals' rule aside: the
@@ -1223,19 +1224,9 @@ PAST_POLITY_CAPITAL = (
 PRESENT_POLITY_SUBJECT = frozenset({"P37"})
 PAST_POLITY_LANGUAGE = (
     "official language of a polity of the past (a dynasty, a historical country: 'Kingdom of Prussia'; "
-    "relations.PAST_POLITY_CLASSES, not a city so classed too; or by id, relations.PAST_POLITIES_BY_ID: "
+    "relations.PAST_POLITY_CLASSES, not a city so classed too; or by id, wikidata_past.PAST_POLITIES: "
     "'Republic of Artsakh') stated in the present ('The official language of [X] is')"
 )
-
-
-# polities of the past that the slice's classes cannot tell (no class of the past, no dissolution date in the
-# slice), with the reason: "The capital of Republic of Artsakh is Stepanakert" (the thirty-first read),
-# "Tiwanaku Empire is located in South America" (the thirty-second) state a present that ended
-PAST_POLITIES_BY_ID = {
-    "Q244165": "Republic of Artsakh: dissolved on 1 January 2024; classed 'country', 'de facto regime' in "
-    "the slice",
-    "Q1307407": "Tiwanaku Empire: a polity of about 500-1000 AD; no class in the slice",
-}
 
 
 def past_polities(
@@ -1244,14 +1235,14 @@ def past_polities(
     """Entities classed (P31) a polity of the past in the slice, none a place that stands today.
 
     A polity of the past: a class of ``past_classes``, or a state dissolved since the slice's facts
-    (``PAST_POLITIES_BY_ID``); a place that stands today: a class of ``PLACE_STILL_CLASSES`` (a city once a
+    (``PAST_POLITIES``); a place that stands today: a class of ``PLACE_STILL_CLASSES`` (a city once a
     republic).
     """
     classes: dict[str, set[str]] = defaultdict(set)
     for e, _, kind in class_facts(client, sorted(set(entities))):
         classes[e].add(kind)
     classed = {e for e, kinds in classes.items() if kinds & past_classes and not kinds & PLACE_STILL_CLASSES}
-    return classed | (set(entities) & PAST_POLITIES_BY_ID.keys())
+    return classed | (set(entities) & PAST_POLITIES.keys())
 
 
 def capitals_of_past_polities(client: SparqlClient, relation: str, pairs: list[tuple[str, str]]) -> set[str]:
@@ -1286,12 +1277,12 @@ def former_capitals(client: SparqlClient, relation: str, pairs: list[tuple[str, 
 def past_events(client: SparqlClient, labels: dict[str, str]) -> set[str]:
     """The past events and polities of ``labels``: by their class (P31) in the slice or label, or by id.
 
-    :func:`past_event` reads the class and the label; ``PAST_POLITIES_BY_ID`` names what the slice cannot.
+    :func:`past_event` reads the class and the label; ``PAST_POLITIES`` names what the slice cannot.
     """
     classes: dict[str, set[str]] = defaultdict(set)
     for e, _, kind in class_facts(client, sorted(labels)):
         classes[e].add(kind)
-    return {e for e, label in labels.items() if past_event(label, classes[e]) or e in PAST_POLITIES_BY_ID}
+    return {e for e, label in labels.items() if past_event(label, classes[e]) or e in PAST_POLITIES}
 
 
 # classes of a group whose name, plural in form, English reads with "the" ("a member of the X-Men", "the Bee

@@ -56,17 +56,14 @@ import pyarrow as pa
 from probesmith.builders.data import data_path
 from probesmith.builders.families.paraphrases import FORMER_STATE_CLASSES as FORMER_UNIT_CLASSES
 from probesmith.builders.families.paraphrases import AliasSpec, alias_bank
-from probesmith.builders.families.relations import (
-    PAST_POLITIES_BY_ID,
-    PAST_POLITY_CLASSES,
-    PLACE_STILL_CLASSES,
-)
+from probesmith.builders.families.relations import PAST_POLITY_CLASSES, PLACE_STILL_CLASSES
 from probesmith.builders.names import full_name, generic_tokens, label_problem, name_leak, spelled_out
 from probesmith.builders.registry import Converter, TableOutput, register_exporter, register_family
 from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog, load_name_classes
 from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id, query_log
+from probesmith.builders.sources.wikidata_past import PAST_POLITIES
 from probesmith.builders.sources.wikidata_queries import (
     MAX_SCAN,
     aliases_query,
@@ -1214,7 +1211,7 @@ DEFUNCT_UNCLASSED = {
 def defunct_entities(fit: FactTypes) -> frozenset[str]:
     """Entities that no longer exist: a polity or unit of the past by its class, or named by id.
 
-    Named by id: ``DEFUNCT_UNCLASSED`` and relations.PAST_POLITIES_BY_ID (the Republic of Artsakh, dissolved
+    Named by id: ``DEFUNCT_UNCLASSED`` and wikidata_past.PAST_POLITIES (the Republic of Artsakh, dissolved
     in 2024, classed a country). By class: one of relations.PAST_POLITY_CLASSES (historical country,
     dynasty), paraphrases.FORMER_STATE_CLASSES (former county of Norway, former region, former municipality)
     or this module's FORMER_STATE_CLASSES, and none of a place that stands today
@@ -1226,7 +1223,7 @@ def defunct_entities(fit: FactTypes) -> frozenset[str]:
     classed = frozenset(
         e for e, classes in fit.types.items() if classes & past and not classes & PLACE_STILL_CLASSES
     )
-    return classed | frozenset(DEFUNCT_UNCLASSED) | frozenset(PAST_POLITIES_BY_ID)
+    return classed | frozenset(DEFUNCT_UNCLASSED) | frozenset(PAST_POLITIES)
 
 
 def the_dead(client: SparqlClient) -> frozenset[str]:
