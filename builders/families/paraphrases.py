@@ -100,7 +100,7 @@ from probesmith.builders.sources.catalog import (
     load_name_classes,
 )
 from probesmith.builders.sources.wikidata import PREFIXES, entity_id, query_log
-from probesmith.builders.sources.wikidata_past import PAST_POLITIES
+from probesmith.builders.sources.wikidata_past import DEATH_FACTS, PAST_POLITIES
 from probesmith.builders.sources.wikidata_queries import (
     MISREAD_NAME,
     NAMESAKE_OTHERWISE,
@@ -617,7 +617,6 @@ def statuses_not_jobs(labels: Mapping[str, str]) -> set[str]:
 PRESENT_OWNERSHIP_RELATIONS = frozenset({"P127", "P159"})
 DEAD_OWNER_RELATIONS = frozenset({"P127"})
 DEFUNCT_CLASSES = frozenset({"Q15893266", "Q74539696", "Q64578911", "Q4663385", "Q15081032"})
-DEATH_FACTS = ("P570", "P20", "P509", "P119", "P1196")
 GONE_OR_DEAD_OWNER = (
     "subject gone by its class (former entity, defunct venue, hospital or station: 'Knol', 'Ayresome Park') "
     "or, for P127, an owner the source says is dead, stated in the present ('Bucephalus is owned by "

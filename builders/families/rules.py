@@ -63,7 +63,7 @@ from probesmith.builders.sampling import item_rng, stable_hash
 from probesmith.builders.sources import WikidataSpec, open_wikidata
 from probesmith.builders.sources.catalog import DEFAULT_CATALOG, load_catalog, load_name_classes
 from probesmith.builders.sources.wikidata import PREFIXES, SparqlClient, entity_id, query_log
-from probesmith.builders.sources.wikidata_past import PAST_POLITIES
+from probesmith.builders.sources.wikidata_past import DEATH_FACTS, PAST_POLITIES
 from probesmith.builders.sources.wikidata_queries import (
     MAX_SCAN,
     aliases_query,
@@ -1089,9 +1089,6 @@ def _unrelated(
 # classes of a band (name_classes.yaml): its name may be plural ("Which country do The Breeders come from?")
 BAND_CLASSES = frozenset({"Q215380", "Q5741069", "Q2088357"})
 
-# relations only the dead have: place of death, cause of death, place of burial, manner of death (the slice
-# has no date of death, P570)
-DEATH_RELATIONS = ("P20", "P509", "P119", "P1196")
 _PRESENT_TO_PAST = {
     "is": "was",
     "are": "were",
@@ -1228,7 +1225,7 @@ def defunct_entities(fit: FactTypes) -> frozenset[str]:
 
 def the_dead(client: SparqlClient) -> frozenset[str]:
     """Entities the source says are dead: those with a date, place, cause or manner of death or a burial."""
-    props = "|".join(f"wdt:{p}" for p in ("P570", *DEATH_RELATIONS))
+    props = "|".join(f"wdt:{p}" for p in DEATH_FACTS)
     rows = client.select(PREFIXES + f"SELECT DISTINCT ?s WHERE {{ ?s {props} ?o }}")
     return frozenset(entity_id(row["s"]) for row in rows)
 

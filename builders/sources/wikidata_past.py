@@ -1,4 +1,4 @@
-"""Polities of the past that the shared Wikidata slice's classes cannot tell, named by id with the reason.
+"""What the shared Wikidata slice says is of the past: polities no class tells (by id), the facts of death.
 
 The slice gives each of these no class, only a class that today's units or standing states share, or no
 date of its end, so no class rule (relations.PAST_POLITY_CLASSES, paraphrases.FORMER_STATE_CLASSES and the
@@ -98,3 +98,9 @@ PAST_POLITIES: dict[str, str] = {
     "read)",
     "Q3048747": "Pontianak Sultanate: classed a sultanate, as standing Yogyakarta is (thirty-second read)",
 }
+
+
+#: Facts only the dead have: a date of death (which the slice lacks), a place, cause or manner of death, a
+#: burial. Paraphrases states no ownership in the present of an owner with one ("Neverland Ranch is owned by
+#: Michael Jackson"); rules asks the facts of such a person in the past (``rules.the_dead``).
+DEATH_FACTS = ("P570", "P20", "P509", "P119", "P1196")

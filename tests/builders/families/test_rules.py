@@ -663,7 +663,7 @@ def test_twelfth_read_questions_ask_an_occupation_plainly_and_a_place_on_its_con
 
 
 # relations only the dead have (place of death, cause of death, place of burial, manner of death), written here
-# apart from rules.DEATH_RELATIONS
+# apart from wikidata_past.DEATH_FACTS
 DEATH_FACTS = ("P20", "P509", "P119", "P1196", "P570")
 PRESENT = re.compile(r"\b(is|are|does|do|has|belongs|plays|works|lives|speaks|comes|holds)\b")
 
