@@ -605,14 +605,33 @@ def plain_name(label: str, aliases: Iterable[str]) -> str:
     ("Janet.", an album's title). A firm's label with its legal form (", Inc.", " Ltd", ", LLC", " Co.") is
     shown by its alias without it ("Cyan, Inc." -> "Cyan").
     """
+    return acronym_before_name(label, aliases) or _plain_form(label, aliases)
+
+
+def _plain_form(label: str, aliases: Iterable[str]) -> str:
+    """``plain_name`` less its acronym before a name.
+
+    No such acronym is one of these forms (it has no "." and opens with capitals), so the order is no matter.
+    """
     found = re.fullmatch(r"[a-z]+ of ([a-z][a-z -]*)", label)
     if found and found.group(1) in aliases:
         return found.group(1)
     if _ABBREVIATED_LABEL.fullmatch(label) or _ABBREVIATED_QUALIFIER.fullmatch(label):
         return next((alias for alias in aliases if _spells_out(label, alias)), label)
-    if expanded := acronym_before_name(label, aliases):
-        return expanded
     return without_legal_form(label, aliases)
+
+
+def spelled_out_plain_name(label: str, aliases: Iterable[str]) -> str:
+    """``plain_name(spelled_out(label, aliases), aliases)``, the acronym before a name read once per label.
+
+    How the relations family shows an answer ("HU Berlin" -> "Humboldt University of Berlin", "RSL" -> "Royal
+    Society of Literature", "art of painting" -> "painting", "Cyan, Inc." -> "Cyan"). The alias
+    :func:`acronym_before_name` gives has an "of", so it is no such acronym again.
+    """
+    if expanded := acronym_before_name(label, aliases):
+        return _plain_form(expanded, aliases)
+    spelled = _learned_body_alias(label, aliases)
+    return _plain_form(label, aliases) if spelled == label else plain_name(spelled, aliases)
 
 
 _SCHOOL_HEADS = frozenset("University Institute Academy College School".split())
@@ -858,8 +877,12 @@ def spelled_out(label: str, aliases: Iterable[str]) -> str:
     the Royal Society of Literature", not "of RSL". Firms and broadcasters keep the acronym they are
     known by ("IBM", "NBC"; "NEC Electronics Corporation" spells "NEC" but holds it: another firm).
     """
-    if expanded := acronym_before_name(label, aliases):
-        return expanded  # "HU Berlin" -> "Humboldt University of Berlin"
+    # "HU Berlin" -> "Humboldt University of Berlin"
+    return acronym_before_name(label, aliases) or _learned_body_alias(label, aliases)
+
+
+def _learned_body_alias(label: str, aliases: Iterable[str]) -> str:
+    """``spelled_out`` but for an acronym before a name: the alias a learned body's acronym abbreviates."""
     if not re.fullmatch(r"[A-Z]{2,5}", label):
         return label
     for alias in aliases:

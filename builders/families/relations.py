@@ -81,8 +81,7 @@ from probesmith.builders.names import (
     name_leak,
     named_like_a_gold,
     other_script,
-    plain_name,
-    spelled_out,
+    spelled_out_plain_name,
     without_legal_form,
 )
 from probesmith.builders.registry import (
@@ -357,7 +356,7 @@ class RelationPool:
         for o in entities:
             aliases = self.aliases.get(o, ())
             named = full_name(self.labels[o], aliases) if o in people else None
-            label = named or schools.get(o) or plain_name(spelled_out(self.labels[o], aliases), aliases)
+            label = named or schools.get(o) or spelled_out_plain_name(self.labels[o], aliases)
             if label != self.labels[o]:  # the acronym stays one of its names (leaks, equal answers)
                 self.aliases[o] = [*self.aliases.get(o, ()), self.labels[o]]
                 self.labels[o] = label

@@ -14,6 +14,7 @@ from probesmith.builders.names import (
     plain_name,
     respellings,
     spelled_out,
+    spelled_out_plain_name,
     without_legal_form,
 )
 
@@ -289,6 +290,25 @@ def test_bare_count_noun_is_a_lower_case_head_only_countable():
     assert [
         w for w in ("arithmetic", "brain", "egyptology", "Firearm", "iPhone", "cheese") if bare_count_noun(w)
     ] == []
+
+
+@pytest.mark.parametrize(
+    ("label", "aliases", "shown"),
+    [
+        ("HU Berlin", ["Humboldt University of Berlin"], "Humboldt University of Berlin"),  # acronym, name
+        ("RSL", ["Royal Society of Literature"], "Royal Society of Literature"),  # a learned body's acronym
+        ("art of painting", ["painting"], "painting"),  # a periphrasis
+        ("Lond.", ["London University"], "London University"),  # an abbreviated label
+        ("Cyan, Inc.", ["Cyan"], "Cyan"),  # a legal form
+        ("IBM", ["International Business Machines"], "IBM"),  # a firm keeps its acronym
+        ("PJ Harvey", ["Polly Jean Harvey"], "PJ Harvey"),  # a person keeps hers
+        ("TU Dresden", [], "TU Dresden"),  # no alias spells it out
+    ],
+)
+def test_an_answer_is_shown_spelled_out_and_by_its_plain_name(label, aliases, shown):
+    """``spelled_out_plain_name``, how relations shows an answer: each form's plain name, written out here."""
+    assert spelled_out_plain_name(label, aliases) == shown
+    assert plain_name(spelled_out(label, aliases), aliases) == shown  # what it reads once stands for
 
 
 def test_plain_name_spells_out_an_abbreviated_label():
