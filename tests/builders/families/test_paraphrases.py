@@ -476,12 +476,34 @@ def test_every_grid_row_filled_as_the_pattern_is(small_paraphrases_build):
 _PLURAL_AGREEMENT = {"is": "are", "was": "were", "has": "have", "its": "their", "does": "do"}
 
 
-def of_possessive(template: str) -> str:
-    """The template with "[X]'s NOUN" written "the NOUN of [X]", before the verb or the punctuation ending
-    the noun phrase (the card's departure for a name closed by a comma)."""
-    verb = r"(?:is|was|are|were|has|had|took|ended|began)"
-    text = re.sub(r"\[X\]['’]s ((?:[a-z]+ )*?[a-z]+)(?= " + verb + r"\b)", r"the \1 of [X]", template)
-    return re.sub(r"\[X\]['’]s ((?:[a-z]+ )*[a-z]+)(?=[.,;]|$)", r"the \1 of [X]", text)
+# each possessive pattern of the default build written with "of" by hand, as the card's departure for a name
+# closed by a comma gives it (not the builder's text._possessive_as_of: a copy of its regex would pass whatever
+# it writes); a possessive pattern missing here leaves its comma-closed rows unexplained, and the test fails
+OF_POSSESSIVE = {
+    "[X]'s place of birth was [Y].": "the place of birth of [X] was [Y].",
+    "[X]'s death took place in [Y].": "the death of [X] took place in [Y].",
+    "[X]'s life ended in [Y].": "the life of [X] ended in [Y].",
+    "[X]'s place of death was [Y].": "the place of death of [X] was [Y].",
+    "[X]'s playing position was [Y].": "the playing position of [X] was [Y].",
+    "[X]'s playing position was that of a [Y].": "the playing position of [X] was that of a [Y].",
+    "[X]'s area of work was [Y].": "the area of work of [X] was [Y].",
+    "[X]'s domain of activity was [Y].": "the domain of activity of [X] was [Y].",
+    "[X]'s field of work was [Y].": "the field of work of [X] was [Y].",
+    "[X]'s occupation was that of a [Y].": "the occupation of [X] was that of a [Y].",
+    "[X]'s label was [Y].": "the label of [X] was [Y].",
+    "[X]'s record label was [Y].": "the record label of [X] was [Y].",
+    "[X]'s record company was [Y].": "the record company of [X] was [Y].",
+    "[X]'s music label was [Y].": "the music label of [X] was [Y].",
+    "[X]'s native language was [Y].": "the native language of [X] was [Y].",
+    "[X]'s mother tongue was [Y].": "the mother tongue of [X] was [Y].",
+    "[Y] was [X]'s native language.": "[Y] was the native language of [X].",
+    "[Y] was [X]'s mother tongue.": "[Y] was the mother tongue of [X].",
+    "[X]'s headquarters are in [Y].": "the headquarters of [X] are in [Y].",
+    "[X]'s capital, [Y].": "the capital of [X], [Y].",
+    "[X]'s capital city, [Y].": "the capital city of [X], [Y].",
+    "[X]'s capital is [Y].": "the capital of [X] is [Y].",
+    "[X]'s capital city is [Y].": "the capital city of [X] is [Y].",
+}
 
 
 def grid_departure(template: str, verbalization: str, statement: str) -> str | None:
@@ -506,7 +528,7 @@ def grid_departure(template: str, verbalization: str, statement: str) -> str | N
         # a possessive on a name closed by a comma, written with "of" ("The occupation of Infante Henry, Duke
         # of Villena, was that of a [Y]." for "[X]'s occupation was that of a [Y].")
         "possessive with of": [
-            re.sub(r",(?=[,.])", "", of_possessive(template).replace("[X]", name + ","))
+            re.sub(r",(?=[,.])", "", OF_POSSESSIVE.get(template, template).replace("[X]", name + ","))
             for name in (verbalization, "the " + verbalization)
         ],
     }
@@ -548,6 +570,25 @@ def test_every_grid_row_departs_from_its_pattern_only_as_the_card_says(small_par
     other = [s for p, v, s in rows if grid_departure(patterns[p], v, s) is None]
     assert rows and other == []
     assert grid_departure("[X] was born in [Y].", "Ann Lee", "Ann Lee lived in [Y].") is None
+    # the small build names nobody by a name closed by a comma: rows of the default build (26 such rows)
+    for template, name, statement in [
+        (
+            "[X]'s death took place in [Y].",
+            "Douglas Cochrane, 12th Earl of Dundonald",
+            "The death of Douglas Cochrane, 12th Earl of Dundonald, took place in [Y].",
+        ),
+        (
+            "[X]'s occupation was that of a [Y].",
+            "Berthold II, Duke of Swabia",
+            "The occupation of Berthold II, Duke of Swabia, was that of a [Y].",
+        ),
+        ("[X]'s label was [Y].", "Skirt, Hirari", "The label of Skirt, Hirari, was [Y]."),
+    ]:
+        assert grid_departure(template, name, statement) == "possessive with of"
+        unclosed = statement.replace(
+            name + ",", name
+        )  # the appositive left open: no departure the card lists
+        assert grid_departure(template, name, unclosed) != "possessive with of"
 
 
 def _slice_facts(properties: set[str]) -> dict[str, dict[str, set[str]]]:
