@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+from probesmith.builders.text import TEXT_CACHE_SIZE, WORD_CACHE_SIZE
+
 AFFIX_WORDS = 100  # words of WordNet's vocabulary an affix begins or ends, at least
 # words that end compounds as suffixes do (friendship / hardship, childhood / falsehood, wireless / useless):
 # a compound part two words share is no give-away when it is one of these (StemAnalyser.shared_parts)
@@ -75,10 +77,10 @@ class StemAnalyser:
         self.label_words = CUE_WORDS | frozenset(
             w for w in FUNCTION_WORDS if len(w) >= 3 and w in self.vocabulary
         )
-        self.word_stems = lru_cache(maxsize=1 << 18)(self._word_stems_uncached)
-        self.text_stems = lru_cache(maxsize=1 << 18)(self._text_stems_uncached)
+        self.word_stems = lru_cache(maxsize=WORD_CACHE_SIZE)(self._word_stems_uncached)
+        self.text_stems = lru_cache(maxsize=TEXT_CACHE_SIZE)(self._text_stems_uncached)
         self._question_parts = lru_cache(maxsize=1 << 16)(self._question_parts_uncached)
-        self._base_forms = lru_cache(maxsize=1 << 18)(self._base_forms_uncached)
+        self._base_forms = lru_cache(maxsize=WORD_CACHE_SIZE)(self._base_forms_uncached)
         self._compound_parts = lru_cache(maxsize=1 << 18)(self._compound_parts_uncached)
 
     def _is_word(self, word: str) -> bool:

@@ -72,6 +72,10 @@ from probesmith.builders.sources.wordnet import WordNetGraph
 from probesmith.builders.sources.wordnet_files import WordNetFiles, synset_key
 from probesmith.builders.text import normalize_choice
 
+# entries of the caches keyed by a synset: the recent 32k of WordNet's 95,882 noun and verb synsets hold
+# what the concept loop, walking the synsets in file order, asks again (BENCHMARKS "Issue 26, part 11")
+SYNSET_CACHE_SIZE = 1 << 15
+
 SECOND_ANSWER_REASONS = {  # what a distractor WordNet says is also right is
     "shares_gold_lemma": "it shares a lemma with the gold",
     "same_label": "it shows a lemma another choice shows",
@@ -134,25 +138,25 @@ class SecondAnswers:
         self.gloss_key_ids = array(
             "i", (key_ids.setdefault(normalize_choice(gloss), len(key_ids)) for gloss in graph.glosses)
         )
-        self._ancestors = lru_cache(maxsize=1 << 17)(self._ancestors_uncached)
+        self._ancestors = lru_cache(maxsize=SYNSET_CACHE_SIZE)(self._ancestors_uncached)
         # asked for the concept of the item at hand (every candidate is tested against it): the
         # "is X below the concept" tests become one set lookup instead of an ancestor set per candidate
         self._descendants = lru_cache(maxsize=1 << 10)(self._descendants_uncached)
         self._generic_stems: dict[str, frozenset[str]] = {}
-        self._senses = lru_cache(maxsize=1 << 18)(self._senses_uncached)
+        self._senses = lru_cache(maxsize=SYNSET_CACHE_SIZE)(self._senses_uncached)
         # asked by the two caches below on their misses, for the same node at about the same time: a
         # few thousand entries keep those hits (1 in 10 calls hit at all on 16k concepts)
         self._gloss_words = lru_cache(maxsize=1 << 12)(self._gloss_words_uncached)
-        self._widened_stems = lru_cache(maxsize=1 << 17)(self._widened_stems_uncached)
+        self._widened_stems = lru_cache(maxsize=SYNSET_CACHE_SIZE)(self._widened_stems_uncached)
         # a gloss word's widening recurs in many glosses: computed once per word
         self._word_widening = lru_cache(maxsize=1 << 16)(self._word_widening_uncached)
         # a sense's node, looked up by name once per synset (not once per word naming it)
         self._node_of_key: dict[int, int | None] = {}
-        self._gloss_named = lru_cache(maxsize=1 << 17)(self._gloss_named_uncached)
+        self._gloss_named = lru_cache(maxsize=SYNSET_CACHE_SIZE)(self._gloss_named_uncached)
         # a few hundred synsets per gloss (~8 KB): kept for the concepts asked about lately only
         self._named_or_above = lru_cache(maxsize=1 << 12)(self._named_or_above_uncached)
-        self._gloss_stems = lru_cache(maxsize=1 << 17)(self._gloss_stems_uncached)
-        self._genus_stems = lru_cache(maxsize=1 << 17)(self._genus_stems_uncached)
+        self._gloss_stems = lru_cache(maxsize=SYNSET_CACHE_SIZE)(self._gloss_stems_uncached)
+        self._genus_stems = lru_cache(maxsize=SYNSET_CACHE_SIZE)(self._genus_stems_uncached)
         self._chain_stems = lru_cache(maxsize=1 << 12)(self._chain_stems_uncached)
 
     def release_caches(self) -> None:

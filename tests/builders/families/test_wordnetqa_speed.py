@@ -6,6 +6,8 @@ noun and verb synset of WordNet 3.0). The default build's logical hash before an
 compared by ``benchmarks/wordnet_build_speed.py --before``.
 """
 
+import bisect
+import itertools
 import random
 import re
 import warnings
@@ -146,3 +148,42 @@ def test_synsets_read_as_nltks_all_synsets_reads_them():
                 b.lemma_names(),
                 b._pointers,
             )
+
+
+class _DictSampler:
+    """WeightedSampler before it kept its nodes and sums in arrays (pre-compaction code, verbatim)."""
+
+    def __init__(self, weights, answers=None):
+        self.weights = weights
+        self.nodes = sorted(weights)
+        self.node_set = frozenset(self.nodes)
+        self.answers = self.node_set if answers is None else answers
+        self.cumulative = list(itertools.accumulate(weights[n] for n in self.nodes))
+
+    def restricted(self, keep):
+        return _DictSampler({n: w for n, w in self.weights.items() if keep(n)}, self.answers)
+
+    def draw(self, rng):
+        return self.nodes[bisect.bisect_right(self.cumulative, rng.random() * self.cumulative[-1])]
+
+
+def test_compact_samplers_draw_what_dict_samplers_drew(builder, concepts):
+    """Every popular pool of the small spec, whole and in each depth band: weights, answers and draws."""
+    builder.prepare_popular(concepts)
+    assert builder.popular
+    for key, sampler in builder.popular.items():
+        weights = {n: sampler.weight_of(n) for n in sampler.nodes}
+        assert all(w > 0 for w in weights.values()) and sampler.weight_of(-1) == 0.0
+        oracle = _DictSampler(weights)
+        assert list(sampler.nodes) == oracle.nodes and sampler.answers == oracle.answers
+        assert list(sampler.cumulative) == oracle.cumulative, key
+        for gold in sampler.nodes[:: max(1, len(sampler.nodes) // 5)]:
+            low, high = builder.depth[gold] - 1, builder.depth[gold] + 1
+            in_band = sampler.restricted(lambda n, low=low, high=high: low <= builder.depth[n] <= high)
+            band_oracle = oracle.restricted(lambda n, low=low, high=high: low <= builder.depth[n] <= high)
+            assert list(in_band.nodes) == band_oracle.nodes and in_band.answers == oracle.answers
+            assert [in_band.weight_of(n) for n in band_oracle.nodes] == [
+                band_oracle.weights[n] for n in band_oracle.nodes
+            ]
+            ours, theirs = random.Random(gold), random.Random(gold)
+            assert [in_band.draw(ours) for _ in range(200)] == [band_oracle.draw(theirs) for _ in range(200)]
