@@ -1,10 +1,11 @@
-"""builders.batch: the compact pair sequence the WordNet builder caches sister families in."""
+"""builders.batch: the compact pair sequence the WordNet builder caches sister families in, Arrow's pool in a build."""
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 
-from probesmith.builders.batch import NodePairs
+from probesmith.builders.batch import NodePairs, arrow_on_the_c_heap
 
 
 def test_node_pairs_are_the_pairs_they_were_made_of():
@@ -23,3 +24,20 @@ def test_node_pairs_refuse_what_they_cannot_hold():
         NodePairs([(1, 256)])  # the second value is one byte
     with pytest.raises(OverflowError):
         NodePairs([(2**31, 1)])  # nodes are 32-bit
+
+
+def test_arrow_allocates_from_the_c_heap_in_a_build_and_from_its_own_pool_after():
+    before = pa.default_memory_pool().backend_name
+    assert before != "system"  # the wheels' mimalloc or jemalloc: otherwise this test shows nothing
+    heap_before = pa.system_memory_pool().bytes_allocated()
+    with arrow_on_the_c_heap():
+        assert pa.default_memory_pool().backend_name == "system"
+        table = pa.table({"text": ["word " * 40] * 5_000})
+        assert pa.system_memory_pool().bytes_allocated() - heap_before >= table.nbytes
+    assert pa.default_memory_pool().backend_name == before
+    assert table.column("text")[4_999].as_py() == "word " * 40  # its buffers outlive the body
+    del table
+    assert pa.system_memory_pool().bytes_allocated() <= heap_before  # freed to the pool that made them
+    with pytest.raises(RuntimeError), arrow_on_the_c_heap():
+        raise RuntimeError("a failed build")
+    assert pa.default_memory_pool().backend_name == before
