@@ -69,6 +69,7 @@ from probesmith.builders.families.wordnetqa_answers import (
     GIVEN_AWAY,
     LABEL_PROBES,
     SECOND_ANSWER_REASONS,
+    SYNSET_CACHE_SIZE,
     SecondAnswers,
     WordNetItemChecks,
     choice_labels,
@@ -542,8 +543,10 @@ class _Builder:
         self._popular_band_cache: dict[tuple, WeightedSampler] = {}
         self._band_cache: dict[tuple, tuple[list[int], Callable[[int], bool]]] = {}
         self._definable: dict[str, list[int]] = {}
-        self._shown_stems: dict[int, frozenset[str]] = {}
-        self._choice_stems: dict[int, frozenset[str]] = {}
+        # could_be_gold's stems of a concept's shown words and of a candidate gold, asked for every
+        # concept and hop: bounded like the synset caches (a dict of every synset's held ~140 MB)
+        self._shown_stems = lru_cache(maxsize=SYNSET_CACHE_SIZE)(self._shown_stems_uncached)
+        self._choice_stems = lru_cache(maxsize=SYNSET_CACHE_SIZE)(self._choice_stems_uncached)
         self.by_pos_depth: dict[tuple[str, int], list[int]] = defaultdict(list)
         for node, depth in enumerate(self.depth):
             self.by_pos_depth[(graph.pos[node], depth)].append(node)
@@ -562,8 +565,8 @@ class _Builder:
             cached.cache_clear()
         for table in (self._band_cache, self._popular_band_cache, self._by_depth_cache):
             table.clear()
-        self._shown_stems.clear()
-        self._choice_stems.clear()
+        self._shown_stems.cache_clear()
+        self._choice_stems.cache_clear()
         # the text module's caches the concept loop filled (every candidate's tokens and long stems);
         # the item checks do not read them
         for cached in (_choice_key, word_tokens, long_word_stems):
@@ -755,14 +758,17 @@ class _Builder:
             return False
         if not (self.stems and self.spec.no_shared_stems):
             return True
-        if c not in self._shown_stems:
-            shown = " ".join(self.g.lemmas[c])
-            if find_in_examples(self.g.lemmas[c], self.g.examples[c]) is None:
-                shown += " " + self.g.glosses[c]
-            self._shown_stems[c] = self.stems.text_stems(shown)
-        if node not in self._choice_stems:
-            self._choice_stems[node] = self.stems.text_stems(self.isa_text(node))
-        return not self._shown_stems[c] & self._choice_stems[node]
+        return self._shown_stems(c).isdisjoint(self._choice_stems(node))
+
+    def _shown_stems_uncached(self, c: int) -> frozenset[str]:
+        """The stems every framing of ``c`` shows: its lemmas, and its gloss where no example has its word."""
+        shown = " ".join(self.g.lemmas[c])
+        if find_in_examples(self.g.lemmas[c], self.g.examples[c]) is None:
+            shown += " " + self.g.glosses[c]
+        return self.stems.text_stems(shown)
+
+    def _choice_stems_uncached(self, node: int) -> frozenset[str]:
+        return self.stems.text_stems(self.isa_text(node))
 
     def not_random(self, probe: str, concept: int) -> set[int]:
         """What ``probe`` never draws as a random distractor of ``concept``.
