@@ -87,12 +87,14 @@ def cyclic_gc_paused() -> Iterator[None]:
 
 @contextmanager
 def arrow_on_the_c_heap() -> Iterator[None]:
-    """Run the body with Arrow allocating from the C heap (``malloc``); restore its memory pool after.
+    """Run the body with pyarrow's default memory pool the C heap (``malloc``); restore the pool after.
 
     Arrow's own pool (mimalloc in the wheels) maps memory of its own, while the C heap holds what a
-    build's generation freed (cached sets, drafts): the build's tables, checks and Parquet writing
-    reuse that instead of adding to the build's peak (~120 MB less on the default WordNet build).
-    Buffers remember the pool that made them, so those that outlive the body are freed right.
+    build's generation freed (cached sets, drafts): the tables, checks and Parquet writing that pyarrow
+    calls make without a ``memory_pool`` argument reuse it instead of adding to the build's peak
+    (~120 MB less on the default WordNet build). Buffers remember the pool that made them, so those
+    that outlive the body are freed right. The default pool is process-wide: two builds in threads of
+    one process that overlap may leave the C heap as the default (memory only; no row changes).
     """
     previous = pa.default_memory_pool()
     pa.set_memory_pool(pa.system_memory_pool())

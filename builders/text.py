@@ -49,8 +49,9 @@ def find_in_examples(lemmas: tuple[str, ...], examples: tuple[str, ...]) -> tupl
 
 # Entries of the caches keyed by a text (a choice, question or gloss) and by a word. The default WordNet
 # build meets ~600k distinct texts, most of them once (a question, a candidate tried once); the recent
-# 16k texts and 32k words hold what recurs. Bounded so, the build's peak memory fell by ~0.8 GB for ~3%
-# more CPU against 2**17-2**18 entries (BENCHMARKS "Issue 26, part 11").
+# 16k texts and 32k words hold what recurs. Bounded so (were 2**17-2**18 entries), with the other steps of
+# BENCHMARKS "Issue 26, part 11", the build's peak fell from 2.72 to 1.70 GB, its CPU within the run-to-run
+# spread (at most ~10% more); smaller bounds (2**12-2**13) cost ~12% more CPU for ~0.13 GB.
 TEXT_CACHE_SIZE = 1 << 14
 WORD_CACHE_SIZE = 1 << 15
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from probesmith.builders.sources.wikidata import PREFIXES, QueryTimeout, SparqlClient, entity_id
@@ -321,13 +322,14 @@ def facts_of(
     return facts
 
 
-def classes_of(client: SparqlClient, entities) -> dict[str, frozenset[str]]:
+def classes_of(client: SparqlClient, entities: Iterable[str]) -> dict[str, frozenset[str]]:
     """Each entity's classes (P31) in the source, empty where it has none.
 
     Each entity is asked once per client, that is once per build: the families' filters ask the
     classes of the same subjects and answers again and again (the relations build asked 226,968
     entities' classes for 55,824 distinct ones). ``client.classes`` keeps what was asked.
     """
+    entities = list(entities)  # read twice below: a generator would give nothing the second time
     missing = sorted({e for e in entities if e not in client.classes})
     found: dict[str, set[str]] = defaultdict(set)
     for e, _, kind in facts_of(client, missing, ["P31"]):
@@ -336,11 +338,12 @@ def classes_of(client: SparqlClient, entities) -> dict[str, frozenset[str]]:
     return {e: client.classes[e] for e in entities}
 
 
-def class_facts(client: SparqlClient, entities) -> list[tuple[str, str, str]]:
+def class_facts(client: SparqlClient, entities: Iterable[str]) -> list[tuple[str, str, str]]:
     """``(entity, "P31", class)`` of the entities, in the order given: ``facts_of`` over P31, memoised.
 
     The classes come from :func:`classes_of`, so each entity is asked once per build.
     """
+    entities = list(entities)
     classes = classes_of(client, entities)
     return [(e, "P31", kind) for e in entities for kind in sorted(classes[e])]
 

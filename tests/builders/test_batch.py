@@ -28,7 +28,8 @@ def test_node_pairs_refuse_what_they_cannot_hold():
 
 def test_arrow_allocates_from_the_c_heap_in_a_build_and_from_its_own_pool_after():
     before = pa.default_memory_pool().backend_name
-    assert before != "system"  # the wheels' mimalloc or jemalloc: otherwise this test shows nothing
+    if before == "system":  # ARROW_DEFAULT_MEMORY_POOL=system, or a pyarrow built without its own pools
+        pytest.skip("Arrow already allocates from the C heap here")
     heap_before = pa.system_memory_pool().bytes_allocated()
     with arrow_on_the_c_heap():
         assert pa.default_memory_pool().backend_name == "system"

@@ -14,7 +14,7 @@ import warnings
 
 import pytest
 
-from probesmith.builders.families.wordnetqa import _Builder
+from probesmith.builders.families.wordnetqa import WeightedSampler, _Builder
 from probesmith.builders.families.wordnetqa_answers import SecondAnswers
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sampling import stable_hash
@@ -167,13 +167,27 @@ class _DictSampler:
         return self.nodes[bisect.bisect_right(self.cumulative, rng.random() * self.cumulative[-1])]
 
 
-def test_compact_samplers_draw_what_dict_samplers_drew(builder, concepts):
-    """Every popular pool of the small spec, whole and in each depth band: weights, answers and draws."""
+def test_compact_samplers_draw_what_dict_samplers_drew(builder, concepts, monkeypatch):
+    """Every popular pool of the small spec, whole and in each depth band: weights, answers and draws.
+
+    The oracle is built from the weights each sampler was given (recorded as it was made), not from
+    what the sampler reads back.
+    """
+    given: dict[int, dict[int, float]] = {}
+    make = WeightedSampler.__init__
+
+    def recording(self, weights, answers=None):
+        make(self, weights, answers)
+        given[id(self)] = dict(weights)
+
+    monkeypatch.setattr(WeightedSampler, "__init__", recording)
     builder.prepare_popular(concepts)
+    monkeypatch.undo()
     assert builder.popular
     for key, sampler in builder.popular.items():
-        weights = {n: sampler.weight_of(n) for n in sampler.nodes}
-        assert all(w > 0 for w in weights.values()) and sampler.weight_of(-1) == 0.0
+        weights = given[id(sampler)]
+        assert weights and sampler.weight_of(-1) == 0.0
+        assert [sampler.weight_of(n) for n in sorted(weights)] == [weights[n] for n in sorted(weights)]
         oracle = _DictSampler(weights)
         assert list(sampler.nodes) == oracle.nodes and sampler.answers == oracle.answers
         assert list(sampler.cumulative) == oracle.cumulative, key
