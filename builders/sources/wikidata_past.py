@@ -6,10 +6,8 @@ like) finds it; a template or pattern in the present tense states a present that
 Republic of Artsakh is Stepanakert", "Middle Francia's capital city is Aachen"). Each was read one by one
 in the read named with it.
 
-:data:`PAST_POLITIES` is the one table; the relations, paraphrases and rules families read it. It joins
-the two lists they read before (relations.PAST_POLITIES_BY_ID, which rules read too, and
-paraphrases.PAST_POLITY_IDS): given the union, each family's build keeps its logical hash; only the reason
-that a few dropped subjects are counted under moves (a subject dropped either way).
+:data:`PAST_POLITIES` is the one table; the relations, paraphrases and rules families each read all of it,
+so a polity of the past one family's read found is of the past in the others too.
 """
 
 from __future__ import annotations
