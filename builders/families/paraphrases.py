@@ -108,6 +108,7 @@ from probesmith.builders.sources.wikidata_queries import (
     aliases_query,
     batched_select,
     class_facts,
+    classes_of,
     facts_of,
     labels_of,
     misread_names,
@@ -383,9 +384,7 @@ def united_states_counties(client, units: list[str]) -> set[str]:
 }}"""
     )
     state_names = {r["label"] for r in client.select(states_query)}
-    classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in class_facts(client, units):
-        classes[e].add(kind)
+    classes = classes_of(client, units)
     class_labels = labels_of(client, sorted({c for kinds in classes.values() for c in kinds}))
     county_classes = {
         c
@@ -514,9 +513,7 @@ def states_of_the_past(
     else:
         past |= FORMER_STATE_CLASSES | FORMER_CAPITAL_SEAT_CLASSES
         guarded |= FORMER_POLITY_CLASSES
-    classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in class_facts(client, entities):
-        classes[e].add(kind)
+    classes = classes_of(client, entities)
     standing = {e for e in entities if classes[e] & STANDING_STATE_CLASSES}
     gone = past_polities(client, entities, past) | (past_polities(client, entities, guarded) - standing)
     if labels is not None:
@@ -550,9 +547,7 @@ def past_state_objects(client, relation: str, pairs: list[tuple[str, str]]) -> s
     if relation not in PLACE_FACT_RELATIONS:
         return set()
     objects = sorted({o for _, o in pairs})
-    classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in class_facts(client, objects):
-        classes[e].add(kind)
+    classes = classes_of(client, objects)
     standing = STANDING_PLACE_CLASSES | STANDING_STATE_CLASSES
     return {
         o
@@ -1470,9 +1465,7 @@ def without_undated_states(
     state ("England" in the United Kingdom).
     """
     entities = sorted(set(containers) | {c for found in containers.values() for c in found})
-    classes: dict[str, set[str]] = defaultdict(set)
-    for e, _, kind in class_facts(client, entities) if entities else ():
-        classes[e].add(kind)
+    classes = classes_of(client, entities)
     past = {
         e
         for e in entities
