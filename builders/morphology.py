@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+from probesmith.builders.nltk_import import import_nltk
 from probesmith.builders.text import TEXT_CACHE_SIZE, WORD_CACHE_SIZE
 
 AFFIX_WORDS = 100  # words of WordNet's vocabulary an affix begins or ends, at least
@@ -58,7 +59,8 @@ class StemAnalyser:
     """
 
     def __init__(self, reader):
-        from nltk.stem.snowball import SnowballStemmer  # deferred: importing nltk costs ~80 MB
+        import_nltk()  # deferred, and without NLTK's scikit-learn and SciPy bridges (~75 MB)
+        from nltk.stem.snowball import SnowballStemmer
 
         self.reader = reader
         self.vocabulary = frozenset(name.lower() for name in reader.all_lemma_names())

@@ -58,6 +58,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "probesmith.builders.sampling",
             "probesmith.builders.random_draws",
             "probesmith.builders.batch",
+            "probesmith.builders.nltk_import",
         ),
     ),
     ("sources", ("probesmith.builders.sources", "probesmith.builders.sources.")),

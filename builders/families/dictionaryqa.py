@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from probesmith.builders.morphology import FUNCTION_WORDS, StemAnalyser
+from probesmith.builders.nltk_import import import_nltk
 from probesmith.builders.registry import DraftChoice, DraftItem, MultipleChoiceOutput, register_family
 from probesmith.builders.sampling import assign_splits, item_rng, stable_hash
 from probesmith.builders.sources.gcide import GcideSource, Sense, definition_problem, example_residue
@@ -630,7 +631,8 @@ def mentions_the_word(text: str, word: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _porter():
-    from nltk.stem.porter import PorterStemmer  # deferred: importing nltk is slow
+    import_nltk()  # deferred (slow), and without NLTK's scikit-learn and SciPy bridges (~75 MB)
+    from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer().stem
 

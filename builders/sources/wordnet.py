@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from probesmith.builders.nltk_import import import_nltk
 from probesmith.builders.sources.wordnet_files import (
     WordNetFileError,
     WordNetFiles,
@@ -200,8 +201,7 @@ class WordNetSource:
 
     def reader(self):
         """An NLTK ``WordNetCorpusReader`` over the prepared copy (prepared on first use)."""
-        import nltk
-
+        nltk = import_nltk()  # deferred: see import_nltk
         root = prepare_wordnet(self.source_dir, self.home)
         key = tuple((n, (root / n).stat().st_size, (root / n).stat().st_mtime_ns) for n in REQUIRED_FILES)
         if (str(root), key) in _READER_CACHE:  # reading the indexes takes seconds: once per process
@@ -391,8 +391,9 @@ def _english_reader_class() -> type:
     On opening, NLTK maps WordNet 3.0's sense keys onto "the" WordNet it finds in its data path (our
     own copy again) for multilingual lookups, which probesmith never makes (no OMW reader is given):
     a few seconds of every build. Every English lookup is NLTK's own. Deferred: importing NLTK
-    costs ~80 MB.
+    costs ~10 MB and a second (:func:`import_nltk`).
     """
+    import_nltk()
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     class EnglishWordNetReader(WordNetCorpusReader):
