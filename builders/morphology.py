@@ -81,9 +81,27 @@ class StemAnalyser:
         )
         self.word_stems = lru_cache(maxsize=WORD_CACHE_SIZE)(self._word_stems_uncached)
         self.text_stems = lru_cache(maxsize=TEXT_CACHE_SIZE)(self._text_stems_uncached)
-        self._question_parts = lru_cache(maxsize=1 << 16)(self._question_parts_uncached)
+        # ~0.9 KB an entry: at 2**16 a full cache held ~58 MB through a WordNet build for 8% fewer
+        # misses than 2**12 (368k against 400k of 952k calls, ~20 us each: +0.6 s)
+        self._question_parts = lru_cache(maxsize=1 << 12)(self._question_parts_uncached)
         self._base_forms = lru_cache(maxsize=WORD_CACHE_SIZE)(self._base_forms_uncached)
         self._compound_parts = lru_cache(maxsize=1 << 18)(self._compound_parts_uncached)
+
+    def release_caches(self) -> None:
+        """Empty every cache (they refill on demand: the same stems), for when a build is done reading them.
+
+        The cached methods keep the analyser alive in a reference cycle, which a build's paused
+        collector does not free: emptied here, what they held goes at once.
+        """
+        for cached in (
+            self.snowball,
+            self.word_stems,
+            self.text_stems,
+            self._question_parts,
+            self._base_forms,
+            self._compound_parts,
+        ):
+            cached.cache_clear()
 
     def _is_word(self, word: str) -> bool:
         return word in self.vocabulary

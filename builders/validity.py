@@ -97,6 +97,10 @@ class ItemChecks(Protocol):
         """Per row of one config: the (rule, detail) pairs it breaks."""
         ...
 
+    def release(self) -> None:
+        """Free what the checks hold (caches); the build calls it once its report is made."""
+        ...
+
 
 def _slot_type(tag: str) -> str:
     """The mix type of a distractor tag: the ISA hops of either direction are 'opposite'."""

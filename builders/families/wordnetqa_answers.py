@@ -746,6 +746,15 @@ class WordNetItemChecks:
         with cyclic_gc_paused():
             return self._check(rows)
 
+    def release(self) -> None:
+        """Empty the caches the checks filled (:class:`SecondAnswers`' and the stem analyser's).
+
+        Called by the build once its validity report is made; the checks answer the same after,
+        more slowly.
+        """
+        self.answers.release_caches()
+        self.stems.release_caches()
+
     def _decided_already(self, row: dict) -> bool:
         if not self.decided:
             return False

@@ -102,3 +102,11 @@ def test_item_checks_reuse_the_builders_decisions_and_find_what_they_found(small
     row["choices"][other], row["choice_concepts"][other] = row["choices"][gold], row["choice_concepts"][gold]
     assert not reusing._decided_already(row)
     assert reusing.check([row]) == recomputing.check([row]) != [[]]
+    # released once the build's report is made, the caches refill on demand: the same findings
+    found = reusing.check(rows)
+    assert reusing.stems.text_stems.cache_info().currsize > 0
+    reusing.release()
+    assert reusing.stems.text_stems.cache_info().currsize == 0
+    assert reusing.stems._question_parts.cache_info().currsize == 0
+    assert reusing.answers._senses.cache_info().currsize == 0
+    assert reusing.check(rows) == found
