@@ -1434,7 +1434,7 @@ def generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
 def _share_texts(
     items: list[DraftItem], texts: dict[str, str], choices: dict[tuple, DraftChoice] | None = None
 ) -> None:
-    """Point equal choice texts and clusters of ``items`` at one string (the first seen in ``texts``).
+    """Point equal questions, choice texts and clusters of ``items`` at one string (the first in ``texts``).
 
     A synset's rendered choice is a new string each time it is drawn, and the default build draws
     ~2.3M choices of ~150k texts: one copy each holds the drafts in about half the memory. With
@@ -1443,6 +1443,7 @@ def _share_texts(
     """
     for item in items:
         item.cluster = texts.setdefault(item.cluster, item.cluster)
+        item.question = texts.setdefault(item.question, item.question)  # a question is made per hop
         item.gold.text = texts.setdefault(item.gold.text, item.gold.text)
         for choice in item.distractors:
             choice.text = texts.setdefault(choice.text, choice.text)
