@@ -38,7 +38,13 @@ from probesmith.builders.registry import (
 from probesmith.builders.sampling import assign_splits, balanced_positions, item_rng
 from probesmith.builders.validity import VALIDITY_FILE, validity_markdown, validity_report
 from probesmith.probes.spec import MultipleChoiceSpec, ProbeSpec, to_dict
-from probesmith.progress import progress, progress_shown, set_bar_row, show_progress
+from probesmith.progress import (
+    bars_lock_in_this_process_only,
+    progress,
+    progress_shown,
+    set_bar_row,
+    show_progress,
+)
 from probesmith.schemas.artifact import DatasetFolderWriter
 from probesmith.schemas.card import CardInfo
 from probesmith.schemas.output import failpoint
@@ -363,6 +369,7 @@ def _side_lane(
     """In the spawned side process: each spec built and compared, its result (or error) sent."""
     settings.apply()
     set_bar_row(bar_row)
+    bars_lock_in_this_process_only()  # it ends by os._exit: no semaphore left behind
     try:
         for index, spec in indexed_specs:
             messages.put((index, _build_and_compare(spec, root)))

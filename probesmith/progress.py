@@ -8,6 +8,7 @@ never, ``True`` always (tests that prove a bar changes nothing a build writes).
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,6 +28,18 @@ def set_bar_row(row: int) -> None:
     """Draw this process's bars ``row`` rows below the cursor (0: on it), beside another process's."""
     global _ROW
     _ROW = row
+
+
+def bars_lock_in_this_process_only() -> None:
+    """Give this process's bars a thread lock in place of tqdm's default, which holds a semaphore too.
+
+    For a process that multiprocessing spawned and that ends by ``os._exit`` (``build all``'s side
+    builds): tqdm's default lock makes a named semaphore at the first bar, multiprocessing's resource
+    tracker records it, and with no exit handlers run to remove it the tracker warned of "1 leaked
+    semaphore" as the command ended. A spawned process shares no lock with its parent, so a thread
+    lock guards what the default did there: its own threads' writes.
+    """
+    tqdm.set_lock(threading.RLock())
 
 
 def progress_shown() -> bool | None:
