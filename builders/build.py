@@ -165,9 +165,10 @@ def _assemble_items(output: MultipleChoiceOutput, spec: ProbeSpec, writer: Datas
         card = replace(card, extra_sections=(*card.extra_sections, ("Validity", validity_markdown(validity))))
     # nor the item checks: on the default WordNet build their caches hold ~0.1 GB, which the summary
     # and the Parquet writing reuse once freed
-    if output.item_checks is not None:
-        output.item_checks.release()
-        output.item_checks = None
+    release = getattr(output.item_checks, "release", None)  # optional (validity.ItemChecks)
+    if release is not None:
+        release()
+    output.item_checks = None
     all_tables = {key: (table, MULTIPLE_CHOICE) for key, table in tables.items()}
     return all_tables, summarize(tables), card, filter_report
 

@@ -88,17 +88,17 @@ def validity_report(
 
 
 class ItemChecks(Protocol):
-    """A family's own rules over its items as written (e.g. WordNetQA's one right answer)."""
+    """A family's own rules over its items as written (e.g. WordNetQA's one right answer).
+
+    Checks that fill caches may also have a ``release()`` method: the build calls it once the
+    report is made, to free them before the tables are written.
+    """
 
     rules: dict[str, str]  # rule -> what it promises
     columns: tuple[str, ...]  # the table columns ``check`` reads
 
     def check(self, rows: list[dict]) -> list[list[tuple[str, str]]]:
         """Per row of one config: the (rule, detail) pairs it breaks."""
-        ...
-
-    def release(self) -> None:
-        """Free what the checks hold (caches); the build calls it once its report is made."""
         ...
 
 

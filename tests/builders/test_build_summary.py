@@ -52,3 +52,29 @@ def test_summary_of_items_spread_over_splits_and_without_distractors():
         }
     )
     assert summarize({}).is_empty()
+
+
+def test_the_item_checks_are_released_after_the_report_and_before_the_writing(tmp_path, monkeypatch):
+    from probesmith.builders.build import build
+    from probesmith.builders.families.wordnetqa_answers import WordNetItemChecks
+    from probesmith.builders.registry import load_spec
+    from probesmith.schemas.artifact import DatasetFolderWriter
+    from tests.conftest import FIXTURES
+
+    calls = []
+    for owner, name in (
+        (WordNetItemChecks, "check"),
+        (WordNetItemChecks, "release"),
+        (DatasetFolderWriter, "add_table"),
+    ):
+        original = getattr(owner, name)
+
+        def recorded(*args, _original=original, _name=name, **kwargs):
+            calls.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, recorded)
+    build(load_spec(FIXTURES / "wordnet_small.yaml"), tmp_path / "small")
+    released = calls.index("release")
+    assert calls.count("release") == 1 and set(calls[:released]) == {"check"}
+    assert set(calls[released + 1 :]) == {"add_table"}
