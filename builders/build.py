@@ -163,8 +163,8 @@ def _assemble_items(output: MultipleChoiceOutput, spec: ProbeSpec, writer: Datas
         )
         writer.add_file(VALIDITY_FILE, json.dumps(validity, indent=1, sort_keys=True) + "\n")
         card = replace(card, extra_sections=(*card.extra_sections, ("Validity", validity_markdown(validity))))
-    # nor the item checks: on the default WordNet build their caches hold ~0.1 GB, which the summary
-    # and the Parquet writing reuse once freed
+    # the item checks are done too: on the default WordNet build their caches hold ~0.1 GB, which the
+    # summary and the Parquet writing reuse once freed
     release = getattr(output.item_checks, "release", None)  # optional (validity.ItemChecks)
     if release is not None:
         release()
@@ -525,7 +525,7 @@ def summarize(tables: dict[tuple[str, str], pa.Table]) -> pl.DataFrame:
     """Items per config x hops x distractor type (an item counts once per type it contains, none if none).
 
     Counted table by table and summed: polars copies what it reads into memory of its own, which it
-    keeps, and all the default WordNet build's tables exploded at once were ~90 MB of it.
+    keeps, and all the default WordNet build's tables exploded at once were ~0.1 GB of it.
     """
     keys = ["config", "hops", "distractor_type"]
     counts = [

@@ -23,19 +23,27 @@ def import_nltk() -> ModuleType:
 
     A bridge module already imported in this process is left as it is. While NLTK imports, a hidden
     module's import raises ImportError (another thread importing one meanwhile would see that too;
-    builds import from one thread). NLTK's scikit-learn classifier wrapper and its Fisher exact test
-    then stay unavailable in this process; probesmith calls neither. Should a future NLTK need one of
-    them to import at all, NLTK is imported the plain way instead. Nothing NLTK computes for probesmith
-    depends on it (same stems, same WordNet answers).
+    builds import from one thread). What NLTK built on them then stays unavailable in this process:
+    its scikit-learn classifier wrapper, the SVM of its transition parser, SciPy's Fisher exact test
+    in its association measures; probesmith calls none of them. Should an NLTK need a hidden module to
+    import at all, the NLTK modules that first try loaded are dropped and NLTK is imported the plain
+    way. Nothing NLTK computes for probesmith depends on it (same stems, same WordNet answers).
     """
     if "nltk" in sys.modules:
         return sys.modules["nltk"]
+    loaded_before = set(sys.modules)
     hidden = [name for name in NLTK_OPTIONAL_BRIDGES if name not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]  # `import name` raises ImportError
     try:
         import nltk
-    except ImportError:
+    except BaseException as exc:
+        # a half-imported NLTK would be reused, half-initialised, by the next import: dropped
+        for name in set(sys.modules) - loaded_before:
+            if name == "nltk" or name.startswith("nltk."):
+                del sys.modules[name]
+        if not isinstance(exc, ImportError):
+            raise
         nltk = None
     finally:
         for name in hidden:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tqdm.auto import tqdm
+from tqdm.std import tqdm as std_tqdm
 
 _SHOWN: bool | None = None
 _ROW = 0  # the terminal row of this process's bars below the cursor (a second build beside the first: 1)
@@ -39,7 +40,7 @@ def bars_lock_in_this_process_only() -> None:
     semaphore" as the command ended. A spawned process shares no lock with its parent, so a thread
     lock guards what the default did there: its own threads' writes.
     """
-    tqdm.set_lock(threading.RLock())
+    std_tqdm.set_lock(threading.RLock())  # the base class: every tqdm class (tqdm.auto's too) reads it
 
 
 def progress_shown() -> bool | None:

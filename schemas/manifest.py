@@ -22,8 +22,8 @@ MANIFEST_FORMAT = 1
 AUDIT_FOLDER = "audit"  # the audit report lives beside the data, outside the manifest
 
 
-# rows turned into Python objects at a time: a WordNetQA table's 65,536 rows were ~60 MB of them, on
-# top of the build's peak while it writes; 4,096 cost no measurable time
+# rows turned into Python objects at a time: 65,536 rows of a WordNetQA table were ~95 MB of them, on
+# top of the build's peak while it writes; 4,096 rows ~13 MB, and no slower (BENCHMARKS, issue 26 part 12)
 HASH_BATCH_ROWS = 4_096
 
 

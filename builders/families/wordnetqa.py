@@ -1643,7 +1643,7 @@ def _generate_wordnet(spec: WordNetSpec) -> MultipleChoiceOutput:
     concepts = builder.concepts()
     log.info("asking about %d WordNet concepts", len(concepts))
     builder.prepare_popular(concepts)
-    texts: dict[str, str] = {}  # one copy of each choice text and cluster: drafts repeat them
+    texts: dict[str, str] = {}  # one copy of each question, choice text and cluster: drafts repeat them
     choices: dict[tuple, DraftChoice] = {}  # and one object of each equal choice
     units = work_units(spec)
     workers = min(build_workers(), len(units), max(1, len(concepts) // PARALLEL_MIN_CONCEPTS))

@@ -55,23 +55,32 @@ def test_a_bridge_already_imported_is_left_as_it_is():
         import_nltk()
         association = sys.modules["nltk.metrics.association"]  # (nltk.metrics names another module)
         print(json.dumps({"same": sys.modules["scipy.stats"] is before,
-                          "fisher": getattr(association, "fisher_exact", None) is not None}))
+                          "fisher": association.fisher_exact is scipy.stats.fisher_exact}))
         """
     )
     assert seen == {"same": True, "fisher": True}
 
 
-def test_an_nltk_that_needs_a_hidden_module_is_imported_the_plain_way():
-    pytest.importorskip("regex")  # NLTK's tokenizers import it unguarded
+@pytest.mark.parametrize(
+    "needed",
+    [
+        "regex",  # imported unguarded by NLTK's first modules
+        "nltk.downloader",  # imported late in NLTK's __init__, after dozens of NLTK modules
+    ],
+)
+def test_an_nltk_that_needs_a_hidden_module_is_imported_the_plain_way(needed):
+    if needed == "regex":
+        pytest.importorskip("regex")
     seen = _run(
-        """
+        f"""
         import json, sys
         import probesmith.builders.nltk_import as nltk_import
-        nltk_import.NLTK_OPTIONAL_BRIDGES = ("regex",)
+        nltk_import.NLTK_OPTIONAL_BRIDGES = ({needed!r},)
         nltk = nltk_import.import_nltk()
         from nltk.stem.snowball import SnowballStemmer
-        print(json.dumps({"regex": sys.modules.get("regex") is not None,
-                          "stem": SnowballStemmer("english").stem("running")}))
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+        print(json.dumps({{"needed": sys.modules.get({needed!r}) is not None, "data": hasattr(nltk, "data"),
+                          "stem": SnowballStemmer("english").stem("running")}}))
         """
     )
-    assert seen == {"regex": True, "stem": "run"}
+    assert seen == {"needed": True, "data": True, "stem": "run"}

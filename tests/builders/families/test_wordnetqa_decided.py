@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 from probesmith.builders import random_draws
+from probesmith.builders.build import build
 from probesmith.builders.families.wordnetqa import _Builder, _Decided, generate_wordnet
 from probesmith.builders.families.wordnetqa_answers import (
     SecondAnswers,
@@ -26,6 +27,7 @@ from probesmith.builders.morphology import StemAnalyser
 from probesmith.builders.random_draws import advance_as_shuffle
 from probesmith.builders.registry import load_spec
 from probesmith.builders.sources.wordnet import WordNetSource
+from probesmith.schemas.artifact import DatasetFolderWriter
 
 from ...conftest import FIXTURES, needs_wordnet
 
@@ -110,3 +112,23 @@ def test_item_checks_reuse_the_builders_decisions_and_find_what_they_found(small
     assert reusing.stems._question_parts.cache_info().currsize == 0
     assert reusing.answers._senses.cache_info().currsize == 0
     assert reusing.check(rows) == found
+
+
+def test_the_item_checks_are_released_after_the_report_and_before_the_writing(tmp_path, monkeypatch):
+    calls = []
+    for owner, name in (
+        (WordNetItemChecks, "check"),
+        (WordNetItemChecks, "release"),
+        (DatasetFolderWriter, "add_table"),
+    ):
+        original = getattr(owner, name)
+
+        def recorded(*args, _original=original, _name=name, **kwargs):
+            calls.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, recorded)
+    build(load_spec(FIXTURES / "wordnet_small.yaml"), tmp_path / "small")
+    released = calls.index("release")
+    assert calls.count("release") == 1 and set(calls[:released]) == {"check"}
+    assert set(calls[released + 1 :]) == {"add_table"}
