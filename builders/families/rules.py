@@ -320,7 +320,13 @@ def canonical_edges(facts: pl.DataFrame, inverses: dict[str, str]) -> pl.DataFra
 
 
 def _body_pairs(facts: pl.DataFrame, max_join_degree: int) -> pl.DataFrame:
-    """Distinct (x, r1, r2, z) with r1(x, y) ∧ r2(y, z) for some join entity y that is no hub."""
+    """Distinct (x, r1, r2, z) with r1(x, y) ∧ r2(y, z) for some join entity y that is no hub.
+
+    Run by polars' streaming engine: the join's paths are filtered and made distinct as they come
+    (in memory, this call added ~1.5 GB on the default build, the rules build's peak; streaming,
+    ~0.7 GB). The rows are the same; their order is none either way (callers count and sort).
+    """
+    facts = facts.lazy()
     forward = facts.select(x=pl.col("s"), r=pl.col("r"), y=pl.col("o"))
     backward = facts.select(x=pl.col("o"), r=pl.col("r") + INVERSE, y=pl.col("s"))
     edges = pl.concat([forward, backward])
@@ -332,7 +338,7 @@ def _body_pairs(facts: pl.DataFrame, max_join_degree: int) -> pl.DataFrame:
     bodies = bodies.filter(
         ~((pl.col("r2") == pl.col("r1") + INVERSE) | (pl.col("r1") == pl.col("r2") + INVERSE))
     )
-    return bodies.select("x", "r1", "r2", "z").unique()
+    return bodies.select("x", "r1", "r2", "z").unique().collect(engine="streaming")
 
 
 def mine_rules(
