@@ -330,10 +330,11 @@ def _build_side_by_side(
 def _outcome_of(side, messages) -> BuildResult | BaseException:
     """What the side process ``side`` sent (its result or its error); an error if it died without sending."""
     while True:
+        ended = side.exitcode is not None  # read before waiting: what it sent before it ended is in the pipe
         try:
             return messages.get(timeout=2)
         except queue.Empty:
-            if side.exitcode is not None:  # it ended and sent nothing (a result is sent before it ends)
+            if ended:
                 raise RuntimeError(f"a side build's process died (exit code {side.exitcode})") from None
 
 

@@ -2,12 +2,14 @@
 with one): the same builds, reported in spec order (issue 26)."""
 
 import json
+import multiprocessing
+import os
 import shutil
 
 import pytest
 
 from probesmith.builders import batch
-from probesmith.builders.build import REFERENCE_DIR, build_all
+from probesmith.builders.build import REFERENCE_DIR, _outcome_of, build_all
 from probesmith.builders.registry import load_spec
 from probesmith.errors import SourceError
 
@@ -52,3 +54,24 @@ def test_a_failure_beside_is_raised_here(workers, tmp_path):
     specs = [load_spec(FIXTURES / "dictionary_small.yaml"), load_spec(broken)]
     with pytest.raises(SourceError):
         build_all(tmp_path / "out", specs=specs)
+
+
+def _send_and_end(messages, value):
+    messages.put(value)
+    messages.close()
+    messages.join_thread()
+    os._exit(0)
+
+
+def test_a_side_process_that_ends_is_read_to_its_last_message_or_named_dead():
+    context = multiprocessing.get_context("spawn")
+    messages = context.Queue()
+    sender = context.Process(target=_send_and_end, args=(messages, "built"))
+    sender.start()
+    sender.join()  # ended before it is read: what it sent is still read
+    assert _outcome_of(sender, messages) == "built"
+    dying = context.Process(target=os._exit, args=(3,))
+    dying.start()
+    with pytest.raises(RuntimeError, match=r"died \(exit code 3\)"):
+        _outcome_of(dying, messages)
+    messages.close()
